@@ -1,0 +1,25 @@
+import { env } from "@/lib/env";
+import { ensureEmbeddedDatabase } from "./embedded";
+import { runMigrations } from "./migrate";
+import { databaseUrl, usesEmbeddedDatabase } from "./url";
+
+let ready: Promise<string> | undefined;
+
+/**
+ * The one "make sure the database is up" step that the server, the worker, the CLI and the tests
+ * call: starts the embedded server when DATABASE_URL is unset, then migrates. Memoised per process.
+ */
+export function ensureDatabase(): Promise<string> {
+  ready ??= (async () => {
+    if (usesEmbeddedDatabase()) {
+      await ensureEmbeddedDatabase({ port: env.EMBEDDED_PG_PORT, dataDir: `${env.DATA_DIR}/pg`, database: "cockpit" });
+    }
+    const url = databaseUrl();
+    await runMigrations(url);
+    return url;
+  })();
+  ready.catch(() => {
+    ready = undefined;
+  });
+  return ready;
+}

@@ -1,0 +1,75 @@
+import "server-only";
+import { KEY_STATUS, type Scope } from "@/db/enums";
+import { AppError } from "@/lib/errors";
+import { findKeyByHash, findKeyById, hashKeySecret, looksLikeKeySecret, markKeyUsed, type KeyRecord } from "@/lib/keys";
+import { looksLikeJwt, verifySdkToken } from "./jwt";
+
+export const CREDENTIAL = { key: "key", jwt: "jwt", session: "session" } as const;
+export type Credential = (typeof CREDENTIAL)[keyof typeof CREDENTIAL];
+
+export interface AuthContext {
+  companyId: string;
+  scopes: Scope[];
+  credential: Credential;
+  /** The SDK key behind the call (for a JWT, the key it was minted from); null for panel sessions. */
+  keyId: string | null;
+  /** Panel user id for sessions; null otherwise. */
+  userId: string | null;
+  rateLimitPerMinute: number | null;
+}
+
+const unauthenticated = (message: string, wireCode = "invalid_api_key") =>
+  new AppError("unauthenticated", message, { wireCode });
+
+/** @throws unauthenticated when the key is revoked or expired. */
+function assertUsable(key: KeyRecord | null, now = Date.now()): KeyRecord {
+  if (!key) throw unauthenticated("Incorrect API key provided");
+  if (key.status !== KEY_STATUS.active) throw unauthenticated("This API key has been revoked", "revoked_api_key");
+  if (key.expiresAtMs !== null && key.expiresAtMs <= now) throw unauthenticated("This API key has expired", "expired_api_key");
+  return key;
+}
+
+export function bearerToken(req: Request): string {
+  const header = req.headers.get("authorization");
+  if (!header) throw unauthenticated("Missing Authorization header: send 'Authorization: Bearer <API key>'", "missing_api_key");
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  if (!match) throw unauthenticated("Malformed Authorization header: expected 'Bearer <API key>'");
+  return match[1]!;
+}
+
+/**
+ * Resolves an SDK key or an SDK JWT into the caller's company and scopes. A JWT is only as good as
+ * its parent key: it is refused as soon as that key is revoked or expires.
+ * @throws unauthenticated (401) for every missing, malformed, unknown, revoked or expired credential.
+ */
+export async function authenticate(req: Request): Promise<AuthContext> {
+  const token = bearerToken(req);
+  if (looksLikeKeySecret(token)) {
+    const key = assertUsable(await findKeyByHash(hashKeySecret(token)));
+    markKeyUsed(key.id);
+    return {
+      companyId: key.companyId,
+      scopes: key.scopes,
+      credential: CREDENTIAL.key,
+      keyId: key.id,
+      userId: null,
+      rateLimitPerMinute: key.rateLimitPerMinute,
+    };
+  }
+  if (looksLikeJwt(token)) {
+    const claims = await verifySdkToken(token);
+    const key = assertUsable(await findKeyById(claims.keyId));
+    if (key.companyId !== claims.companyId) throw unauthenticated("Invalid token", "invalid_token");
+    // A token never carries more than its key holds now.
+    const scopes = claims.scopes.filter((s) => key.scopes.includes(s));
+    return {
+      companyId: key.companyId,
+      scopes,
+      credential: CREDENTIAL.jwt,
+      keyId: key.id,
+      userId: null,
+      rateLimitPerMinute: key.rateLimitPerMinute,
+    };
+  }
+  throw unauthenticated("Incorrect API key provided");
+}

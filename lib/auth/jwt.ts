@@ -1,0 +1,68 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { SCOPES, type Scope } from "@/db/enums";
+import { AppError } from "@/lib/errors";
+import { authSecret } from "./secret";
+
+/** One algorithm, one issuer, one audience: anything else (alg "none", RS256 confusion…) is refused. */
+const ALG = "HS256";
+const ISSUER = "cockpit-gateway";
+const AUDIENCE = "cockpit-sdk";
+export const SDK_TOKEN_TTL_S = 300;
+
+let keyBytes: Uint8Array | undefined;
+// Derived per purpose so the panel session secret and SDK tokens never share key material.
+const signingKey = () => (keyBytes ??= new TextEncoder().encode(`sdk-jwt:${authSecret()}`));
+
+export interface SdkTokenClaims {
+  keyId: string;
+  companyId: string;
+  scopes: Scope[];
+}
+
+export async function mintSdkToken(claims: SdkTokenClaims, nowS = Math.floor(Date.now() / 1000)) {
+  const expiresAt = nowS + SDK_TOKEN_TTL_S;
+  const token = await new SignJWT({ cid: claims.companyId, scp: claims.scopes })
+    .setProtectedHeader({ alg: ALG, typ: "JWT" })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(claims.keyId)
+    .setIssuedAt(nowS)
+    .setExpirationTime(expiresAt)
+    .sign(signingKey());
+  return { token, expiresAt };
+}
+
+const invalid = (message: string) => new AppError("unauthenticated", message, { wireCode: "invalid_token" });
+
+/** @throws AppError unauthenticated for any bad, expired or foreign token. */
+export async function verifySdkToken(token: string): Promise<SdkTokenClaims> {
+  try {
+    const { payload } = await jwtVerify(token, signingKey(), {
+      algorithms: [ALG],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      requiredClaims: ["exp", "iat", "sub"],
+      // No tolerance: a token one second past `exp` is expired.
+      clockTolerance: 0,
+    });
+    const scopes = payload.scp;
+    if (
+      typeof payload.sub !== "string" ||
+      typeof payload.cid !== "string" ||
+      !Array.isArray(scopes) ||
+      !scopes.every((s): s is Scope => (SCOPES as readonly unknown[]).includes(s))
+    ) {
+      throw invalid("Token claims are malformed");
+    }
+    if (payload.exp! - payload.iat! > SDK_TOKEN_TTL_S) throw invalid("Token lifetime exceeds the allowed maximum");
+    return { keyId: payload.sub, companyId: payload.cid, scopes };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if (err instanceof joseErrors.JWTExpired) throw new AppError("unauthenticated", "Token has expired", { wireCode: "token_expired" });
+    throw invalid("Invalid token");
+  }
+}
+
+export function looksLikeJwt(value: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(value);
+}

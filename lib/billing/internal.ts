@@ -1,0 +1,34 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { DbOrTx } from "@/db/types";
+import { AppError } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import { rowToLedgerEntry, type EntryInput } from "./entries";
+import { microToOt } from "./money";
+
+export const insufficientBalance = (neededMicro: number) =>
+  new AppError(
+    "insufficient_balance",
+    `Insufficient O₮ balance: this call needs up to ${microToOt(neededMicro)} O₮. Add credits in the panel.`,
+    { wireCode: "insufficient_balance" },
+  );
+
+/**
+ * The ledger-row INSERT that ends every balance-changing statement. `from` is the CTE holding the
+ * company's new balance as `balance_micro`; `amount` is the signed change (negative for debits).
+ */
+export function insertEntrySql(from: string, amountMicro: ReturnType<typeof sql> | number, entry: EntryInput) {
+  return sql`
+    INSERT INTO ledger_entries (id, company_id, kind, source, amount_micro, balance_after_micro, model,
+                                prompt_tokens, completion_tokens, reference_id, metadata)
+    SELECT ${newId("ledger")}, c.id, ${entry.kind}::ledger_kind, ${entry.source}, ${amountMicro}, c.balance_micro,
+           ${entry.model ?? null}, ${entry.promptTokens ?? null}::int, ${entry.completionTokens ?? null}::int,
+           ${entry.referenceId ?? null}, ${JSON.stringify(entry.metadata ?? {})}::jsonb
+    FROM ${sql.raw(from)} c
+    RETURNING *`;
+}
+
+export async function firstEntry(db: DbOrTx, query: ReturnType<typeof sql>) {
+  const rows = (await db.execute(query)) as unknown as Record<string, unknown>[];
+  return rows[0] ? rowToLedgerEntry(rows[0]) : null;
+}

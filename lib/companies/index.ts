@@ -1,0 +1,3 @@
+export * from "./create-company";
+export * from "./get-company";
+export * from "./schemas";

@@ -1,0 +1,3 @@
+import { z } from "zod";
+
+export const CompanyName = z.string().trim().min(1).max(200);

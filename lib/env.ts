@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+/**
+ * The only reader of process.env. Parsed once at import; a bad value throws at boot with a
+ * message naming the variable (CONTRACT 2).
+ */
+const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+const optionalUrl = z.preprocess(emptyAsUndefined, z.url().optional());
+const intWithDefault = (def: number, min: number, max: number) =>
+  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).max(max).default(def));
+
+const ServerEnv = z.object({
+  NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(["development", "production", "test"]).default("development")),
+  DATABASE_URL: optionalUrl,
+  REDIS_URL: optionalUrl,
+  AUTH_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, "must be at least 32 characters").optional()),
+  PORT: intWithDefault(3000, 1, 65535),
+  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default(".data")),
+  EMBEDDED_PG_PORT: intWithDefault(54329, 1024, 65535),
+  LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
+  LOCAL_MODELS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"]).default("1")),
+  MAX_UPLOAD_MB: intWithDefault(50, 1, 1024),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl,
+  OPENROUTER_API_KEY: optionalString,
+  OPENROUTER_BASE_URL: optionalUrl,
+  GEMINI_API_KEY: optionalString,
+  GEMINI_BASE_URL: optionalUrl,
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalUrl,
+});
+
+export type ServerEnv = z.infer<typeof ServerEnv>;
+
+function parseEnv(source: NodeJS.ProcessEnv): ServerEnv {
+  const parsed = ServerEnv.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment configuration:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+export const env: ServerEnv = parseEnv(process.env);
+
+/** Provider variables are looked up by group name (`<GROUP>_API_KEY`), so groups added later need no code here. */
+export function providerVar(name: string): string | undefined {
+  const value = process.env[name];
+  return value === "" ? undefined : value;
+}

@@ -1,0 +1,88 @@
+import "server-only";
+import { authenticate, type AuthContext } from "@/lib/auth/authenticate";
+import { requireScope, type Scope } from "@/lib/auth/scopes";
+import { AppError } from "@/lib/errors";
+import { CORS_HEADERS } from "./cors";
+import { toErrorResponse } from "./error-response";
+import { logRequest } from "./log-request";
+import { enforceRateLimit } from "./rate-limit";
+import { requestIdFor } from "./request-id";
+
+type Params = Record<string, string | string[] | undefined>;
+
+export interface ApiContext<P extends Params> {
+  req: Request;
+  auth: AuthContext;
+  params: P;
+  requestId: string;
+}
+
+export interface PublicContext<P extends Params> {
+  req: Request;
+  params: P;
+  requestId: string;
+}
+
+export type RouteHandler = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response>;
+
+/** Adds the headers every /v1 response carries. Responses from fetch() are immutable: copy those. */
+function finish(res: Response, requestId: string, extra: Record<string, string> | undefined): Response {
+  let out = res;
+  try {
+    out.headers.set("x-request-id", requestId);
+  } catch {
+    out = new Response(res.body, res);
+    out.headers.set("x-request-id", requestId);
+  }
+  for (const [k, v] of Object.entries(CORS_HEADERS)) out.headers.set(k, v);
+  if (extra) for (const [k, v] of Object.entries(extra)) out.headers.set(k, v);
+  return out;
+}
+
+/**
+ * The wrapper of every keyed /v1 route: key or JWT → company and scopes, rate limit, scope check,
+ * params, then the handler; every error becomes the OpenAI error body. Nothing of this is repeated
+ * in handlers.
+ */
+export function apiRoute<P extends Params = Params>(
+  /** `scope: null` = any valid credential (the token exchange). */
+  opts: { scope: Scope | null },
+  handler: (ctx: ApiContext<P>) => Promise<Response>,
+): RouteHandler {
+  return async (req, ctx) => {
+    const started = performance.now();
+    const requestId = requestIdFor(req);
+    let auth: AuthContext | undefined;
+    let rateHeaders: Record<string, string> | undefined;
+    let res: Response;
+    try {
+      auth = await authenticate(req);
+      rateHeaders = await enforceRateLimit(auth);
+      if (opts.scope) requireScope(auth.scopes, opts.scope);
+      res = await handler({ req, auth, params: (await ctx.params) as P, requestId });
+    } catch (err) {
+      res = toErrorResponse(err, requestId);
+      if (err instanceof AppError && err.code === "rate_limited") rateHeaders = undefined;
+    }
+    const out = finish(res, requestId, rateHeaders);
+    logRequest(req, out.status, started, requestId, auth?.companyId);
+    return out;
+  };
+}
+
+/** Routes without a key (webhook trigger, health): same errors, request id and CORS, no auth. */
+export function publicRoute<P extends Params = Params>(handler: (ctx: PublicContext<P>) => Promise<Response>): RouteHandler {
+  return async (req, ctx) => {
+    const started = performance.now();
+    const requestId = requestIdFor(req);
+    let res: Response;
+    try {
+      res = await handler({ req, params: (await ctx.params) as P, requestId });
+    } catch (err) {
+      res = toErrorResponse(err, requestId);
+    }
+    const out = finish(res, requestId, undefined);
+    logRequest(req, out.status, started, requestId, undefined);
+    return out;
+  };
+}

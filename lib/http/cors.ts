@@ -1,0 +1,23 @@
+/**
+ * CONTRACT 4: every /v1 route allows any origin; auth is by Bearer header, never by cookie, so an
+ * open origin grants nothing a page could not already do with the key it holds.
+ */
+export const CORS_HEADERS: Record<string, string> = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers":
+    "x-request-id, retry-after, x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests",
+};
+
+export function preflightResponse(req: Request, methods: string[]): Response {
+  // Echo requested headers so SDKs that add their own (x-stainless-*, openai-beta) work from browsers.
+  const requested = req.headers.get("access-control-request-headers");
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...CORS_HEADERS,
+      "access-control-allow-methods": [...methods, "OPTIONS"].join(", "),
+      "access-control-allow-headers": requested ?? "authorization, content-type, idempotency-key, x-request-id",
+      "access-control-max-age": "86400",
+    },
+  });
+}

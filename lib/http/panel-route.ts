@@ -1,0 +1,57 @@
+import "server-only";
+import { SCOPES } from "@/db/enums";
+import { CREDENTIAL, type AuthContext } from "@/lib/auth/authenticate";
+import { AppError } from "@/lib/errors";
+import { getPanelSession } from "@/lib/panel/get-panel-session";
+import type { ApiContext, RouteHandler } from "./api-route";
+import { toErrorResponse } from "./error-response";
+import { logRequest } from "./log-request";
+import { requestIdFor } from "./request-id";
+
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+
+/**
+ * Cookie-authenticated JSON endpoints of the panel. Because the browser sends the cookie on its
+ * own, a state-changing call must come from our own origin (CSRF): Sec-Fetch-Site or Origin.
+ */
+function assertSameOrigin(req: Request): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const site = req.headers.get("sec-fetch-site");
+  if (site) {
+    if (site === "same-origin") return;
+    throw new AppError("forbidden", "Cross-site request refused", { wireCode: "csrf" });
+  }
+  const origin = req.headers.get("origin");
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  if (origin && host && new URL(origin).host === host) return;
+  throw new AppError("forbidden", "Cross-site request refused", { wireCode: "csrf" });
+}
+
+/** Like apiRoute, for the panel: the session's company, every scope (panel users administer their company). */
+export function panelRoute<P extends Record<string, string>>(handler: (ctx: ApiContext<P>) => Promise<Response>): RouteHandler {
+  return async (req, ctx) => {
+    const started = performance.now();
+    const requestId = requestIdFor(req);
+    let auth: AuthContext | undefined;
+    let res: Response;
+    try {
+      const session = await getPanelSession();
+      if (!session) throw new AppError("unauthenticated", "Sign in to the panel first", { wireCode: "no_session" });
+      assertSameOrigin(req);
+      auth = {
+        companyId: session.companyId,
+        scopes: [...SCOPES],
+        credential: CREDENTIAL.session,
+        keyId: null,
+        userId: session.userId,
+        rateLimitPerMinute: null,
+      };
+      res = await handler({ req, auth, params: (await ctx.params) as P, requestId });
+    } catch (err) {
+      res = toErrorResponse(err, requestId);
+    }
+    res.headers.set("x-request-id", requestId);
+    logRequest(req, res.status, started, requestId, auth?.companyId);
+    return res;
+  };
+}

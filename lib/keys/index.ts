@@ -1,0 +1,8 @@
+export * from "./create-key";
+export * from "./list-keys";
+export * from "./revoke-key";
+export * from "./schemas";
+export * from "./to-public-key";
+export { findKeyByHash, findKeyById, markKeyUsed, type KeyRecord } from "./key-cache";
+export { hashKeySecret, looksLikeKeySecret } from "./secret";
+export * from "./exchange-token";

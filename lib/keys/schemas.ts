@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { SCOPES } from "@/db/enums";
+
+export const ScopeList = z
+  .array(z.enum(SCOPES))
+  .min(1, "at least one scope is required")
+  .transform((s) => [...new Set(s)]);
+
+export const RateLimitPerMinute = z.number().int().min(1).max(100_000);
+
+/** Body of POST /v1/sdk/keys (CONTRACT 5.5) and of the panel's create dialog. */
+export const CreateKeyInput = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  scopes: ScopeList,
+  rate_limit_per_minute: RateLimitPerMinute.optional(),
+  expires_at: z.iso
+    .datetime({ offset: true })
+    .nullish()
+    .refine((v) => v == null || Date.parse(v) > Date.now(), "must be in the future"),
+});
+export type CreateKeyInput = z.infer<typeof CreateKeyInput>;
+
+/** Body of POST /v1/sdk/token (CONTRACT 5.2): optional narrowing. */
+export const TokenInput = z.strictObject({ scopes: ScopeList.optional() });
+export type TokenInput = z.infer<typeof TokenInput>;

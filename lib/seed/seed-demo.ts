@@ -1,0 +1,43 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import { SCOPES } from "@/db/enums";
+import type { Db } from "@/db/client";
+import { grantCredits, otToMicro } from "@/lib/billing";
+import { createCompany } from "@/lib/companies";
+import { randomBase62 } from "@/lib/ids";
+import { createKey } from "@/lib/keys";
+import { createUser } from "@/lib/users";
+
+export const DEMO_EMAIL = "admin@demo.local";
+export const DEMO_CREDITS_OT = 10_000;
+const SEED_LOCK_ID = 727_002;
+
+export interface DemoSeed {
+  companyId: string;
+  email: string;
+  password: string;
+  key: string;
+}
+
+/**
+ * On an empty database, creates the demo company with credits, a panel user and one all-scopes
+ * key, and returns their secrets so `npm start` can print them once. Returns null when any company
+ * exists. Two processes starting together take turns on a transaction-scoped advisory lock.
+ */
+export async function seedDemoIfEmpty(db: Db): Promise<DemoSeed | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
+    const [{ n }] = (await tx.execute(sql`select count(*)::int as n from companies`)) as unknown as [{ n: number }];
+    if (n > 0) return null;
+    const company = await createCompany(tx, { name: "Demo Company" });
+    await grantCredits(tx, {
+      companyId: company.id,
+      amountMicro: otToMicro(DEMO_CREDITS_OT),
+      entry: { source: "seed", metadata: { note: "demo credits" } },
+    });
+    const password = randomBase62(16);
+    await createUser(tx, { companyId: company.id, email: DEMO_EMAIL, password });
+    const { secret } = await createKey(tx, { companyId: company.id, name: "Demo key (all scopes)", scopes: [...SCOPES] });
+    return { companyId: company.id, email: DEMO_EMAIL, password, key: secret };
+  });
+}

@@ -1,0 +1,3 @@
+export * from "./create-user";
+export * from "./schemas";
+export * from "./verify-credentials";

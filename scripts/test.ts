@@ -1,0 +1,98 @@
+/**
+ * `npm test` (CONTRACT 1): unit → integration (real PostgreSQL) → build → multi-process HTTP →
+ * end-to-end (Playwright on Chromium). One database for the whole run: DATABASE_URL when set, else
+ * a throwaway embedded PostgreSQL. Ends with the line `N passed, N failed`.
+ *
+ * Flags: --only unit,db,http,e2e to run some stages; --no-build to reuse an existing .next build.
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { provisionTestDatabase } from "../test/support/test-database";
+
+type Stage = "unit" | "db" | "http" | "e2e";
+const ALL: Stage[] = ["unit", "db", "http", "e2e"];
+
+const args = process.argv.slice(2);
+const onlyArg = args.indexOf("--only");
+const stages = onlyArg >= 0 ? (args[onlyArg + 1]!.split(",") as Stage[]) : ALL;
+const skipBuild = args.includes("--no-build");
+const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-reports-"));
+
+interface Tally {
+  passed: number;
+  failed: number;
+}
+
+function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv): number {
+  const res = spawnSync(cmd, cmdArgs, { stdio: "inherit", env });
+  return res.status ?? 1;
+}
+
+function vitestStage(project: string, env: NodeJS.ProcessEnv): Tally {
+  const out = path.join(reportDir, `${project}.json`);
+  const code = run(
+    process.execPath,
+    ["node_modules/vitest/vitest.mjs", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`],
+    env,
+  );
+  if (!fs.existsSync(out)) return { passed: 0, failed: 1 };
+  const r = JSON.parse(fs.readFileSync(out, "utf8")) as { numPassedTests: number; numFailedTests: number; numTotalTestSuites: number };
+  // A suite that fails to load has no failed tests but a non-zero exit: count it.
+  return { passed: r.numPassedTests, failed: r.numFailedTests || (code === 0 ? 0 : 1) };
+}
+
+function e2eStage(env: NodeJS.ProcessEnv): Tally {
+  const out = path.join(reportDir, "e2e.json");
+  const code = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test"], {
+    ...env,
+    PLAYWRIGHT_JSON_OUTPUT_NAME: out,
+  });
+  if (!fs.existsSync(out)) return { passed: 0, failed: 1 };
+  const r = JSON.parse(fs.readFileSync(out, "utf8")) as { stats: { expected: number; unexpected: number; flaky: number } };
+  return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected || (code === 0 ? 0 : 1) };
+}
+
+async function main(): Promise<number> {
+  const total: Tally = { passed: 0, failed: 0 };
+  const add = (t: Tally, name: string) => {
+    total.passed += t.passed;
+    total.failed += t.failed;
+    process.stdout.write(`\n[${name}] ${t.passed} passed, ${t.failed} failed\n\n`);
+  };
+  const needsDb = stages.some((s) => s !== "unit");
+  const database = needsDb ? await provisionTestDatabase() : null;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    AUTH_TRUST_HOST: "1",
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    NODE_ENV: "production",
+  };
+  try {
+    if (stages.includes("unit")) add(vitestStage("unit", { ...env, NODE_ENV: "test" }), "unit");
+    if (stages.includes("db")) add(vitestStage("db", { ...env, NODE_ENV: "test" }), "integration");
+    if ((stages.includes("http") || stages.includes("e2e")) && !skipBuild) {
+      const code = run(process.execPath, ["node_modules/next/dist/bin/next", "build"], env);
+      add({ passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1 }, "build");
+    }
+    if (stages.includes("http")) add(vitestStage("http", { ...env, NODE_ENV: "test" }), "multi-process http");
+    if (stages.includes("e2e")) add(e2eStage(env), "e2e");
+  } finally {
+    await database?.cleanup();
+  }
+  process.stdout.write(`${total.passed} passed, ${total.failed} failed\n`);
+  return total.failed === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stdout.write("0 passed, 1 failed\n");
+    process.exit(1);
+  },
+);

@@ -1,0 +1,50 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+const alias = {
+  "@": path.resolve(__dirname),
+  // `server-only` throws outside React Server Components; tests are trusted server code.
+  "server-only": path.resolve(__dirname, "test/support/empty-module.ts"),
+};
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: "unit",
+          include: ["{lib,db,app,components}/**/*.test.ts"],
+          exclude: ["**/*.db.test.ts", "**/*.http.test.ts", "node_modules/**"],
+          environment: "node",
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "db",
+          include: ["{lib,db,app,test}/**/*.db.test.ts"],
+          globalSetup: ["test/support/global-setup.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: "forks",
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "http",
+          include: ["test/**/*.http.test.ts"],
+          globalSetup: ["test/support/global-setup.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          pool: "forks",
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
