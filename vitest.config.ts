@@ -2,9 +2,9 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 const alias = {
-  "@": path.resolve(__dirname),
+  "@": path.resolve(import.meta.dirname),
   // `server-only` throws outside React Server Components; tests are trusted server code.
-  "server-only": path.resolve(__dirname, "test/support/empty-module.ts"),
+  "server-only": path.resolve(import.meta.dirname, "test/support/empty-module.ts"),
 };
 
 export default defineConfig({

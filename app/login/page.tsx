@@ -1,0 +1,34 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { LoginForm } from "@/components/panel/login-form";
+import { Logo } from "@/components/panel/logo";
+import { getPanelSession } from "@/lib/panel/get-panel-session";
+
+export const metadata: Metadata = { title: "Sign in · Cockpit Gateway" };
+
+const HOME = "/sdk-keys";
+
+/** Only same-site paths: an absolute or protocol-relative callbackUrl would be an open redirect. */
+function safeRedirect(value: string | string[] | undefined): string {
+  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") ? value : HOME;
+}
+
+export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const redirectTo = safeRedirect((await searchParams).callbackUrl);
+  if (await getPanelSession()) redirect(redirectTo);
+  return (
+    <main className="flex min-h-screen flex-col items-center justify-center px-4 py-12">
+      <div className="w-full max-w-sm">
+        <div className="mb-8 flex flex-col items-center text-center">
+          <Logo className="size-10" />
+          <h1 className="mt-4 text-xl font-semibold tracking-tight text-slate-900">Sign in to Cockpit Gateway</h1>
+          <p className="mt-1 text-sm text-slate-500">Manage your company&apos;s API keys and usage.</p>
+        </div>
+        <div className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm">
+          <LoginForm redirectTo={redirectTo} />
+        </div>
+        <p className="mt-6 text-center text-xs text-slate-400">Accounts are created by your operator.</p>
+      </div>
+    </main>
+  );
+}

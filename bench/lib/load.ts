@@ -1,0 +1,124 @@
+/**
+ * autocannon wrapper. Latency percentiles are computed from every response's own timing (float ms)
+ * because autocannon's histogram only has 1 ms resolution, too coarse for sub-millisecond targets;
+ * autocannon's integer figures are kept alongside for reference.
+ */
+import autocannon from "autocannon";
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationS: number;
+  pipelining?: number;
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  headers?: Record<string, string>;
+  body?: string;
+  /** Per-request header sets used round-robin across all connections (e.g. one per API key). */
+  rotateHeaders?: Record<string, string>[];
+  timeoutS?: number;
+}
+
+export interface LoadResult {
+  connections: number;
+  pipelining: number;
+  durationS: number;
+  /** autocannon's mean of per-second request counts. */
+  rps: number;
+  /** Completed responses / wall duration. */
+  rpsTotal: number;
+  /** Latency of all responses, ms (exact, from per-response timings). */
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  max: number;
+  total: number;
+  ok2xx: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** autocannon's own (1 ms resolution, 2xx only) percentiles. */
+  autocannon: { p50: number; p99: number; rpsMean: number; rpsStddev: number; latencyMean: number };
+}
+
+function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[idx]!;
+}
+
+type Instance = autocannon.Instance & PromiseLike<autocannon.Result>;
+
+export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  let next = 0;
+  const rotation = opts.rotateHeaders;
+  const requests: autocannon.Request[] | undefined = rotation?.length
+    ? [
+        {
+          setupRequest: (req: autocannon.Request) => {
+            const h = rotation[next++ % rotation.length]!;
+            return { ...req, headers: { ...req.headers, ...h } };
+          },
+        },
+      ]
+    : undefined;
+
+  let samples = new Float64Array(1 << 16);
+  let n = 0;
+  const statusCodes: Record<string, number> = {};
+
+  const instance = autocannon({
+    url: opts.url,
+    connections: opts.connections,
+    pipelining: opts.pipelining ?? 1,
+    duration: opts.durationS,
+    method: opts.method ?? "GET",
+    headers: opts.headers,
+    body: opts.body,
+    timeout: opts.timeoutS ?? 10,
+    requests,
+  }) as unknown as Instance;
+
+  // Actual signature (autocannon 8): (client, statusCode, resBytes, responseTime); the typings omit client.
+  instance.on("response", ((_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (n === samples.length) {
+      const bigger = new Float64Array(samples.length * 2);
+      bigger.set(samples);
+      samples = bigger;
+    }
+    samples[n++] = responseTime;
+    statusCodes[statusCode] = (statusCodes[statusCode] ?? 0) + 1;
+  }) as never);
+
+  const result = await instance;
+  const sorted = samples.slice(0, n).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+
+  return {
+    connections: opts.connections,
+    pipelining: opts.pipelining ?? 1,
+    durationS: result.duration,
+    rps: result.requests.mean,
+    rpsTotal: n / result.duration,
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    p99: percentile(sorted, 0.99),
+    mean: n ? sum / n : Number.NaN,
+    max: n ? sorted[n - 1]! : Number.NaN,
+    total: n,
+    ok2xx: result["2xx"],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    autocannon: {
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      rpsMean: result.requests.mean,
+      rpsStddev: result.requests.stddev,
+      latencyMean: result.latency.mean,
+    },
+  };
+}

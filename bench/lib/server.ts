@@ -1,0 +1,234 @@
+/**
+ * Production Next server for benchmarks: make sure a build exists, start `next start` on a free
+ * loopback port in its own process group, wait for /api/health, stop it (the whole group) again.
+ * Every started server is also killed when the bench process exits, whatever the reason.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { processTree } from "./proc";
+
+export const ROOT = path.resolve(import.meta.dirname, "..", "..");
+const NEXT_BIN = path.join(ROOT, "node_modules/next/dist/bin/next");
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface BuildInfo {
+  buildId: string;
+  builtNow: boolean;
+  /** Source files (app/, lib/, db/, components/, config) modified after the build: the build may be stale. */
+  newerSources: string[];
+}
+
+const SOURCE_DIRS = ["app", "lib", "db", "components"];
+const SOURCE_FILES = ["next.config.ts", "instrumentation.ts", "package.json"];
+
+function newerThan(ms: number): string[] {
+  const out: string[] = [];
+  const visit = (p: string) => {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(p);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const e of fs.readdirSync(p)) if (e !== "node_modules" && !e.startsWith(".")) visit(path.join(p, e));
+    } else if (st.mtimeMs > ms && /\.(ts|tsx|js|mjs|css|json|sql)$/.test(p) && !/\.test\.tsx?$/.test(p)) {
+      out.push(path.relative(ROOT, p));
+    }
+  };
+  for (const d of SOURCE_DIRS) visit(path.join(ROOT, d));
+  for (const f of SOURCE_FILES) visit(path.join(ROOT, f));
+  return out;
+}
+
+/** Runs `next build` when .next/BUILD_ID is missing (or `force`); reports whether the build looks stale. */
+export function ensureBuild(opts: { force?: boolean; env?: NodeJS.ProcessEnv } = {}): BuildInfo {
+  const buildIdFile = path.join(ROOT, ".next/BUILD_ID");
+  let builtNow = false;
+  if (opts.force || !fs.existsSync(buildIdFile)) {
+    process.stderr.write(`[bench] ${opts.force ? "rebuilding" : "no production build found;"} running next build\n`);
+    const res = spawnSync(process.execPath, [NEXT_BIN, "build"], {
+      cwd: ROOT,
+      stdio: ["ignore", 2, 2],
+      env: { ...process.env, ...opts.env, NODE_ENV: "production" },
+    });
+    if (res.status !== 0) throw new Error(`next build failed (exit ${res.status})`);
+    builtNow = true;
+  }
+  const buildId = fs.readFileSync(buildIdFile, "utf8").trim();
+  return { buildId, builtNow, newerSources: newerThan(fs.statSync(buildIdFile).mtimeMs) };
+}
+
+export interface NextServer {
+  pid: number;
+  port: number;
+  baseUrl: string;
+  /** Last lines of the server's stdout+stderr. */
+  logTail(lines?: number): string;
+  exited(): boolean;
+  /** SIGTERM to the process group, SIGKILL after `graceMs`; resolves once every process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Environment on top of a cleaned copy of process.env (REDIS_URL, DATABASE_URL, NODE_OPTIONS dropped). */
+  env: Record<string, string>;
+  port?: number;
+  /** Extra node flags for the server process, e.g. ["--cpu-prof", "--cpu-prof-dir=..."]. */
+  nodeArgs?: string[];
+  healthPath?: string;
+  readyTimeoutMs?: number;
+}
+
+const live = new Set<ChildProcess>();
+process.on("exit", () => {
+  // Last resort (uncaught error, process.exit): nothing may outlive the bench.
+  for (const child of live) killGroup(child.pid, "SIGKILL");
+});
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Variables that must come from the benchmark, never leak in from the caller's shell. */
+const DROPPED_ENV = ["REDIS_URL", "DATABASE_URL", "NODE_OPTIONS", "PORT", "AUTH_SECRET", "NEXTAUTH_URL", "LOG_LEVEL"];
+
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of DROPPED_ENV) delete env[k];
+  return { ...env, ...extra };
+}
+
+export async function startNext(opts: StartOptions): Promise<NextServer> {
+  const port = opts.port ?? (await freePort());
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: ROOT,
+    env: cleanEnv({ PORT: String(port), ...opts.env }),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // own process group: stop() reaches whatever `next start` spawns
+  });
+  live.add(child);
+  const lines: string[] = [];
+  const collect = (chunk: Buffer) => {
+    for (const l of chunk.toString("utf8").split("\n")) if (l.trim()) lines.push(l);
+    if (lines.length > 400) lines.splice(0, lines.length - 400);
+  };
+  child.stdout!.on("data", collect);
+  child.stderr!.on("data", collect);
+  let exitInfo: string | undefined;
+  const exitedP = new Promise<void>((resolve) =>
+    child.on("exit", (code, signal) => {
+      exitInfo = `exit ${code ?? signal}`;
+      live.delete(child);
+      resolve();
+    }),
+  );
+  const pid = child.pid!;
+
+  const server: NextServer = {
+    pid,
+    port,
+    baseUrl,
+    logTail: (n = 40) => lines.slice(-n).join("\n"),
+    exited: () => exitInfo !== undefined,
+    async stop(graceMs = 10_000) {
+      const tree = processTree(pid);
+      if (exitInfo === undefined) {
+        killGroup(pid, "SIGTERM");
+        const timedOut = await Promise.race([exitedP.then(() => false), sleep(graceMs).then(() => true)]);
+        if (timedOut) killGroup(pid, "SIGKILL");
+        await exitedP;
+      }
+      // Anything of the tree that escaped the group (it should not) is ours too.
+      for (let i = 0; i < 50; i++) {
+        const left = tree.filter((p) => fs.existsSync(`/proc/${p}`) && !isZombie(p));
+        if (left.length === 0) return;
+        if (i === 20) for (const p of left) killGroup(p, "SIGKILL");
+        await sleep(100);
+      }
+      throw new Error(`server processes still alive after stop: ${tree.join(", ")}`);
+    },
+  };
+
+  try {
+    await waitForHealth(`${baseUrl}${opts.healthPath ?? "/api/health"}`, opts.readyTimeoutMs ?? 90_000, () => exitInfo);
+  } catch (err) {
+    await server.stop(2_000).catch(() => {});
+    throw new Error(`${(err as Error).message}\n--- server log ---\n${server.logTail()}`);
+  }
+  return server;
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `url` until it answers 200; fails early when `dead()` reports the server exited. */
+export async function waitForHealth(url: string, timeoutMs: number, dead: () => string | undefined = () => undefined): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    const gone = dead();
+    if (gone) throw new Error(`server exited before it was healthy (${gone})`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await sleep(200);
+  }
+  throw new Error(`${url} not healthy after ${timeoutMs} ms (${last})`);
+}
+
+/** Is something answering Redis PING on host:port? */
+export function redisAnswers(host = "127.0.0.1", port = 6379, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ host, port });
+    let buf = "";
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(timeoutMs, () => done(false));
+    sock.on("error", () => done(false));
+    sock.on("connect", () => sock.write("PING\r\n"));
+    sock.on("data", (d) => {
+      buf += d.toString("utf8");
+      if (buf.includes("\r\n")) done(buf.startsWith("+PONG"));
+    });
+  });
+}

@@ -1,0 +1,355 @@
+/**
+ * Foundation benchmark (`npm run bench`): what API-key auth + the per-key rate limit cost on top of
+ * a bare route handler, on a production build.
+ *
+ *   GET /api/health  bare route handler: no auth, no database
+ *   GET /v1/me       key auth (cached) + rate limit (PostgreSQL, or Redis when REDIS_URL) + 1 company lookup
+ *
+ * Targets (foundation issue): auth + rate limit add < 1 ms at p50 (1 connection) and keep >= 60 %
+ * of the bare throughput (32 connections). MISS is reported, never fails the process; an invalid
+ * run (non-2xx from /v1/me, load errors) or a setup error exits 1.
+ *
+ * Database: DATABASE_URL set → a fresh cockpit_bench_<timestamp> database on that server (dropped
+ * afterwards); unset → an embedded PostgreSQL in a temp dir (stopped and deleted afterwards).
+ *
+ * Flags (npm run bench -- --flag): --duration S (10), --warmup S (3), --connections 1,32,
+ * --no-redis, --rebuild, --cpu-prof (server CPU profiles in bench/results/profiles/), --name foundation
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createCompany, createKeys, MAX_RPM, type CreatedKey } from "./lib/admin";
+import { provisionDatabase, type BenchDatabase } from "./lib/db";
+import { measure, type Measurement } from "./lib/measure";
+import { RssSampler } from "./lib/proc";
+import { ensureBuild, redisAnswers, ROOT, startNext, type BuildInfo, type NextServer } from "./lib/server";
+import { fmt, renderTable } from "./lib/table";
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    warmup: { type: "string", default: "3" },
+    connections: { type: "string", default: "1,32" },
+    "no-redis": { type: "boolean", default: false },
+    rebuild: { type: "boolean", default: false },
+    "cpu-prof": { type: "boolean", default: false },
+    name: { type: "string", default: "foundation" },
+  },
+  strict: true,
+});
+
+const DURATION_S = Number(flags.duration);
+const WARMUP_S = Number(flags.warmup);
+const CONNECTIONS = flags.connections!.split(",").map(Number);
+const LOW_C = Math.min(...CONNECTIONS);
+const HIGH_C = Math.max(...CONNECTIONS);
+const REDIS_URL = "redis://127.0.0.1:6379";
+const TARGET_ADDED_P50_MS = 1;
+const TARGET_THROUGHPUT_PCT = 60;
+/** Use at most this share of a key's per-minute budget, so a key never hits 429 mid-run. */
+const KEY_BUDGET = 90_000;
+const RESULTS_DIR = path.join(ROOT, "bench/results");
+
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+// --- cleanup, also on Ctrl-C ---------------------------------------------------------------------
+
+const cleanups: { name: string; fn: () => Promise<void> }[] = [];
+let cleaning: Promise<void> | undefined;
+function cleanupAll(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const c of cleanups.reverse()) {
+      try {
+        await c.fn();
+      } catch (err) {
+        log(`cleanup ${c.name} failed: ${(err as Error).message}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.once(sig, () => {
+    log(`${sig}: cleaning up`);
+    void cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+// --- phases --------------------------------------------------------------------------------------
+
+interface Phase {
+  name: string;
+  env: Record<string, string>;
+}
+
+async function withServer<T>(db: BenchDatabase, phase: Phase, baseEnv: Record<string, string>, fn: (s: NextServer, rss: RssSampler) => Promise<T>): Promise<T> {
+  const nodeArgs: string[] = [];
+  if (flags["cpu-prof"]) {
+    const dir = path.join(RESULTS_DIR, "profiles", `${stampForFile(startedAt)}-${phase.name}`);
+    fs.mkdirSync(dir, { recursive: true });
+    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${dir}`);
+    log(`CPU profiles of the ${phase.name} server go to ${path.relative(ROOT, dir)}`);
+  }
+  const t = Date.now();
+  const server = await startNext({ env: { ...baseEnv, ...phase.env }, nodeArgs });
+  const rss = new RssSampler(server.pid).start();
+  const entry = { name: `server ${phase.name}`, fn: () => server.stop() };
+  cleanups.push(entry);
+  log(`${phase.name}: next start pid ${server.pid} on ${server.baseUrl}, healthy after ${Date.now() - t} ms`);
+  try {
+    return await fn(server, rss);
+  } finally {
+    rss.stop();
+    serverStats.push({ phase: phase.name, pid: server.pid, overallPeakRssMb: rss.overallPeakMb() });
+    cleanups.splice(cleanups.indexOf(entry), 1);
+    await server.stop();
+    log(`${phase.name}: server stopped`);
+  }
+}
+
+async function checkMe(server: NextServer, key: CreatedKey, companyId: string): Promise<void> {
+  const res = await fetch(`${server.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${key.secret}` } });
+  const body = (await res.json()) as { company_id?: string };
+  if (res.status !== 200 || body.company_id !== companyId) {
+    throw new Error(`/v1/me sanity check failed: HTTP ${res.status} ${JSON.stringify(body)}\n${server.logTail()}`);
+  }
+  const limit = res.headers.get("x-ratelimit-limit-requests");
+  if (limit !== String(key.rpm)) throw new Error(`/v1/me: expected x-ratelimit-limit-requests ${key.rpm}, got ${limit}`);
+}
+
+// --- results -------------------------------------------------------------------------------------
+
+const startedAt = new Date();
+const measurements: Measurement[] = [];
+const serverStats: { phase: string; pid: number; overallPeakRssMb: number }[] = [];
+
+function stampForFile(d: Date): string {
+  // ISO 8601 with ':' → '-' so the name is valid on every filesystem and artifact store.
+  return d.toISOString().replaceAll(":", "-");
+}
+
+function find(label: string, connections: number): Measurement | undefined {
+  return measurements.find((m) => m.label === label && m.connections === connections);
+}
+
+interface Verdict {
+  name: string;
+  value: number | null;
+  unit: string;
+  target: string;
+  result: "PASS" | "MISS" | "n/a";
+}
+
+function verdicts(meLabel: string): Verdict[] {
+  const bare1 = find("health", LOW_C);
+  const me1 = find(meLabel, LOW_C);
+  const bareN = find("health", HIGH_C);
+  const meN = find(meLabel, HIGH_C);
+  const added = bare1 && me1 ? me1.p50 - bare1.p50 : null;
+  const pct = bareN && meN ? (meN.rps / bareN.rps) * 100 : null;
+  return [
+    {
+      name: `${meLabel}: added p50 over bare @${LOW_C}c`,
+      value: added,
+      unit: "ms",
+      target: `< ${TARGET_ADDED_P50_MS} ms`,
+      result: added === null ? "n/a" : added < TARGET_ADDED_P50_MS ? "PASS" : "MISS",
+    },
+    {
+      name: `${meLabel}: throughput vs bare @${HIGH_C}c`,
+      value: pct,
+      unit: "%",
+      target: `>= ${TARGET_THROUGHPUT_PCT} %`,
+      result: pct === null ? "n/a" : pct >= TARGET_THROUGHPUT_PCT ? "PASS" : "MISS",
+    },
+  ];
+}
+
+function git(args: string[]): string | null {
+  try {
+    return execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+// --- main ----------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const errors: string[] = [];
+  let build: BuildInfo | undefined;
+  let db: BenchDatabase | undefined;
+  let keyCount = 0;
+  let redis = { available: false, ran: false };
+
+  try {
+    build = ensureBuild({ force: flags.rebuild });
+    if (build.newerSources.length > 0) {
+      log(`WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build, rerun with --rebuild to include them`);
+    }
+
+    db = await provisionDatabase({ serverUrl: process.env.DATABASE_URL || undefined });
+    cleanups.push({ name: "database", fn: db.cleanup });
+
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
+    cleanups.push({ name: "data dir", fn: async () => fs.rmSync(dataDir, { recursive: true, force: true }) });
+    const baseEnv = {
+      DATABASE_URL: db.url,
+      AUTH_SECRET: randomBytes(32).toString("hex"),
+      AUTH_TRUST_HOST: "1",
+      LOG_LEVEL: "warn",
+      NODE_ENV: "production",
+      DATA_DIR: dataDir,
+    };
+
+    const companyId = await createCompany(db.url, "Bench");
+    log(`company ${companyId}`);
+    const common = { durationS: DURATION_S, warmupS: WARMUP_S, pipelining: 1 };
+    let keys: CreatedKey[] = [];
+
+    await withServer(db, { name: "pg", env: {} }, baseEnv, async (server, rss) => {
+      const ctx = { server, rss, db };
+      for (const c of CONNECTIONS) {
+        log(`health @${c}c: warmup ${WARMUP_S}s + ${DURATION_S}s`);
+        measurements.push(await measure(ctx, { ...common, label: "health", path: "/api/health", connections: c }));
+      }
+      // Bare throughput bounds what /v1/me can do: size the key pool for that, per one-minute window
+      // (all /v1/me runs of one server fit in one window; the Redis run starts from an empty store).
+      const bareMax = Math.max(...measurements.map((m) => m.rpsTotal));
+      const expected = bareMax * CONNECTIONS.length * (WARMUP_S + DURATION_S);
+      keyCount = Math.ceil(expected / KEY_BUDGET) + 1;
+      log(`creating ${keyCount} keys (--rpm ${MAX_RPM}) for up to ~${Math.round(expected)} /v1/me requests`);
+      keys = await createKeys(db!.url, companyId, keyCount);
+      await checkMe(server, keys[0]!, companyId);
+      const rotate = keys.map((k) => ({ authorization: `Bearer ${k.secret}` }));
+      for (const c of CONNECTIONS) {
+        log(`me @${c}c: warmup ${WARMUP_S}s + ${DURATION_S}s`);
+        measurements.push(
+          await measure(ctx, { ...common, label: "me", variant: "pg rate limit", path: "/v1/me", connections: c, rotateHeaders: rotate }),
+        );
+      }
+    });
+
+    redis = { available: await redisAnswers(), ran: false };
+    if (flags["no-redis"]) log("--no-redis: skipping the Redis rate-limit run");
+    else if (!redis.available) log(`no Redis answers on ${REDIS_URL}: skipping the Redis rate-limit run`);
+    else {
+      await withServer(db, { name: "redis", env: { REDIS_URL } }, baseEnv, async (server, rss) => {
+        const ctx = { server, rss, db };
+        await checkMe(server, keys[0]!, companyId);
+        const rotate = keys.map((k) => ({ authorization: `Bearer ${k.secret}` }));
+        for (const c of CONNECTIONS) {
+          log(`me (redis rate limit) @${c}c: warmup ${WARMUP_S}s + ${DURATION_S}s`);
+          measurements.push(
+            await measure(ctx, {
+              ...common,
+              label: "me (redis rate limit)",
+              variant: "redis rate limit",
+              path: "/v1/me",
+              connections: c,
+              rotateHeaders: rotate,
+            }),
+          );
+        }
+      });
+      redis.ran = true;
+    }
+  } catch (err) {
+    errors.push((err as Error).stack ?? String(err));
+    log(`ERROR: ${(err as Error).message}`);
+  } finally {
+    await cleanupAll();
+  }
+
+  // --- report ------------------------------------------------------------------------------------
+  const invalid: string[] = [];
+  for (const m of measurements) {
+    if (m.label.startsWith("me") && m.non2xx > 0) invalid.push(`${m.label} @${m.connections}c: ${m.non2xx} non-2xx ${JSON.stringify(m.statusCodes)}`);
+    if (m.errors > 0) invalid.push(`${m.label} @${m.connections}c: ${m.errors} connection errors (${m.timeouts} timeouts)`);
+  }
+  const allVerdicts = [...verdicts("me"), ...(measurements.some((m) => m.label === "me (redis rate limit)") ? verdicts("me (redis rate limit)") : [])];
+
+  const table = renderTable(
+    ["target", "conns", "req/s", "p50 ms", "p99 ms", "non-2xx", "srv CPU ms/req", "srv cores", "db CPU ms/req", "peak RSS MB", "box busy %"],
+    measurements.map((m) => [
+      m.label,
+      String(m.connections),
+      fmt(m.rps, 0),
+      fmt(m.p50, 3),
+      fmt(m.p99, 3),
+      String(m.non2xx),
+      fmt(m.serverCpuMsPerReq, 3),
+      fmt(m.serverCpuCores, 2),
+      m.dbCpuMsPerReq === null ? "-" : fmt(m.dbCpuMsPerReq, 3),
+      fmt(m.peakRssMb, 0),
+      m.machineBusyPct === null ? "-" : fmt(m.machineBusyPct, 0),
+    ]),
+  );
+  const verdictTable = renderTable(
+    ["derived", "value", "target", "result"],
+    allVerdicts.map((v) => [v.name, v.value === null ? "-" : `${fmt(v.value, v.unit === "%" ? 1 : 3)} ${v.unit}`, v.target, v.result]),
+  );
+
+  const out = process.stdout;
+  out.write(`\nFoundation benchmark — ${startedAt.toISOString()}\n`);
+  out.write(`db: ${db ? `${db.mode} ${db.name} @ ${db.where}` : "-"}; build ${build?.buildId ?? "-"}${build?.newerSources.length ? ` (STALE: ${build.newerSources.length} newer source files)` : ""}; `);
+  out.write(`node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}); ${keyCount} keys rotated; warmup ${WARMUP_S}s, ${DURATION_S}s per run, pipelining 1\n\n`);
+  out.write(`${table}\n\n${verdictTable}\n`);
+  if (invalid.length) out.write(`\nINVALID RUN:\n  ${invalid.join("\n  ")}\n`);
+  if (errors.length) out.write(`\nERRORS:\n  ${errors.join("\n  ")}\n`);
+
+  const record = {
+    name: flags.name,
+    schema: 1,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    valid: invalid.length === 0 && errors.length === 0,
+    invalid,
+    errors,
+    git: { commit: git(["rev-parse", "HEAD"]), dirtyFiles: Number(git(["status", "--porcelain"])?.split("\n").filter(Boolean).length ?? 0) },
+    machine: {
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      totalMemMb: Math.round(os.totalmem() / 2 ** 20),
+      loadavgAtStart: os.loadavg(),
+    },
+    build: build ?? null,
+    database: db ? { mode: db.mode, name: db.name, where: db.where } : null,
+    settings: {
+      durationS: DURATION_S,
+      warmupS: WARMUP_S,
+      connections: CONNECTIONS,
+      pipelining: 1,
+      keys: keyCount,
+      rpmPerKey: MAX_RPM,
+      keyRotation: "round-robin per request across all connections",
+      redis,
+      cpuProfile: flags["cpu-prof"],
+    },
+    targets: { addedP50Ms: TARGET_ADDED_P50_MS, throughputPct: TARGET_THROUGHPUT_PCT },
+    verdicts: allVerdicts,
+    measurements,
+    servers: serverStats,
+    table,
+  };
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = path.join(RESULTS_DIR, `${flags.name}-${stampForFile(startedAt)}.json`);
+  const json = `${JSON.stringify(record, null, 2)}\n`;
+  fs.writeFileSync(file, json);
+  fs.writeFileSync(path.join(RESULTS_DIR, `${flags.name}-latest.json`), json);
+  out.write(`\nsaved ${path.relative(ROOT, file)} and bench/results/${flags.name}-latest.json\n`);
+  return record.valid ? 0 : 1;
+}
+
+main()
+  .then((code) => process.exit(code))
+  .catch(async (err: unknown) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    await cleanupAll();
+    process.exit(1);
+  });

@@ -1,0 +1,56 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
+import { cn } from "@/components/ui/cn";
+
+const ICON = "size-4 shrink-0";
+
+const NAV: { href: string; label: string; icon: ReactNode }[] = [
+  {
+    href: "/sdk-keys",
+    label: "API keys",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <circle cx="7.5" cy="15.5" r="4.5" />
+        <path d="m10.7 12.3 8.8-8.8M17 6l2.5 2.5M14.5 8.5 16.5 10.5" />
+      </svg>
+    ),
+  },
+  {
+    href: "/usage",
+    label: "Usage",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="M3 3v18h18" />
+        <path d="M7 15v2M11 11v6M15 7v10M19 12v5" />
+      </svg>
+    ),
+  },
+];
+
+export function SidebarNav() {
+  const pathname = usePathname();
+  return (
+    <nav aria-label="Main" className="flex gap-1 lg:flex-col">
+      {NAV.map((item) => {
+        const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
+        return (
+          <Link
+            key={item.href}
+            href={item.href}
+            aria-current={active ? "page" : undefined}
+            className={cn(
+              "flex items-center gap-2.5 rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors",
+              active ? "bg-indigo-50 text-indigo-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900",
+            )}
+          >
+            {item.icon}
+            {item.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
+}

@@ -1,0 +1,24 @@
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: [".next/**", "node_modules/**", ".data/**", "bench/results/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // Test helpers parse arbitrary JSON responses.
+    files: ["test/**", "e2e/**", "**/*.test.ts"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+  {
+    // STYLE: lib/env.ts is the only reader of process.env in application code.
+    files: ["app/**", "lib/**", "components/**"],
+    ignores: ["lib/env.ts"],
+    rules: {
+      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read configuration through lib/env.ts" }],
+    },
+  },
+);

@@ -1,0 +1,15 @@
+/**
+ * TanStack Query keys of the panel, built in one place so an invalidation always matches the
+ * queries it means (a prefix invalidates every query below it).
+ */
+export const queryKeys = {
+  keys: {
+    all: ["keys"] as const,
+    list: () => [...queryKeys.keys.all, "list"] as const,
+  },
+  usage: {
+    all: ["usage"] as const,
+    /** `source` null = every source. */
+    ledger: (source: string | null) => [...queryKeys.usage.all, "ledger", { source }] as const,
+  },
+};
