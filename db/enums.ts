@@ -31,3 +31,25 @@ export type UsageSource = (typeof USAGE_SOURCE)[keyof typeof USAGE_SOURCE];
 export const USAGE_DIRECTION = { inbound: "inbound", outbound: "outbound" } as const;
 export const USAGE_DIRECTIONS = Object.values(USAGE_DIRECTION) as [UsageDirection, ...UsageDirection[]];
 export type UsageDirection = (typeof USAGE_DIRECTION)[keyof typeof USAGE_DIRECTION];
+
+export const MODEL_STATUS = { active: "active", disabled: "disabled", deprecated: "deprecated" } as const;
+export const MODEL_STATUSES = Object.values(MODEL_STATUS) as [ModelStatus, ...ModelStatus[]];
+export type ModelStatus = (typeof MODEL_STATUS)[keyof typeof MODEL_STATUS];
+
+export const PROVIDER_PROTOCOL = { openai: "openai", anthropic: "anthropic", local: "local" } as const;
+export const PROVIDER_PROTOCOLS = Object.values(PROVIDER_PROTOCOL) as [ProviderProtocol, ...ProviderProtocol[]];
+export type ProviderProtocol = (typeof PROVIDER_PROTOCOL)[keyof typeof PROVIDER_PROTOCOL];
+
+export const THREAD_SOURCE = { api: "api", completions: "completions", webhook: "webhook" } as const;
+export const THREAD_SOURCES = Object.values(THREAD_SOURCE) as [ThreadSource, ...ThreadSource[]];
+export type ThreadSource = (typeof THREAD_SOURCE)[keyof typeof THREAD_SOURCE];
+
+export const RUN_STATUS = {
+  queued: "queued",
+  in_progress: "in_progress",
+  completed: "completed",
+  failed: "failed",
+  cancelled: "cancelled",
+} as const;
+export const RUN_STATUSES = Object.values(RUN_STATUS) as [RunStatus, ...RunStatus[]];
+export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];

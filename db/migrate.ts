@@ -2,12 +2,13 @@ import path from "node:path";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { syncCatalog } from "./catalog/sync";
 
 /** Arbitrary constant shared by every process that migrates this database. */
 const MIGRATION_LOCK_ID = 727_001;
 
 /**
- * Applies the committed migrations. Idempotent; safe when several processes start at once: they
+ * Applies the committed migrations, then loads the model catalog file. Idempotent; safe when several processes start at once: they
  * queue on one advisory lock held on a dedicated connection, and the later ones find nothing to do.
  */
 export async function runMigrations(url: string): Promise<void> {
@@ -16,6 +17,7 @@ export async function runMigrations(url: string): Promise<void> {
     await conn`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     try {
       await migrate(drizzle(conn), { migrationsFolder: path.join(process.cwd(), "db/migrations") });
+      await syncCatalog(conn);
     } finally {
       await conn`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
     }

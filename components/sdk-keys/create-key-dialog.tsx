@@ -54,6 +54,8 @@ function CreateKeyFlow({ onClose }: { onClose: () => void }) {
   const [formError, setFormError] = useState<string | null>(null);
   const create = useMutation({
     mutationFn: (body: CreateKeyBody) => createKeyRequest(body),
+    // The result holds the secret: drop it from the mutation cache as soon as the dialog closes.
+    gcTime: 0,
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.keys.all }),
   });
 
@@ -84,19 +86,25 @@ function CreateKeyFlow({ onClose }: { onClose: () => void }) {
           <legend className="text-sm font-medium text-slate-700">Scopes</legend>
           <div className="mt-2 divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200 ring-inset">
             {SCOPES.map((scope) => (
-              <label key={scope} className="flex cursor-pointer items-start gap-3 px-3 py-2.5 hover:bg-slate-50">
+              <div key={scope} className="flex items-start gap-3 px-3 py-2.5">
                 <input
+                  id={`scope-${scope}`}
                   type="checkbox"
                   name="scopes"
                   value={scope}
                   defaultChecked={scope === SCOPE.chat}
-                  className="mt-0.5 size-4 rounded border-slate-300 accent-indigo-600"
+                  aria-describedby={`scope-${scope}-help`}
+                  className="mt-0.5 size-4 cursor-pointer rounded border-slate-300 accent-indigo-600"
                 />
-                <span className="text-sm">
-                  <span className="font-mono font-medium text-slate-900">{scope}</span>
-                  <span className="block text-slate-500">{SCOPE_HELP[scope]}</span>
-                </span>
-              </label>
+                <div className="text-sm">
+                  <label htmlFor={`scope-${scope}`} className="cursor-pointer font-mono font-medium text-slate-900">
+                    {scope}
+                  </label>
+                  <p id={`scope-${scope}-help`} className="text-slate-500">
+                    {SCOPE_HELP[scope]}
+                  </p>
+                </div>
+              </div>
             ))}
           </div>
         </fieldset>
@@ -145,7 +153,13 @@ function SecretStep({ created, onClose }: { created: CreatedKey; onClose: () => 
   }
 
   return (
-    <DialogContent title="Save your API key" description={`“${created.name}” is ready to use.`} data-testid="key-secret-dialog">
+    <DialogContent
+      title="Save your API key"
+      description={`“${created.name}” is ready to use.`}
+      // A stray click must not throw away a secret that cannot be shown again.
+      dismissible={false}
+      data-testid="key-secret-dialog"
+    >
       <div className="flex gap-3 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900 ring-1 ring-amber-600/20 ring-inset" role="note">
         <svg viewBox="0 0 20 20" fill="currentColor" className="mt-0.5 size-4 shrink-0 text-amber-500" aria-hidden="true">
           <path fillRule="evenodd" d="M8.485 2.495c.673-1.167 2.357-1.167 3.03 0l6.28 10.875c.673 1.167-.17 2.625-1.516 2.625H3.72c-1.347 0-2.189-1.458-1.515-2.625L8.485 2.495ZM10 5a.75.75 0 0 1 .75.75v3.5a.75.75 0 0 1-1.5 0v-3.5A.75.75 0 0 1 10 5Zm0 9a1 1 0 1 0 0-2 1 1 0 0 0 0 2Z" clipRule="evenodd" />

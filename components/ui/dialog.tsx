@@ -14,12 +14,15 @@ export function DialogContent({
   description,
   children,
   className,
+  dismissible = true,
   ...rest
 }: {
   title: ReactNode;
   description?: ReactNode;
   children: ReactNode;
   className?: string;
+  /** false: a click outside does not close it (Escape and the close button still do). */
+  dismissible?: boolean;
 } & Record<`data-${string}`, string>) {
   return (
     <DialogPrimitive.Portal>
@@ -32,6 +35,7 @@ export function DialogContent({
         )}
         // Radix warns when Content has no Description; opt out explicitly when there is none.
         {...(description ? {} : { "aria-describedby": undefined })}
+        onInteractOutside={dismissible ? undefined : (e) => e.preventDefault()}
         {...rest}
       >
         <div className="flex items-start justify-between gap-4 px-6 pt-5">

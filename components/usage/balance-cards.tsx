@@ -1,4 +1,5 @@
 import { formatOt, formatUsd } from "@/components/panel/format";
+import { MICRO_PER_OT } from "@/lib/billing/money";
 import type { DailySpendPoint } from "./api";
 
 function utcDay(ms: number): string {
@@ -26,7 +27,7 @@ function Stat({ label, valueOt, hint, testId }: { label: string; valueOt: number
 export function BalanceCards({ balanceOt, daily, nowMs, days }: { balanceOt: number; daily: DailySpendPoint[]; nowMs: number; days: number }) {
   const today = utcDay(nowMs);
   // Sum in µO₮ integers: adding decimal O₮ floats would show 0.30000000000000004.
-  const sumOt = (points: DailySpendPoint[]) => points.reduce((acc, d) => acc + Math.round(d.spent_ot * 1e6), 0) / 1e6;
+  const sumOt = (points: DailySpendPoint[]) => points.reduce((acc, d) => acc + Math.round(d.spent_ot * MICRO_PER_OT), 0) / MICRO_PER_OT;
   return (
     <dl className="grid gap-4 sm:grid-cols-3">
       <Stat label="Balance" valueOt={balanceOt} hint="available credit" testId="balance-ot" />

@@ -4,3 +4,5 @@ export * from "./ledger";
 export * from "./rate-limits";
 export * from "./usage-events";
 export * from "./users";
+export * from "./models";
+export * from "./threads";

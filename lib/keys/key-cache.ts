@@ -1,9 +1,10 @@
 import "server-only";
-import { eq, sql as dsql } from "drizzle-orm";
-import { db, sql } from "@/db/client";
+import { eq } from "drizzle-orm";
+import { db } from "@/db/client";
 import type { KeyStatus, Scope } from "@/db/enums";
 import { apiKeys } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
+import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";
 import { log } from "@/lib/log";
 
 /** What authentication needs of a key; small enough to cache. */
@@ -16,9 +17,9 @@ export interface KeyRecord {
   expiresAtMs: number | null;
 }
 
-const CHANNEL = "cockpit_key_changed";
-/** Upper bound on staleness if a notification is ever lost (e.g. while the listener reconnects). */
+/** Upper bound on staleness if a notification is ever lost. */
 const TTL_MS = 30_000;
+const TOPIC = "key";
 
 interface Entry {
   record: KeyRecord | null;
@@ -27,33 +28,16 @@ interface Entry {
 const byHash = new Map<string, Entry>();
 const byId = new Map<string, Entry>();
 
-/**
- * Every process LISTENs for key changes and evicts the key at once, so a revoke in one process
- * reaches all others in milliseconds. Until the listener is connected nothing is cached, and a
- * (re)connect clears the cache because notifications may have been missed while it was down.
- */
-let listenerReady = false;
-let listenerStarted = false;
-function ensureListener(): void {
-  if (listenerStarted) return;
-  listenerStarted = true;
-  sql
-    .listen(CHANNEL, (keyId) => evict(keyId), () => {
-      byHash.clear();
-      byId.clear();
-      listenerReady = true;
-    })
-    .catch((err: unknown) => {
-      listenerStarted = false;
-      listenerReady = false;
-      log.warn({ err }, "key cache listener failed; serving keys uncached");
-    });
-}
-
 function evict(keyId: string): void {
   byId.delete(keyId);
   for (const [hash, entry] of byHash) if (entry.record?.id === keyId) byHash.delete(hash);
 }
+
+/** A revoke in any process evicts the key everywhere within milliseconds (LISTEN/NOTIFY). */
+const cacheLive = registerCache(TOPIC, evict, () => {
+  byHash.clear();
+  byId.clear();
+});
 
 const columns = {
   id: apiKeys.id,
@@ -72,13 +56,13 @@ async function load(where: ReturnType<typeof eq>): Promise<KeyRecord | null> {
 }
 
 async function cached(map: Map<string, Entry>, k: string, fetch: () => Promise<KeyRecord | null>): Promise<KeyRecord | null> {
-  ensureListener();
+  const live = cacheLive();
   const now = Date.now();
   const hit = map.get(k);
-  if (listenerReady && hit && now - hit.at < TTL_MS && hit.record) return hit.record;
+  if (live && hit && now - hit.at < TTL_MS && hit.record) return hit.record;
   const record = await fetch();
   // Unknown keys are not cached: a flood of random keys must not grow memory.
-  if (listenerReady && record) {
+  if (live && record) {
     map.set(k, { record, at: now });
     if (map.size > 50_000) map.delete(map.keys().next().value!);
   }
@@ -90,8 +74,7 @@ export const findKeyById = (keyId: string) => cached(byId, keyId, () => load(eq(
 
 /** Evicts locally now and tells every other process (delivered when `db`'s transaction commits). */
 export async function announceKeyRevoked(conn: DbOrTx, keyId: string): Promise<void> {
-  evict(keyId);
-  await conn.execute(dsql`select pg_notify(${CHANNEL}, ${keyId})`);
+  await publishInvalidation(conn, TOPIC, keyId);
 }
 
 const touched = new Map<string, number>();

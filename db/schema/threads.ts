@@ -1,0 +1,67 @@
+import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { RUN_STATUS, RUN_STATUSES, THREAD_SOURCES } from "../enums";
+import { createdAt, microOt } from "./columns";
+import { companies } from "./companies";
+
+export const threadSourceEnum = pgEnum("thread_source", THREAD_SOURCES);
+export const runStatusEnum = pgEnum("run_status", RUN_STATUSES);
+
+export const threads = pgTable(
+  "threads",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    source: threadSourceEnum("source").notNull(),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index("threads_company_created_idx").on(t.companyId, t.createdAt, t.id), index("threads_company_source_idx").on(t.companyId, t.source, t.createdAt)],
+);
+
+export const runs = pgTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    threadId: text("thread_id").notNull().references(() => threads.id),
+    model: text("model").notNull(),
+    status: runStatusEnum("status").notNull().default(RUN_STATUS.queued),
+    stream: boolean("stream").notNull().default(false),
+    promptTokens: integer("prompt_tokens").notNull().default(0),
+    completionTokens: integer("completion_tokens").notNull().default(0),
+    cachedTokens: integer("cached_tokens").notNull().default(0),
+    costMicro: microOt("cost_micro").notNull().default(0),
+    latencyMs: integer("latency_ms"),
+    finishReason: text("finish_reason"),
+    error: jsonb("error").$type<{ code: string; message: string } | null>(),
+    toolCalls: jsonb("tool_calls").$type<unknown[]>().notNull().default([]),
+    appliedRules: jsonb("applied_rules").$type<unknown[]>().notNull().default([]),
+    createdAt: createdAt(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (t) => [index("runs_thread_idx").on(t.threadId, t.createdAt), index("runs_company_idx").on(t.companyId, t.createdAt)],
+);
+
+export const messages = pgTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    companyId: text("company_id").notNull().references(() => companies.id),
+    threadId: text("thread_id").notNull().references(() => threads.id),
+    /** Roles are preserved as given (SPEC): system, user, assistant, tool, developer, … */
+    role: text("role").notNull(),
+    /** A string or an array of content parts, exactly as received or produced. */
+    content: jsonb("content").$type<unknown>().notNull(),
+    /** Other fields of the wire message worth keeping (`tool_calls`, `tool_call_id`, `name`). */
+    extra: jsonb("extra").$type<Record<string, unknown>>().notNull().default({}),
+    runId: text("run_id"),
+    /** Order within the thread; messages inserted in one statement share created_at. */
+    seq: integer("seq").notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index("messages_thread_idx").on(t.threadId, t.createdAt, t.seq)],
+);
+
+export type Thread = typeof threads.$inferSelect;
+export type Run = typeof runs.$inferSelect;
+export type Message = typeof messages.$inferSelect;
