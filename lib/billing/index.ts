@@ -12,3 +12,4 @@ export * from "./reserve";
 export * from "./schemas";
 export * from "./settle";
 export * from "./to-public";
+export * from "./usage-overview";
