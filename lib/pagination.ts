@@ -50,7 +50,11 @@ export async function cursorPage<T extends PgTable>(
   return { data: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 
-export function toListResponse<T, U extends { id: string }>(page: Page<T>, map: (row: T) => U, extra: Record<string, unknown> = {}) {
+export function toListResponse<T, U extends { id: string }, E extends Record<string, unknown> = Record<never, never>>(
+  page: Page<T>,
+  map: (row: T) => U,
+  extra: E = {} as E,
+) {
   const data = page.data.map(map);
   return {
     object: "list" as const,
