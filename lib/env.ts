@@ -24,6 +24,13 @@ const ServerEnv = z.object({
   ),
   LOCAL_MODELS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"]).default("1")),
   MAX_UPLOAD_MB: intWithDefault(50, 1, 1024),
+  /** Upstream HTTP: connect timeout, time to first byte (response headers), idle gap between stream chunks. */
+  UPSTREAM_CONNECT_TIMEOUT_MS: intWithDefault(10_000, 1, 600_000),
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS: intWithDefault(120_000, 1, 3_600_000),
+  UPSTREAM_IDLE_TIMEOUT_MS: intWithDefault(300_000, 1, 3_600_000),
+  /** Retries per upstream id on 429, 5xx and connection errors, before any byte reached the client. */
+  UPSTREAM_RETRIES: intWithDefault(2, 0, 10),
+  UPSTREAM_RETRY_BASE_MS: intWithDefault(200, 0, 60_000),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   OPENROUTER_API_KEY: optionalString,

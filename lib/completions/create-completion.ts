@@ -1,0 +1,156 @@
+import "server-only";
+import { THREAD_SOURCE } from "@/db/enums";
+import type { AuthContext } from "@/lib/auth/authenticate";
+import { AppError } from "@/lib/errors";
+import { newId, randomBase62 } from "@/lib/ids";
+import { log } from "@/lib/log";
+import { resolveModel } from "@/lib/models";
+import { toErrorBodyForStream } from "@/lib/completions/stream-error";
+import type { ChatMessage, ToolDefinition } from "@/lib/providers/types";
+import type { RunContext } from "@/lib/runs/context";
+import { execute, prepare } from "@/lib/runs/pipeline";
+import { messageText } from "@/lib/providers/tokens";
+import { PASS_THROUGH, type ChatCompletionInput } from "./schemas";
+import { chunkFrames, toChatCompletion } from "./wire";
+
+function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunContext["model"], signal: AbortSignal): RunContext {
+  const params: Record<string, unknown> = {};
+  for (const k of PASS_THROUGH) if (input[k] != null) params[k] = input[k];
+  const all = input.messages as ChatMessage[];
+  const runId = newId("run");
+  return {
+    companyId: auth.companyId,
+    source: THREAD_SOURCE.completions,
+    requestedModel: input.model,
+    model,
+    runId,
+    responseId: `chatcmpl-${randomBase62(24)}`,
+    threadId: newId("thread"),
+    startedAt: performance.now(),
+    signal,
+    stream: input.stream === true,
+    // SPEC rule 1: system messages become orchestrator instructions; other roles pass unchanged.
+    instructions: all.filter((m) => m.role === "system").map((m) => messageText(m.content)),
+    messages: all.filter((m) => m.role !== "system"),
+    inputMessages: all,
+    tools: (input.tools ?? undefined) as ToolDefinition[] | undefined,
+    toolChoice: input.tool_choice ?? undefined,
+    params,
+    maxOutputTokens: input.max_completion_tokens ?? input.max_tokens ?? undefined,
+    passages: [],
+    imageNotes: [],
+    appliedRules: [],
+    citations: [],
+    content: "",
+    toolCalls: [],
+    finishReason: "",
+    usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+    usageReported: false,
+    costMicro: 0,
+  };
+}
+
+async function startRun(auth: AuthContext, input: ChatCompletionInput, signal: AbortSignal): Promise<RunContext> {
+  const model = await resolveModel({ companyId: auth.companyId, slug: input.model });
+  if (input.tools?.length && !model.model.supportsTools) {
+    throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, { param: "tools", wireCode: "tools_not_supported" });
+  }
+  const ctx = buildContext(auth, input, model, signal);
+  await prepare(ctx);
+  return ctx;
+}
+
+/** Non-streaming completion: the `chat.completion` object, after the run is stored and billed. */
+export async function createCompletion(auth: AuthContext, input: ChatCompletionInput, signal: AbortSignal) {
+  const ctx = await startRun(auth, input, signal);
+  await execute(ctx);
+  return toChatCompletion(ctx);
+}
+
+const encoder = new TextEncoder();
+const sse = (data: unknown) => encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+
+/**
+ * Streaming completion. Resolves once the first upstream chunk is in hand, so a failure before
+ * that (after retries and fallbacks) is still an ordinary 502 response. After that, chunks reach
+ * the client as they arrive; a later failure ends the stream with an error frame and no [DONE].
+ * Cancelling the returned stream (client gone) aborts the upstream call.
+ */
+export async function streamCompletion(auth: AuthContext, input: ChatCompletionInput, requestSignal: AbortSignal) {
+  const abort = new AbortController();
+  const signal = AbortSignal.any([requestSignal, abort.signal]);
+  const ctx = await startRun(auth, input, signal);
+  const includeUsage = input.stream_options?.include_usage === true;
+  const frames = chunkFrames(ctx, includeUsage);
+
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let closed = false;
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      controller = c;
+    },
+    cancel: () => {
+      closed = true;
+      abort.abort(new Error("client disconnected"));
+    },
+  });
+  const send = (bytes: Uint8Array) => {
+    if (closed) return;
+    try {
+      controller.enqueue(bytes);
+    } catch {
+      closed = true;
+    }
+  };
+
+  let started!: () => void;
+  let failedEarly!: (err: unknown) => void;
+  const firstChunk = new Promise<void>((resolve, reject) => {
+    started = resolve;
+    failedEarly = reject;
+  });
+  let sentFirst = false;
+  let finishSent = false;
+  ctx.onChunk = (chunk) => {
+    if (!sentFirst) {
+      sentFirst = true;
+      send(sse(frames.role()));
+      started();
+    }
+    const delta = frames.delta(chunk);
+    if (delta) send(sse(delta));
+    if (chunk.finishReason && !finishSent) {
+      finishSent = true;
+      send(sse(frames.finish(chunk.finishReason)));
+    }
+  };
+
+  void execute(ctx)
+    .then(() => {
+      if (!sentFirst) {
+        send(sse(frames.role()));
+        started();
+      }
+      if (!finishSent && !signal.aborted) send(sse(frames.finish(ctx.finishReason || "stop")));
+      if (includeUsage) send(sse(frames.usage()));
+      send(sse("[DONE]"));
+    })
+    .catch((err: unknown) => {
+      if (!sentFirst) return failedEarly(err);
+      log.warn({ err, runId: ctx.runId }, "stream failed after the first byte");
+      send(sse(toErrorBodyForStream(err)));
+    })
+    .finally(() => {
+      if (!closed) {
+        closed = true;
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client
+        }
+      }
+    });
+
+  await firstChunk;
+  return body;
+}

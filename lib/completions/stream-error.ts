@@ -1,0 +1,7 @@
+import { AppError, errorBody } from "@/lib/errors";
+
+/** The error frame that ends a stream that failed after its first byte (OpenAI SDKs raise it). */
+export function toErrorBodyForStream(err: unknown) {
+  if (err instanceof AppError) return errorBody(err);
+  return errorBody(new AppError("internal", "The stream failed", { wireCode: "internal_error" }));
+}

@@ -1,0 +1,66 @@
+import type { RunContext } from "@/lib/runs/context";
+import type { ChatChunk } from "@/lib/providers/types";
+
+/** CONTRACT 5.9 / OpenAI `usage`, cached tokens inside prompt_tokens. */
+export function wireUsage(ctx: RunContext) {
+  const u = ctx.usage;
+  return {
+    prompt_tokens: u.promptTokens,
+    completion_tokens: u.completionTokens,
+    total_tokens: u.promptTokens + u.completionTokens,
+    prompt_tokens_details: { cached_tokens: u.cachedTokens },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
+}
+
+const created = (ctx: RunContext) => Math.floor((Date.now() - (performance.now() - ctx.startedAt)) / 1000);
+
+export function toChatCompletion(ctx: RunContext) {
+  return {
+    id: ctx.responseId,
+    object: "chat.completion" as const,
+    created: created(ctx),
+    model: ctx.requestedModel,
+    system_fingerprint: null,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant" as const,
+          content: ctx.toolCalls.length && !ctx.content ? null : ctx.content,
+          refusal: null,
+          ...(ctx.toolCalls.length ? { tool_calls: ctx.toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: ctx.finishReason || "stop",
+      },
+    ],
+    usage: wireUsage(ctx),
+    ...(ctx.appliedRules.length ? { applied_rules: ctx.appliedRules } : {}),
+    ...(ctx.citations.length ? { citations: ctx.citations } : {}),
+  };
+}
+
+/** `chat.completion.chunk` frames (OpenAI streaming wire format). */
+export function chunkFrames(ctx: RunContext, includeUsage: boolean) {
+  const base = () => ({
+    id: ctx.responseId,
+    object: "chat.completion.chunk" as const,
+    created: created(ctx),
+    model: ctx.requestedModel,
+    system_fingerprint: null,
+    ...(includeUsage ? { usage: null } : {}),
+  });
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish });
+  return {
+    role: () => ({ ...base(), choices: [choice({ role: "assistant", content: "" })] }),
+    delta: (chunk: ChatChunk) => {
+      const delta: Record<string, unknown> = {};
+      if (chunk.content) delta.content = chunk.content;
+      if (chunk.toolCalls) delta.tool_calls = chunk.toolCalls;
+      return Object.keys(delta).length ? { ...base(), choices: [choice(delta)] } : null;
+    },
+    finish: (reason: string) => ({ ...base(), choices: [choice({}, reason)] }),
+    usage: () => ({ ...base(), choices: [], usage: wireUsage(ctx) }),
+  };
+}

@@ -1,0 +1,6 @@
+export * from "./catalog";
+export * from "./effective-model";
+export * from "./list-models";
+export * from "./pricing";
+export * from "./resolve-model";
+export * from "./to-public-model";

@@ -1,0 +1,79 @@
+import "server-only";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import type { ProviderGroupConfig } from "./config";
+import { adapterFor } from "./registry";
+import { UpstreamError, type ChatChunk, type ChatRequest, type ChatResult } from "./types";
+
+export interface ModelTarget {
+  group: ProviderGroupConfig;
+  /** The model's upstream id first, then its declared fallbacks. */
+  upstreamIds: string[];
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
+  });
+
+/** Exponential backoff with full jitter: base·2^attempt·[0.5, 1.5). */
+const backoffMs = (attempt: number) => env.UPSTREAM_RETRY_BASE_MS * 2 ** attempt * (0.5 + Math.random());
+
+function toBadGateway(err: UpstreamError, upstreamIds: string[]): AppError {
+  const tried = upstreamIds.length > 1 ? ` (tried ${upstreamIds.join(", ")})` : "";
+  return new AppError("upstream_error", `Upstream provider error: ${err.message}${tried}`, {
+    wireCode: err.status ? `upstream_${err.status}` : "upstream_unavailable",
+    cause: err,
+  });
+}
+
+/**
+ * Tries each upstream id in order, each with retries on retryable failures (429, 5xx, network,
+ * timeouts). `attempt` runs one call; for streams it resolves once the first chunk arrived, so
+ * nothing is retried after a byte could have reached the client.
+ * @throws AppError upstream_error (502) naming the provider's status and message when all fail.
+ */
+async function withRetries<T>(target: ModelTarget, signal: AbortSignal, attempt: (upstreamId: string) => Promise<T>): Promise<T> {
+  let last: UpstreamError | undefined;
+  for (const upstreamId of target.upstreamIds) {
+    for (let i = 0; i <= env.UPSTREAM_RETRIES; i++) {
+      try {
+        return await attempt(upstreamId);
+      } catch (err) {
+        if (signal.aborted || !(err instanceof UpstreamError)) throw err;
+        last = err;
+        log.warn({ provider: target.group.id, upstreamId, attempt: i, status: err.status, retryable: err.retryable }, "upstream call failed");
+        if (!err.retryable) break;
+        if (i < env.UPSTREAM_RETRIES) await sleep(backoffMs(i), signal);
+      }
+    }
+  }
+  throw toBadGateway(last!, target.upstreamIds);
+}
+
+export async function completeModel(target: ModelTarget, req: Omit<ChatRequest, "model">, signal: AbortSignal): Promise<ChatResult> {
+  const adapter = adapterFor(target.group);
+  return withRetries(target, signal, (model) => adapter.complete({ ...req, model }, { signal }));
+}
+
+/**
+ * Streams from the first upstream id that answers. Failures after the first chunk surface as
+ * AppError upstream_error from the iterator, never as a clean end.
+ */
+export async function* streamModel(target: ModelTarget, req: Omit<ChatRequest, "model">, signal: AbortSignal): AsyncIterable<ChatChunk> {
+  const adapter = adapterFor(target.group);
+  const { iterator, first } = await withRetries(target, signal, async (model) => {
+    const it = adapter.stream({ ...req, model }, { signal })[Symbol.asyncIterator]();
+    return { iterator: it, first: await it.next() };
+  });
+  if (first.done) return;
+  yield first.value;
+  try {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  } catch (err) {
+    if (err instanceof UpstreamError) throw toBadGateway(err, target.upstreamIds);
+    throw err;
+  }
+}

@@ -1,0 +1,54 @@
+import { encode, decode } from "gpt-tokenizer/encoding/o200k_base";
+import { countPromptTokens, countTextTokens } from "../tokens";
+import type { CallOptions, ChatChunk, ChatRequest, ChatResult, ProviderAdapter } from "../types";
+import { chunkText, localReply } from "./respond";
+
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+function truncate(text: string, maxTokens: number | undefined): { text: string; truncated: boolean } {
+  if (maxTokens === undefined) return { text, truncated: false };
+  const tokens = encode(text, PLAIN_TEXT);
+  if (tokens.length <= maxTokens) return { text, truncated: false };
+  return { text: decode(tokens.slice(0, maxTokens)), truncated: true };
+}
+
+/** The offline models: no network, no key; usage counted with the real tokenizer. */
+export const localAdapter: ProviderAdapter = {
+  async complete(req: ChatRequest, opts: CallOptions): Promise<ChatResult> {
+    opts.signal.throwIfAborted();
+    const reply = localReply(req);
+    const promptTokens = countPromptTokens(req.messages, req.tools);
+    if (reply.kind === "tool_call") {
+      return {
+        content: null,
+        toolCalls: [reply.call],
+        finishReason: "tool_calls",
+        usage: { promptTokens, completionTokens: countTextTokens(reply.call.function.name + reply.call.function.arguments), cachedTokens: 0 },
+      };
+    }
+    const { text, truncated } = truncate(reply.text, req.maxOutputTokens);
+    return {
+      content: text,
+      toolCalls: [],
+      finishReason: truncated ? "length" : "stop",
+      usage: { promptTokens, completionTokens: countTextTokens(text), cachedTokens: 0 },
+    };
+  },
+
+  async *stream(req: ChatRequest, opts: CallOptions): AsyncIterable<ChatChunk> {
+    const result = await this.complete(req, opts);
+    if (result.toolCalls.length > 0) {
+      const call = result.toolCalls[0]!;
+      yield { toolCalls: [{ index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] };
+      yield { toolCalls: [{ index: 0, function: { arguments: call.function.arguments } }] };
+    } else {
+      for (const piece of chunkText(result.content ?? "")) {
+        opts.signal.throwIfAborted();
+        yield { content: piece };
+        // Yield to the event loop between chunks, as a network stream would.
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    yield { finishReason: result.finishReason, usage: result.usage ?? undefined };
+  },
+};

@@ -1,0 +1,119 @@
+import "server-only";
+import type { ProviderGroupConfig } from "../config";
+import { bodyError, postJson } from "../http";
+import { sseEvents } from "../sse";
+import {
+  UpstreamError,
+  type CallOptions,
+  type ChatChunk,
+  type ChatRequest,
+  type ChatResult,
+  type ProviderAdapter,
+  type ToolCall,
+  type ToolCallDelta,
+  type Usage,
+} from "../types";
+
+/** OpenAI Chat Completions and every server that speaks it (OpenRouter, Gemini's OpenAI endpoint, vLLM, Ollama…). */
+interface WireUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+}
+
+export function toWireRequest(req: ChatRequest, stream: boolean) {
+  return {
+    ...req.params,
+    model: req.model,
+    messages: req.messages,
+    ...(req.tools?.length ? { tools: req.tools } : {}),
+    ...(req.toolChoice !== undefined ? { tool_choice: req.toolChoice } : {}),
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false }),
+  };
+}
+
+export function fromWireUsage(u: WireUsage | null | undefined): Usage | null {
+  if (!u || typeof u.prompt_tokens !== "number") return null;
+  return {
+    promptTokens: u.prompt_tokens,
+    completionTokens: u.completion_tokens ?? 0,
+    cachedTokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+  };
+}
+
+interface WireResponse {
+  choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string | null }[];
+  usage?: WireUsage;
+}
+
+export function fromWireResponse(json: WireResponse): ChatResult {
+  const choice = json.choices?.[0];
+  return {
+    content: choice?.message?.content ?? null,
+    toolCalls: choice?.message?.tool_calls ?? [],
+    finishReason: choice?.finish_reason ?? "stop",
+    usage: fromWireUsage(json.usage),
+  };
+}
+
+interface WireChunk {
+  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
+  usage?: WireUsage | null;
+  error?: { message?: string };
+}
+
+export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
+  const call = (req: ChatRequest, opts: CallOptions, stream: boolean) =>
+    postJson({
+      provider: group.id,
+      url: `${group.baseUrl}/chat/completions`,
+      headers: { authorization: `Bearer ${group.apiKey}`, accept: stream ? "text/event-stream" : "application/json" },
+      body: toWireRequest(req, stream),
+      signal: opts.signal,
+      secrets: [group.apiKey],
+    });
+
+  return {
+    async complete(req, opts) {
+      const res = await call(req, opts, false);
+      try {
+        return fromWireResponse((await res.body.json()) as WireResponse);
+      } catch (err) {
+        throw new UpstreamError(group.id, res.status, `${group.id} sent an unreadable response: ${(err as Error).message}`, true);
+      }
+    },
+
+    async *stream(req, opts): AsyncIterable<ChatChunk> {
+      const res = await call(req, opts, true);
+      let finished = false;
+      try {
+        for await (const event of sseEvents(res.body)) {
+          if (event.data === "[DONE]") return;
+          let chunk: WireChunk;
+          try {
+            chunk = JSON.parse(event.data) as WireChunk;
+          } catch {
+            continue; // comments and keep-alives
+          }
+          if (chunk.error) throw new UpstreamError(group.id, null, `${group.id} stream error: ${chunk.error.message ?? "unknown"}`, false);
+          const choice = chunk.choices?.[0];
+          const out: ChatChunk = {};
+          if (choice?.delta?.content) out.content = choice.delta.content;
+          if (choice?.delta?.tool_calls?.length) out.toolCalls = choice.delta.tool_calls;
+          if (choice?.finish_reason) {
+            out.finishReason = choice.finish_reason;
+            finished = true;
+          }
+          const usage = fromWireUsage(chunk.usage);
+          if (usage) out.usage = usage;
+          if (out.content !== undefined || out.toolCalls || out.finishReason || out.usage) yield out;
+        }
+      } catch (err) {
+        if (opts.signal.aborted) throw err;
+        throw bodyError(group.id, err);
+      }
+      // A connection that closes mid-answer must not look like a clean finish.
+      if (!finished) throw new UpstreamError(group.id, null, `${group.id} stream ended before the answer was complete`, false);
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The gateway's internal chat format is OpenAI's Chat Completions wire format: every adapter
+ * translates to and from it, so the pipeline speaks one language.
+ */
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: "function";
+  function?: { name?: string; arguments?: string };
+}
+
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: string } }
+  | { type: string; [k: string]: unknown };
+
+export interface ChatMessage {
+  role: string;
+  content: string | ContentPart[] | null;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  [k: string]: unknown;
+}
+
+export interface ToolDefinition {
+  type: "function";
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+}
+
+export interface Passage {
+  text: string;
+  documentId?: string;
+  collectionId?: string;
+  filename?: string;
+  score?: number;
+}
+
+export interface ChatRequest {
+  /** Upstream model id. */
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  toolChoice?: unknown;
+  /** Standard sampling/format fields passed through as given (temperature, stop, seed, …). */
+  params: Record<string, unknown>;
+  maxOutputTokens?: number;
+  /** Context retrieved by the pipeline (RAG); adapters of real models receive it inside messages. */
+  passages?: Passage[];
+  /** What the multimodal stage extracted from images (OCR, captions), for the local models. */
+  imageNotes?: string[];
+}
+
+export interface ChatResult {
+  content: string | null;
+  toolCalls: ToolCall[];
+  finishReason: string;
+  usage: Usage | null;
+}
+
+export interface ChatChunk {
+  content?: string;
+  toolCalls?: ToolCallDelta[];
+  finishReason?: string;
+  usage?: Usage;
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+}
+
+/** One upstream protocol. Errors are UpstreamError; `stream` yields nothing before the call succeeds. */
+export interface ProviderAdapter {
+  complete(req: ChatRequest, opts: CallOptions): Promise<ChatResult>;
+  stream(req: ChatRequest, opts: CallOptions): AsyncIterable<ChatChunk>;
+}
+
+/** An upstream failure, with whether retrying (same or next upstream id) could help. */
+export class UpstreamError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly status: number | null,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = "UpstreamError";
+  }
+}

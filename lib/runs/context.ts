@@ -1,0 +1,72 @@
+import type { ThreadSource } from "@/db/enums";
+import type { Reservation } from "@/db/schema";
+import type { ResolvedModel } from "@/lib/models";
+import type { ChatChunk, ChatMessage, Passage, ToolCall, ToolDefinition, Usage } from "@/lib/providers/types";
+
+export interface AppliedRule {
+  id: string;
+  name: string;
+  action: string;
+  stage: string;
+}
+
+export interface Citation {
+  document_id: string;
+  collection_id: string;
+  filename: string;
+  chunk: string;
+  score: number;
+}
+
+/**
+ * Everything a run carries through the pipeline. Chat completions and the threads API both build
+ * one of these and hand it to the same stages; each stage reads and fills its part.
+ */
+export interface RunContext {
+  companyId: string;
+  source: ThreadSource;
+  /** The slug as requested: what responses and frames show as `model`. */
+  requestedModel: string;
+  model: ResolvedModel;
+  runId: string;
+  /** Public id of the answer (`chatcmpl-…` for completions). */
+  responseId: string;
+  threadId: string;
+  startedAt: number;
+  signal: AbortSignal;
+  stream: boolean;
+
+  /** System-prompt layers in order: profiles, then the request's system messages / instructions. */
+  instructions: string[];
+  /** The conversation as given (roles preserved), minus the system messages lifted into instructions. */
+  messages: ChatMessage[];
+  /** Messages to store with the thread, exactly as received. */
+  inputMessages: ChatMessage[];
+  tools?: ToolDefinition[];
+  toolChoice?: unknown;
+  params: Record<string, unknown>;
+  maxOutputTokens?: number;
+  passages: Passage[];
+  imageNotes: string[];
+  appliedRules: AppliedRule[];
+  citations: Citation[];
+
+  reservation?: Reservation;
+  /** Set by the model stage. */
+  content: string;
+  toolCalls: ToolCall[];
+  finishReason: string;
+  usage: Usage;
+  /** True when the usage came from the provider; else the tokenizer counted it. */
+  usageReported: boolean;
+  costMicro: number;
+  error?: { code: string; message: string };
+  /** Streaming sink: the model stage forwards upstream chunks here as they arrive. */
+  onChunk?: (chunk: ChatChunk) => void;
+}
+
+/** A pipeline stage: reads and fills the context; throws AppError to stop the run. */
+export interface Stage {
+  name: string;
+  run(ctx: RunContext): Promise<void>;
+}

@@ -1,0 +1,26 @@
+import type { ChatMessage, ChatRequest } from "@/lib/providers/types";
+import type { RunContext } from "./context";
+
+/**
+ * What the model receives: one system message holding every instruction layer, retrieved context
+ * appended to it, then the conversation unchanged.
+ */
+export function modelRequest(ctx: RunContext): Omit<ChatRequest, "model"> {
+  const layers = [...ctx.instructions];
+  if (ctx.passages.length > 0) {
+    layers.push(
+      "Use the following retrieved context when it is relevant:\n" +
+        ctx.passages.map((p, i) => `[${i + 1}]${p.filename ? ` (${p.filename})` : ""} ${p.text}`).join("\n"),
+    );
+  }
+  const system: ChatMessage[] = layers.length ? [{ role: "system", content: layers.join("\n\n") }] : [];
+  return {
+    messages: [...system, ...ctx.messages],
+    tools: ctx.tools,
+    toolChoice: ctx.toolChoice,
+    params: ctx.params,
+    maxOutputTokens: ctx.maxOutputTokens,
+    passages: ctx.passages,
+    imageNotes: ctx.imageNotes,
+  };
+}

@@ -1,0 +1,56 @@
+import "server-only";
+import { RUN_STATUS, type RunStatus } from "@/db/enums";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import type { RunContext, Stage } from "./context";
+import { persistRun } from "./persist-run";
+import { callModelStage } from "./stages/call-model";
+import { multimodalStage } from "./stages/multimodal";
+import { reserveCreditStage } from "./stages/reserve-credit";
+
+/**
+ * The orchestrator pipeline shared by chat completions and runs, in order:
+ *   profiles → input guardrails → multimodal → retrieval → reserve credit → model →
+ *   tool loop → output guardrails → persist + bill.
+ * Profiles, guardrails, retrieval and the server-side tool loop arrive with their issues as
+ * stages inserted into these lists; there is no second path.
+ */
+export const BEFORE_MODEL: Stage[] = [multimodalStage, reserveCreditStage];
+export const MODEL: Stage = callModelStage;
+export const AFTER_MODEL: Stage[] = [];
+
+/** Runs the stages before the model. Errors here are plain HTTP errors: nothing was sent yet. */
+export async function prepare(ctx: RunContext): Promise<void> {
+  for (const stage of BEFORE_MODEL) await stage.run(ctx);
+}
+
+function failure(err: unknown): { code: string; message: string } {
+  if (err instanceof AppError) return { code: err.wireCode, message: err.message };
+  return { code: "internal_error", message: "The run failed" };
+}
+
+/**
+ * Model, later stages, then persistence and billing. Whatever happens, the run is stored and its
+ * hold settled or released: a failure is recorded as `failed`, a client that went away as
+ * `cancelled` (billed for what was generated). Rethrows the failure after recording it.
+ */
+export async function execute(ctx: RunContext): Promise<RunStatus> {
+  let status: RunStatus = RUN_STATUS.completed;
+  let error: unknown;
+  try {
+    await MODEL.run(ctx);
+    for (const stage of AFTER_MODEL) await stage.run(ctx);
+  } catch (err) {
+    error = err;
+    status = ctx.signal.aborted ? RUN_STATUS.cancelled : RUN_STATUS.failed;
+    ctx.error = ctx.signal.aborted ? { code: "client_disconnected", message: "The client closed the connection" } : failure(err);
+  }
+  try {
+    await persistRun(ctx, status);
+  } catch (persistErr) {
+    log.error({ err: persistErr, runId: ctx.runId }, "could not persist run");
+    throw persistErr;
+  }
+  if (error && status === RUN_STATUS.failed) throw error;
+  return status;
+}

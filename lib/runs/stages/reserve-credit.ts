@@ -1,0 +1,29 @@
+import { db } from "@/db/client";
+import { reserve } from "@/lib/billing";
+import { worstCaseMicro } from "@/lib/models";
+import { countPromptTokens } from "@/lib/providers/tokens";
+import type { Stage } from "../context";
+import { modelRequest } from "../model-request";
+
+/**
+ * Output cap assumed when the request sets none: holding a whole 1M-token context's worth of
+ * output would lock most balances for one call. A longer answer is still billed in full when the
+ * balance covers it (settle charges the actual cost, never below zero).
+ */
+export const DEFAULT_OUTPUT_RESERVE_TOKENS = 16_384;
+
+/** Holds the worst case (input + output cap at the model's prices) before any upstream call: 402 if short. */
+export const reserveCreditStage: Stage = {
+  name: "reserve-credit",
+  async run(ctx) {
+    const req = modelRequest(ctx);
+    const promptTokens = countPromptTokens(req.messages, req.tools);
+    const room = Math.max(1, ctx.model.model.contextWindow - promptTokens);
+    const cap = Math.min(ctx.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE_TOKENS, room);
+    ctx.reservation = await reserve(db, {
+      companyId: ctx.companyId,
+      amountMicro: worstCaseMicro(promptTokens, cap, ctx.model.prices),
+      referenceId: ctx.runId,
+    });
+  },
+};
