@@ -4,3 +4,4 @@ export * from "./list-models";
 export * from "./pricing";
 export * from "./resolve-model";
 export * from "./to-public-model";
+export * from "./set-override";
