@@ -1,3 +1,4 @@
 export * from "./create-company";
 export * from "./get-company";
 export * from "./schemas";
+export * from "./company-cache";
