@@ -506,4 +506,13 @@ describe("LangChain ChatOpenAI (@langchain/openai)", () => {
       expectToolResultSent(target, expectUpstream(target, second.sent, { stream: false }), callId);
     });
   });
+
+  it("a reasoning slug (gpt-5-mini): the `developer` message LangChain sends is lifted like a system message", async () => {
+    const llm = new ChatOpenAI({ model: "gpt-5-mini", apiKey, configuration: { baseURL }, maxTokens: 120, maxRetries: 0 });
+    const { result: msg, sent } = await capture(() => llm.invoke(input()));
+    expect(msg.content).toBe(`Echo from gpt-5-mini: ${question}`);
+    expect(msg.response_metadata.model_name).toBe("gpt-5-mini");
+    const body = expectUpstream({ slug: "gpt-5-mini", wire: "openai", upstreamId: "gpt-5-mini" }, sent, { system, stream: false, openai: { max_completion_tokens: 120 } });
+    expect(body.messages).toEqual([{ role: "system", content: system }, { role: "user", content: question }]);
+  });
 });
