@@ -115,7 +115,9 @@ function expectUsage(prompt: number | undefined, completion: number | undefined,
 /**
  * What one gateway call sent upstream: nothing for local models; otherwise one request with the
  * upstream model id, the provider key, the client's system messages lifted into one system
- * message (Anthropic: `system`) and the given fields in that provider's naming.
+ * message (Anthropic: `system`) and the given fields in that provider's naming. Anthropic fields
+ * are checked without top_p: newer Claude models refuse temperature and top_p together, so how the
+ * translation treats that pair is left open here.
  */
 function expectUpstream(
   target: Target,
@@ -242,7 +244,7 @@ describe("official openai client", () => {
         system,
         stream: false,
         openai: sampling,
-        anthropic: { temperature: 0.3, top_p: 0.9, max_tokens: 200, stop_sequences: ["\n\n\n"], metadata: { user_id: "end-user-42" } },
+        anthropic: { temperature: 0.3, max_tokens: 200, stop_sequences: ["\n\n\n"], metadata: { user_id: "end-user-42" } },
       });
       if (body) expect(body.messages.at(-1)).toEqual({ role: "user", content: target.wire === "openai" ? userText : [{ type: "text", text: userText }] });
     });
@@ -358,7 +360,7 @@ describe("Vercel AI SDK (@ai-sdk/openai-compatible)", () => {
   const prompt = "Name three primary colours.";
   const settings = { temperature: 0.4, topP: 0.8, maxOutputTokens: 150, seed: 3, stopSequences: ["END"], maxRetries: 0 };
   const openaiFields = { temperature: 0.4, top_p: 0.8, max_tokens: 150, seed: 3, stop: ["END"] };
-  const anthropicFields = { temperature: 0.4, top_p: 0.8, max_tokens: 150, stop_sequences: ["END"] };
+  const anthropicFields = { temperature: 0.4, max_tokens: 150, stop_sequences: ["END"] };
 
   describe.each(TARGETS)("→ $slug", (target) => {
     it("generateText", async () => {
@@ -455,7 +457,7 @@ describe("LangChain ChatOpenAI (@langchain/openai)", () => {
   const question = "Why is the sky blue?";
   const input = () => [new SystemMessage(system), new HumanMessage(question)];
   const openaiFields = { temperature: 0.2, top_p: 0.7, max_tokens: 120 };
-  const anthropicFields = { temperature: 0.2, top_p: 0.7, max_tokens: 120 };
+  const anthropicFields = { temperature: 0.2, max_tokens: 120 };
 
   describe.each(TARGETS)("→ $slug", (target) => {
     it("invoke", async () => {
