@@ -13,6 +13,13 @@ import { messageText } from "@/lib/providers/tokens";
 import { PASS_THROUGH, type ChatCompletionInput } from "./schemas";
 import { chunkFrames, toChatCompletion } from "./wire";
 
+/**
+ * `developer` is OpenAI's name for the system role on reasoning models: LangChain's ChatOpenAI
+ * sends its system prompt that way for o* and gpt-5* slugs. It is lifted like `system`, so every
+ * upstream gets one system message first.
+ */
+const isInstruction = (m: ChatMessage) => m.role === "system" || m.role === "developer";
+
 function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunContext["model"], signal: AbortSignal): RunContext {
   const params: Record<string, unknown> = {};
   for (const k of PASS_THROUGH) if (input[k] != null) params[k] = input[k];
@@ -30,8 +37,8 @@ function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunC
     signal,
     stream: input.stream === true,
     // SPEC rule 1: system messages become orchestrator instructions; other roles pass unchanged.
-    instructions: all.filter((m) => m.role === "system").map((m) => messageText(m.content)),
-    messages: all.filter((m) => m.role !== "system"),
+    instructions: all.filter(isInstruction).map((m) => messageText(m.content)),
+    messages: all.filter((m) => !isInstruction(m)),
     inputMessages: all,
     tools: (input.tools ?? undefined) as ToolDefinition[] | undefined,
     toolChoice: input.tool_choice ?? undefined,
