@@ -52,8 +52,12 @@ function makeBackendLister(url: string, dbName: string): { list(): Promise<numbe
   return {
     async list() {
       sql ??= postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 0 });
+      // Our database's backends plus the server-wide WAL writer / checkpointer / bgwriter, whose
+      // work during a bench is mostly ours.
       const rows = await sql<{ pid: number }[]>`
-        select pid from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`;
+        select pid from pg_stat_activity
+        where pid <> pg_backend_pid()
+          and (datname = ${dbName} or backend_type in ('walwriter', 'checkpointer', 'background writer'))`;
       return rows.map((r) => r.pid).filter((pid) => fs.existsSync(`/proc/${pid}`));
     },
     async end() {

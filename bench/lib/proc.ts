@@ -72,6 +72,23 @@ export function cpuTicks(pid: number): number | null {
   return Number.isFinite(utime) && Number.isFinite(stime) ? utime + stime : null;
 }
 
+/** stime (kernel) ticks of one process; null if it is gone. */
+export function sysTicks(pid: number): number | null {
+  const stat = read(`/proc/${pid}/stat`);
+  if (!stat) return null;
+  const v = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[12]);
+  return Number.isFinite(v) ? v : null;
+}
+
+export function sysTicksOf(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    const t = sysTicks(pid);
+    if (t !== null) out.set(pid, t);
+  }
+  return out;
+}
+
 /** Summed utime + stime (ticks) of `pids`, remembering each pid's value so deltas survive exits. */
 export function cpuTicksOf(pids: number[]): Map<number, number> {
   const out = new Map<number, number>();
@@ -173,4 +190,51 @@ export function machineCpu(): MachineCpu | null {
 export function machineBusyPct(before: MachineCpu | null, after: MachineCpu | null): number | null {
   if (!before || !after || after.total === before.total) return null;
   return ((after.busy - before.busy) / (after.total - before.total)) * 100;
+}
+
+/** CPU ticks and command name of every process on the machine. */
+export interface ProcSnapshot {
+  ticks: Map<number, number>;
+  comm: Map<number, string>;
+}
+
+export function snapshotAll(): ProcSnapshot {
+  const ticks = new Map<number, number>();
+  const comm = new Map<number, string>();
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return { ticks, comm };
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    const stat = read(`/proc/${e}/stat`);
+    if (!stat) continue;
+    const pid = Number(e);
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks.set(pid, Number(rest[11]) + Number(rest[12]));
+    comm.set(pid, stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")));
+  }
+  return { ticks, comm };
+}
+
+/**
+ * Cores used between two snapshots by processes not in `exclude`, grouped by command name, busiest
+ * first: who else was using the machine during a measurement.
+ */
+export function otherProcesses(before: ProcSnapshot, after: ProcSnapshot, exclude: Set<number>, wallMs: number, top = 6): { comm: string; cores: number }[] {
+  const byComm = new Map<string, number>();
+  for (const [pid, t] of after.ticks) {
+    if (exclude.has(pid)) continue;
+    const d = t - (before.ticks.get(pid) ?? 0);
+    if (d <= 0) continue;
+    const name = after.comm.get(pid) ?? "?";
+    byComm.set(name, (byComm.get(name) ?? 0) + d);
+  }
+  return [...byComm]
+    .map(([comm, ticks]) => ({ comm, cores: ticks / clockTicksPerSecond() / (wallMs / 1000) }))
+    .filter((x) => x.cores >= 0.01)
+    .sort((a, b) => b.cores - a.cores)
+    .slice(0, top);
 }

@@ -10,6 +10,7 @@ import path from "node:path";
 import { processTree } from "./proc";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const NEXT_BIN = path.join(ROOT, "node_modules/next/dist/bin/next");
 
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
@@ -55,10 +56,46 @@ function newerThan(ms: number): string[] {
   return out;
 }
 
-/** Runs `next build` when .next/BUILD_ID is missing (or `force`); reports whether the build looks stale. */
-export function ensureBuild(opts: { force?: boolean; env?: NodeJS.ProcessEnv } = {}): BuildInfo {
-  const buildIdFile = path.join(ROOT, ".next/BUILD_ID");
+/** Pids of `next build` processes running in this project (another engineer's, a CI step...). */
+export function runningBuilds(): number[] {
+  const out: number[] = [];
+  for (const e of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${e}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (!/next-build|next\/dist\/bin\/next build/.test(cmd)) continue;
+      if (fs.readlinkSync(`/proc/${e}/cwd`) === ROOT) out.push(Number(e));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+export const BUILD_ID_FILE = path.join(ROOT, ".next/BUILD_ID");
+
+export function currentBuildId(): string | null {
+  try {
+    return fs.readFileSync(BUILD_ID_FILE, "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `next build` when .next/BUILD_ID is missing (or `force`); reports whether the build looks
+ * stale. When someone else's `next build` is running in this project, waits for it instead of
+ * starting a second one into the same .next.
+ */
+export async function ensureBuild(opts: { force?: boolean; env?: NodeJS.ProcessEnv; waitMs?: number } = {}): Promise<BuildInfo> {
+  const buildIdFile = BUILD_ID_FILE;
   let builtNow = false;
+  const deadline = Date.now() + (opts.waitMs ?? 600_000);
+  for (let others = runningBuilds(); others.length > 0; others = runningBuilds()) {
+    if (Date.now() > deadline) throw new Error(`another next build (pid ${others.join(", ")}) is still running`);
+    process.stderr.write(`[bench] waiting for a running next build (pid ${others.join(", ")}) to finish\n`);
+    await sleep(5_000);
+  }
   if (opts.force || !fs.existsSync(buildIdFile)) {
     process.stderr.write(`[bench] ${opts.force ? "rebuilding" : "no production build found;"} running next build\n`);
     const res = spawnSync(process.execPath, [NEXT_BIN, "build"], {
@@ -112,8 +149,6 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
     }
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Variables that must come from the benchmark, never leak in from the caller's shell. */
 const DROPPED_ENV = ["REDIS_URL", "DATABASE_URL", "NODE_OPTIONS", "PORT", "AUTH_SECRET", "NEXTAUTH_URL", "LOG_LEVEL"];

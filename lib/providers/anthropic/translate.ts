@@ -86,7 +86,8 @@ export function toAnthropicRequest(req: ChatRequest, stream: boolean) {
     ...(system.length ? { system: system.join("\n\n") } : {}),
     messages,
     ...(typeof p.temperature === "number" ? { temperature: Math.min(p.temperature, 1) } : {}),
-    ...(typeof p.top_p === "number" ? { top_p: p.top_p } : {}),
+    // Newer Claude models refuse temperature and top_p together; temperature wins, as it is the usual knob.
+    ...(typeof p.top_p === "number" && typeof p.temperature !== "number" ? { top_p: p.top_p } : {}),
     ...(stop ? { stop_sequences: stop } : {}),
     ...(typeof p.user === "string" ? { metadata: { user_id: p.user } } : {}),
     ...(req.tools?.length && req.toolChoice !== "none"
