@@ -66,7 +66,15 @@ export async function* streamModel(target: ModelTarget, req: Omit<ChatRequest, "
   const adapter = adapterFor(target.group);
   const { iterator, first } = await withRetries(target, signal, async (model) => {
     const it = adapter.stream({ ...req, model }, { signal })[Symbol.asyncIterator]();
-    return { iterator: it, first: await it.next() };
+    try {
+      return { iterator: it, first: await it.next() };
+    } catch (err) {
+      // A stream that broke (or sent an error event) after its 200 but before its first chunk has
+      // sent the client nothing, so it is retried like a failed request. HTTP errors (status set)
+      // keep their own retryability.
+      if (err instanceof UpstreamError && err.status === null && !err.retryable) throw new UpstreamError(err.provider, null, err.message, true);
+      throw err;
+    }
   });
   if (first.done) return;
   yield first.value;

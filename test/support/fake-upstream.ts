@@ -21,8 +21,11 @@ export type Behaviour =
   | { kind: "error"; status: number; message?: string; headers?: Record<string, string> }
   /** Wait before sending response headers (first-byte timeout tests). */
   | { kind: "delay"; ms: number }
-  /** Stream `chunks` pieces, then destroy the socket without finishing (failure after first byte). */
-  | { kind: "break-stream"; chunks: number }
+  /**
+   * Stream `chunks` pieces, then destroy the socket without finishing (failure after first byte).
+   * With `intervalMs`, pieces and the break are that far apart, so the client sees the bytes before the break.
+   */
+  | { kind: "break-stream"; chunks: number; intervalMs?: number }
   /** Stream `chunks` pieces `intervalMs` apart (client-disconnect tests). */
   | { kind: "slow-stream"; chunks: number; intervalMs: number }
   /** Accept the TCP connection and never answer. */
@@ -105,7 +108,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const pieces = reply.match(/\S+\s*/g) ?? [reply];
     const stream = body.stream === true;
     const chunkCount = behaviour?.kind === "break-stream" || behaviour?.kind === "slow-stream" ? behaviour.chunks : pieces.length;
-    const interval = behaviour?.kind === "slow-stream" ? behaviour.intervalMs : 0;
+    const interval = behaviour?.kind === "slow-stream" || behaviour?.kind === "break-stream" ? (behaviour.intervalMs ?? 0) : 0;
     const piece = (i: number) => pieces[i % pieces.length]!;
 
     if (!stream) {
@@ -164,7 +167,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
           send("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: piece(i) } });
           await wait();
         }
-        if (breakIt) return void res.destroy();
+        if (breakIt) {
+          await wait();
+          return void res.destroy();
+        }
         send("content_block_stop", { type: "content_block_stop", index: 0 });
       }
       send("message_delta", { type: "message_delta", delta: { stop_reason: tool ? "tool_use" : "end_turn" }, usage: { output_tokens: u.completion } });
@@ -184,7 +190,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
         send(null, { ...base, choices: [{ index: 0, delta: { content: piece(i) }, finish_reason: null }] });
         await wait();
       }
-      if (breakIt) return void res.destroy();
+      if (breakIt) {
+        await wait();
+        return void res.destroy();
+      }
     }
     send(null, { ...base, choices: [{ index: 0, delta: {}, finish_reason: tool ? "tool_calls" : "stop" }] });
     if (body.stream_options?.include_usage) {

@@ -79,7 +79,9 @@ export function toAnthropicRequest(req: ChatRequest, stream: boolean) {
   }
   const p = req.params;
   const stop = typeof p.stop === "string" ? [p.stop] : Array.isArray(p.stop) ? p.stop : undefined;
-  const choice = toolChoice(req.toolChoice);
+  let choice = toolChoice(req.toolChoice);
+  // OpenAI's parallel_tool_calls:false is a flag on Anthropic's tool_choice, which then must be explicit.
+  if (p.parallel_tool_calls === false && choice?.type !== "none") choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
   return {
     model: req.model,
     max_tokens: req.maxOutputTokens ?? DEFAULT_MAX_TOKENS,

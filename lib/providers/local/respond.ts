@@ -92,8 +92,8 @@ export function localReply(req: ChatRequest): LocalReply {
   if (offered.size > 0 && req.toolChoice !== "none") {
     let name = forcedTool(req.toolChoice);
     if (!name) {
-      const asked = /\bcall\s+([A-Za-z_][\w-]*)/i.exec(userText)?.[1];
-      if (asked && offered.has(asked)) name = asked;
+      // The first "call <name>" naming an offered tool: "I'll call you back; call get_weather" still calls.
+      name = [...userText.matchAll(/\bcall\s+([\w-]+)/gi)].map((m) => m[1]!).find((asked) => offered.has(asked));
     }
     if (!name && req.toolChoice === "required") name = [...offered][0];
     if (name && offered.has(name)) {
