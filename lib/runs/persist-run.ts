@@ -15,7 +15,7 @@ function storedMessage(ctx: RunContext, m: ChatMessage, seq: number, runId: stri
 /**
  * Stores the run with its thread and messages and bills it, in one transaction: either the
  * answer, its record and its ledger row all exist, or none do. A run that produced nothing
- * billable (failed before the model answered) gives its hold back instead.
+ * billable (stopped before the model produced anything) gives its hold back instead.
  */
 export async function persistRun(ctx: RunContext, status: RunStatus): Promise<void> {
   const now = new Date();
@@ -51,7 +51,8 @@ export async function persistRun(ctx: RunContext, status: RunStatus): Promise<vo
       completedAt: now,
     });
     if (!ctx.reservation) return;
-    const billable = ctx.usage.promptTokens > 0 && (status !== RUN_STATUS.failed || ctx.usage.completionTokens > 0);
+    // Billed: a completed run, or whatever a failed or cancelled one generated before it stopped.
+    const billable = status === RUN_STATUS.completed || ctx.usage.completionTokens > 0;
     if (!billable) {
       await releaseReservation(tx, ctx.reservation);
       ctx.costMicro = 0;

@@ -154,9 +154,9 @@ describe("toAnthropicRequest", () => {
     expect(choice("auto").tool_choice).toEqual({ type: "auto" });
     expect(choice("required").tool_choice).toEqual({ type: "any" });
     expect(choice({ type: "function", function: { name: "get_weather" } }).tool_choice).toEqual({ type: "tool", name: "get_weather" });
-    // "none": the model may not call tools, so none are offered.
-    expect(choice("none")).not.toHaveProperty("tools");
-    expect(choice("none")).not.toHaveProperty("tool_choice");
+    // "none": tools stay defined (earlier tool_use blocks need them) but may not be called.
+    expect(choice("none")).toHaveProperty("tools");
+    expect(choice("none")).toMatchObject({ tool_choice: { type: "none" } });
   });
 
   it("parallel_tool_calls: false disables parallel tool use", () => {

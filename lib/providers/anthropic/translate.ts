@@ -92,14 +92,16 @@ export function toAnthropicRequest(req: ChatRequest, stream: boolean) {
     ...(typeof p.top_p === "number" && typeof p.temperature !== "number" ? { top_p: p.top_p } : {}),
     ...(stop ? { stop_sequences: stop } : {}),
     ...(typeof p.user === "string" ? { metadata: { user_id: p.user } } : {}),
-    ...(req.tools?.length && req.toolChoice !== "none"
+    // With tool_choice "none" the tools are still sent (as {type:"none"}): a conversation that
+    // already holds tool_use/tool_result blocks needs its tools defined.
+    ...(req.tools?.length
       ? {
           tools: req.tools.map((t) => ({
             name: t.function.name,
             description: t.function.description,
             input_schema: t.function.parameters ?? { type: "object", properties: {} },
           })),
-          ...(choice && choice.type !== "none" ? { tool_choice: choice } : {}),
+          ...(choice ? { tool_choice: choice } : {}),
         }
       : {}),
     ...(stream ? { stream: true } : {}),
