@@ -178,7 +178,9 @@ describe("toAnthropicRequest", () => {
     const one = toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], params: { stop: "END", temperature: 1.7, top_p: 0.9, user: "u-42" } }), false);
     expect(one.stop_sequences).toEqual(["END"]);
     expect(one.temperature).toBe(1);
-    expect(one.top_p).toBe(0.9);
+    // Both set: only temperature goes (newer Claude models refuse the pair).
+    expect(one).not.toHaveProperty("top_p");
+    expect(toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], params: { top_p: 0.9 } }), false).top_p).toBe(0.9);
     expect(one.metadata).toEqual({ user_id: "u-42" });
     const many = toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], params: { stop: ["a", "b"], temperature: 0.2 } }), false);
     expect(many.stop_sequences).toEqual(["a", "b"]);
