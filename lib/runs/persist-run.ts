@@ -1,76 +1,112 @@
 import "server-only";
+import { sql, type SQL } from "drizzle-orm";
 import { db } from "@/db/client";
 import { LEDGER_KIND, RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
-import { messages, runs, threads } from "@/db/schema";
-import { releaseReservation, settle } from "@/lib/billing";
+import { settle } from "@/lib/billing";
+import type { EntryInput } from "@/lib/billing/entries";
+import { insertEntrySql } from "@/lib/billing/internal";
 import { newId } from "@/lib/ids";
+import { commitWithGroup } from "@/lib/persistence/group-commit";
 import type { ChatMessage } from "@/lib/providers/types";
 import type { RunContext } from "./context";
 
-function storedMessage(ctx: RunContext, m: ChatMessage, seq: number, runId: string | null) {
-  const { role, content, ...extra } = m;
-  return { id: newId("message"), companyId: ctx.companyId, threadId: ctx.threadId, role, content: content ?? "", extra, runId, seq };
+function storedMessages(ctx: RunContext) {
+  const all: ChatMessage[] = [...ctx.inputMessages];
+  if (ctx.content || ctx.toolCalls.length) {
+    all.push({ role: "assistant", content: ctx.content || null, ...(ctx.toolCalls.length ? { tool_calls: ctx.toolCalls } : {}) });
+  }
+  return all.map(({ role, content, ...extra }, seq) => ({
+    id: newId("message"),
+    role,
+    content: content ?? "",
+    extra,
+    run_id: seq >= ctx.inputMessages.length ? ctx.runId : null,
+    seq,
+  }));
+}
+
+/** The thread (throwaway ones only), the messages and the run, as CTEs of one statement. */
+function recordSql(ctx: RunContext, status: RunStatus): SQL {
+  const latencyMs = Math.round(performance.now() - ctx.startedAt);
+  const newThread = ctx.source === THREAD_SOURCE.completions;
+  return sql`
+    t AS (
+      INSERT INTO threads (id, company_id, source)
+      SELECT ${ctx.threadId}, ${ctx.companyId}, ${ctx.source}::thread_source WHERE ${newThread}
+      RETURNING id),
+    m AS (
+      INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq)
+      SELECT x.id, ${ctx.companyId}, ${ctx.threadId}, x.role, x.content, x.extra, x.run_id, x.seq
+      FROM jsonb_to_recordset(${JSON.stringify(storedMessages(ctx))}::jsonb)
+        AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int)
+      RETURNING id),
+    r AS (
+      INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
+                        cached_tokens, cost_micro, latency_ms, finish_reason, error, tool_calls, applied_rules,
+                        created_at, completed_at)
+      VALUES (${ctx.runId}, ${ctx.companyId}, ${ctx.threadId}, ${ctx.requestedModel}, ${status}::run_status, ${ctx.stream},
+              ${ctx.usage.promptTokens}, ${ctx.usage.completionTokens}, ${ctx.usage.cachedTokens}, ${ctx.costMicro},
+              ${latencyMs}, ${ctx.finishReason || null}, ${ctx.error ? JSON.stringify(ctx.error) : null}::jsonb,
+              ${JSON.stringify(ctx.toolCalls)}::jsonb, ${JSON.stringify(ctx.appliedRules)}::jsonb,
+              now() - make_interval(secs => ${latencyMs / 1000}), now())
+      RETURNING id)`;
+}
+
+function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
+  return {
+    kind: ctx.source === THREAD_SOURCE.completions ? LEDGER_KIND.completion : LEDGER_KIND.run,
+    source: ctx.source,
+    model: ctx.requestedModel,
+    promptTokens: ctx.usage.promptTokens,
+    completionTokens: ctx.usage.completionTokens,
+    referenceId: ctx.responseId,
+    metadata: { run_id: ctx.runId, thread_id: ctx.threadId, cached_tokens: ctx.usage.cachedTokens, status },
+  };
 }
 
 /**
- * Stores the run with its thread and messages and bills it, in one transaction: either the
- * answer, its record and its ledger row all exist, or none do. A run that produced nothing
- * billable (stopped before the model produced anything) gives its hold back instead.
+ * Stores the run (thread, messages, run row) and bills it in ONE statement, committed through the
+ * group committer: the answer's record and its ledger row become durable together, in a single
+ * round trip. Then the request is answered.
+ *
+ * Billing tail of that statement: settle the hold at the actual cost (the normal case: the cost is
+ * within the hold, so it cannot fail for lack of funds), or release the hold when the run produced
+ * nothing billable. When the cost exceeds the hold, or the hold is gone (released by the reconciler
+ * after a presumed crash), the record is written alone and settle() bills under row locks, never
+ * below zero.
  */
 export async function persistRun(ctx: RunContext, status: RunStatus): Promise<void> {
-  const now = new Date();
-  const latencyMs = Math.round(performance.now() - ctx.startedAt);
-  await db.transaction(async (tx) => {
-    if (ctx.source === THREAD_SOURCE.completions) {
-      await tx.insert(threads).values({ id: ctx.threadId, companyId: ctx.companyId, source: ctx.source, metadata: {} });
-    }
-    const rows = ctx.inputMessages.map((m, i) => storedMessage(ctx, m, i, null));
-    if (ctx.content || ctx.toolCalls.length) {
-      rows.push(
-        storedMessage(ctx, { role: "assistant", content: ctx.content || null, ...(ctx.toolCalls.length ? { tool_calls: ctx.toolCalls } : {}) }, rows.length, ctx.runId),
-      );
-    }
-    if (rows.length) await tx.insert(messages).values(rows);
-    await tx.insert(runs).values({
-      id: ctx.runId,
-      companyId: ctx.companyId,
-      threadId: ctx.threadId,
-      model: ctx.requestedModel,
-      status,
-      stream: ctx.stream,
-      promptTokens: ctx.usage.promptTokens,
-      completionTokens: ctx.usage.completionTokens,
-      cachedTokens: ctx.usage.cachedTokens,
-      costMicro: ctx.costMicro,
-      latencyMs,
-      finishReason: ctx.finishReason || null,
-      error: ctx.error ?? null,
-      toolCalls: ctx.toolCalls,
-      appliedRules: ctx.appliedRules,
-      createdAt: new Date(Date.now() - latencyMs),
-      completedAt: now,
-    });
-    if (!ctx.reservation) return;
-    // Billed: a completed run, or whatever a failed or cancelled one generated before it stopped.
-    const billable = status === RUN_STATUS.completed || ctx.usage.completionTokens > 0;
-    if (!billable) {
-      await releaseReservation(tx, ctx.reservation);
-      ctx.costMicro = 0;
-      return;
-    }
-    const entry = await settle(tx, {
-      reservation: ctx.reservation,
-      costMicro: ctx.costMicro,
-      entry: {
-        kind: ctx.source === THREAD_SOURCE.completions ? LEDGER_KIND.completion : LEDGER_KIND.run,
-        source: ctx.source,
-        model: ctx.requestedModel,
-        promptTokens: ctx.usage.promptTokens,
-        completionTokens: ctx.usage.completionTokens,
-        referenceId: ctx.responseId,
-        metadata: { run_id: ctx.runId, thread_id: ctx.threadId, cached_tokens: ctx.usage.cachedTokens, status },
-      },
-    });
-    if (entry) ctx.costMicro = -entry.amountMicro;
-  });
+  const hold = ctx.reservation;
+  const billable = status === RUN_STATUS.completed || ctx.usage.completionTokens > 0;
+  if (!billable) ctx.costMicro = 0;
+  const entry = ledgerEntry(ctx, status);
+  const billing = !hold ? "none" : !billable ? "release" : ctx.costMicro <= hold.amountMicro ? "settle" : "separately";
+
+  let tail = sql`SELECT 1`;
+  if (hold && billing === "release") {
+    tail = sql`, s AS (
+        UPDATE reservations SET status = 'released'
+        WHERE id = ${hold.id} AND company_id = ${hold.companyId} AND status = 'held'
+        RETURNING company_id, amount_micro)
+      UPDATE companies co SET reserved_micro = co.reserved_micro - s.amount_micro FROM s WHERE co.id = s.company_id
+      RETURNING co.id`;
+  } else if (hold && billing === "settle") {
+    tail = sql`, s AS (
+        UPDATE reservations SET status = 'settled'
+        WHERE id = ${hold.id} AND company_id = ${hold.companyId} AND status = 'held'
+        RETURNING company_id, amount_micro),
+      c AS (
+        UPDATE companies co
+        SET reserved_micro = co.reserved_micro - s.amount_micro, balance_micro = co.balance_micro - ${ctx.costMicro}
+        FROM s WHERE co.id = s.company_id
+        RETURNING co.id, co.balance_micro)
+      ${insertEntrySql("c", -ctx.costMicro, entry)}`;
+  }
+  const statement = sql`WITH ${recordSql(ctx, status)} ${tail}`;
+  const rows = (await commitWithGroup((tx) => tx.execute(statement))) as unknown as unknown[];
+  // No ledger row back means the hold was no longer held: bill under locks instead.
+  if (hold && (billing === "separately" || (billing === "settle" && rows.length === 0))) {
+    const row = await settle(db, { reservation: hold, costMicro: ctx.costMicro, entry });
+    if (row) ctx.costMicro = -row.amountMicro;
+  }
 }
