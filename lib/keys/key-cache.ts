@@ -1,6 +1,6 @@
 import "server-only";
 import { eq } from "drizzle-orm";
-import { db } from "@/db/client";
+import { db, relaxedDb } from "@/db/client";
 import type { KeyStatus, Scope } from "@/db/enums";
 import { apiKeys } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
@@ -88,7 +88,7 @@ export function markKeyUsed(keyId: string): void {
   const now = Date.now();
   if (now - (touched.get(keyId) ?? 0) < TOUCH_EVERY_MS) return;
   touched.set(keyId, now);
-  db.update(apiKeys)
+  relaxedDb.update(apiKeys)
     .set({ lastUsedAt: new Date(now) })
     .where(eq(apiKeys.id, keyId))
     .catch((err: unknown) => log.warn({ err, keyId }, "could not record key use"));

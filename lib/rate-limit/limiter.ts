@@ -1,7 +1,7 @@
 import "server-only";
 import Redis from "ioredis";
 import { RateLimiterDrizzle, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { db } from "@/db/client";
+import { relaxedDb } from "@/db/client";
 import { rateLimits } from "@/db/schema";
 import { env } from "@/lib/env";
 
@@ -38,7 +38,7 @@ function limiterFor(points: number): RateLimiterAbstract {
     redis ??= new Redis(env.REDIS_URL, { enableOfflineQueue: true, maxRetriesPerRequest: 2, lazyConnect: false });
     limiter = new RateLimiterRedis({ ...common, storeClient: redis });
   } else {
-    limiter = new RateLimiterDrizzle({ ...common, storeClient: db, schema: rateLimits });
+    limiter = new RateLimiterDrizzle({ ...common, storeClient: relaxedDb, schema: rateLimits });
   }
   limiters.set(points, limiter);
   return limiter;

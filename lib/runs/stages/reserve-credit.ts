@@ -1,4 +1,4 @@
-import { db } from "@/db/client";
+import { relaxedDb } from "@/db/client";
 import { reserve } from "@/lib/billing";
 import { worstCaseMicro } from "@/lib/models";
 import { countPromptTokens } from "@/lib/providers/tokens";
@@ -20,7 +20,7 @@ export const reserveCreditStage: Stage = {
     const promptTokens = countPromptTokens(req.messages, req.tools);
     const room = Math.max(1, ctx.model.model.contextWindow - promptTokens);
     const cap = Math.min(ctx.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE_TOKENS, room);
-    ctx.reservation = await reserve(db, {
+    ctx.reservation = await reserve(relaxedDb, {
       companyId: ctx.companyId,
       amountMicro: worstCaseMicro(promptTokens, cap, ctx.model.prices),
       referenceId: ctx.runId,
