@@ -21,9 +21,6 @@ const GROUPS: Record<string, GroupInfo> = {
   },
 };
 
-/** The catalog file's order; unknown groups follow alphabetically, the offline group comes last. */
-const ORDER = ["openai", "openrouter", "google", "anthropic", "mistral", "deepseek"];
-
 export function groupInfo(id: string): GroupInfo {
   return GROUPS[id] ?? { label: id, description: `Models of the ${id} provider group.` };
 }
@@ -35,23 +32,23 @@ export interface ModelGroup extends GroupInfo {
   configured: boolean;
 }
 
-function rank(id: string): number {
-  if (id === LOCAL_GROUP) return Number.MAX_SAFE_INTEGER;
-  const i = ORDER.indexOf(id);
-  return i === -1 ? ORDER.length : i;
+/** Catalog order (slugs that left the catalog last, by id). */
+function byCatalogOrder(a: PanelModel, b: PanelModel): number {
+  const pa = a.catalog.position ?? Number.MAX_SAFE_INTEGER;
+  const pb = b.catalog.position ?? Number.MAX_SAFE_INTEGER;
+  return pa - pb || a.id.localeCompare(b.id);
 }
 
-/** Models by provider group, groups in display order, recommended models first within a group. */
+/** Models by provider group, in the catalog's order (its groups, then its models); the offline group last. */
 export function groupModels(models: PanelModel[]): ModelGroup[] {
   const byGroup = new Map<string, PanelModel[]>();
-  for (const m of models) byGroup.set(m.owned_by, [...(byGroup.get(m.owned_by) ?? []), m]);
-  return [...byGroup.entries()]
-    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
-    .map(([id, list]) => ({
-      id,
-      ...groupInfo(id),
-      // Stable sort: the API's (alphabetical) order is kept among equals.
-      models: [...list].sort((a, b) => Number(b.recommended) - Number(a.recommended)),
-      configured: list.some((m) => m.provider_configured),
-    }));
+  for (const m of [...models].sort(byCatalogOrder)) byGroup.set(m.owned_by, [...(byGroup.get(m.owned_by) ?? []), m]);
+  // Map order is insertion order: each group sits where its first model does.
+  const groups = [...byGroup.entries()].map(([id, list]) => ({
+    id,
+    ...groupInfo(id),
+    models: list,
+    configured: list.some((m) => m.provider_configured),
+  }));
+  return [...groups.filter((g) => g.id !== LOCAL_GROUP), ...groups.filter((g) => g.id === LOCAL_GROUP)];
 }

@@ -10,12 +10,23 @@ import { formatCompact, formatInt, formatOt, formatUsd } from "@/components/pane
 import { MODEL_STATUS } from "@/db/enums";
 import type { PanelModel } from "./api";
 import { PriceDialog } from "./price-dialog";
-import { ResetModelDialog } from "./reset-model-dialog";
+import { isCustomised, ResetModelDialog } from "./reset-model-dialog";
 import { useModelMutations } from "./use-model-mutations";
 
 export function ModelsTable({ models }: { models: PanelModel[] }) {
   return (
-    <Table data-testid="models-table">
+    // Fixed layout with set widths: every group's table lines its columns up with the others.
+    <Table data-testid="models-table" className="w-full table-fixed" style={{ minWidth: "60rem" }}>
+      <colgroup>
+        <col />
+        <col className="w-20" />
+        <col className="w-40" />
+        <col className="w-24" />
+        <col className="w-24" />
+        <col className="w-24" />
+        <col className="w-20" />
+        <col className="w-40" />
+      </colgroup>
       <THead>
         <tr>
           <TH>Model</TH>
@@ -52,10 +63,10 @@ function ModelRow({ model }: { model: PanelModel }) {
       data-hidden={String(model.hidden)}
       className={model.hidden ? "bg-slate-50/60" : undefined}
     >
-      <TD className="max-w-80 whitespace-normal">
+      <TD className="whitespace-normal">
         <div className="flex flex-wrap items-center gap-1.5">
           <span
-            className={cn("font-mono text-[13px] font-medium", model.hidden ? "text-slate-400" : "text-slate-900")}
+            className={cn("font-mono text-[13px] font-medium break-all", model.hidden ? "text-slate-400" : "text-slate-900")}
             data-testid="model-id"
             title={model.description ?? undefined}
           >
@@ -74,12 +85,26 @@ function ModelRow({ model }: { model: PanelModel }) {
           )}
           {model.hidden && <Badge data-testid="model-hidden">Hidden</Badge>}
         </div>
-        {disabledInCatalog && model.replacement && (
-          <p className="mt-1 text-xs text-slate-500" data-testid="model-replacement">
-            {model.status === MODEL_STATUS.disabled ? "Disabled in the catalog. Use " : "Disabled in the catalog; its equivalent is "}
-            <code className="rounded bg-slate-100 px-1 py-px font-mono text-slate-700">{model.replacement}</code>
-            {model.status === MODEL_STATUS.disabled ? " instead." : "."}
-          </p>
+        {disabledInCatalog && (
+          <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-500">
+            {model.replacement && model.status === MODEL_STATUS.disabled && (
+              <span data-testid="model-replacement">
+                Use <code className="rounded bg-slate-100 px-1 py-px font-mono text-slate-700">{model.replacement}</code> instead.
+              </span>
+            )}
+            <label className="inline-flex cursor-pointer items-center gap-1.5">
+              <Switch
+                size="sm"
+                checked={model.status === MODEL_STATUS.active}
+                // Off = back to the catalog's status (disabled), not a company pin that would outlive a catalog fix.
+                onCheckedChange={(on) => update.mutate({ enabled: on ? true : null })}
+                disabled={update.isPending}
+                aria-label={`Enable ${model.id}`}
+                data-testid="toggle-enabled"
+              />
+              Enable for your company
+            </label>
+          </div>
         )}
         {update.isError && (
           <p role="alert" className="mt-1 text-xs text-rose-600">
@@ -109,26 +134,13 @@ function ModelRow({ model }: { model: PanelModel }) {
             aria-label={`Show ${model.id}`}
             data-testid="toggle-visible"
           />
-          {disabledInCatalog && (
-            <label className="flex cursor-pointer items-center gap-1.5 border-l border-slate-200 pl-2 text-xs text-slate-500">
-              <Switch
-                checked={model.status === MODEL_STATUS.active}
-                // Off = back to the catalog's status (disabled), not a company-wide "disabled" pin.
-                onCheckedChange={(on) => update.mutate({ enabled: on ? true : null })}
-                disabled={update.isPending}
-                aria-label={`Enable ${model.id}`}
-                data-testid="toggle-enabled"
-              />
-              Enable
-            </label>
-          )}
           {update.isPending && <Spinner className="size-3.5 text-slate-400" />}
         </div>
       </TD>
       <TD align="right">
         <div className="flex justify-end gap-1">
           <PriceDialog model={model} />
-          {model.overridden && <ResetModelDialog model={model} />}
+          {isCustomised(model) && <ResetModelDialog model={model} />}
         </div>
       </TD>
     </TR>

@@ -15,7 +15,12 @@ function changes(model: PanelModel): string[] {
   if (model.hidden) out.push("Hidden from /v1/models: it will be listed again");
   if (hasCustomPrices(model)) out.push("Custom prices: back to the catalog prices");
   if (model.status !== model.catalog.status) out.push(`Status ${model.status}: back to ${model.catalog.status}`);
-  return out.length ? out : ["No visible change: the override holds only catalog values"];
+  return out;
+}
+
+/** Whether the company's override changes anything (showing a model again leaves an override that holds catalog values). */
+export function isCustomised(model: PanelModel): boolean {
+  return model.overridden && changes(model).length > 0;
 }
 
 export function ResetModelDialog({ model }: { model: PanelModel }) {

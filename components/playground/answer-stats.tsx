@@ -21,7 +21,7 @@ export function AnswerStats({ answer }: { answer: AnswerTurn }) {
         <Item label="Tokens">
           <span data-testid="answer-prompt-tokens">{formatInt(usage.prompt_tokens)}</span> prompt
           {cached > 0 && <span className="text-slate-400"> ({formatInt(cached)} cached)</span>}
-          <span className="text-slate-300"> · </span>
+          <span className="text-slate-400"> · </span>
           <span data-testid="answer-completion-tokens">{formatInt(usage.completion_tokens)}</span> completion
         </Item>
       ) : (

@@ -66,4 +66,22 @@ describe("streamChat", () => {
     vi.stubGlobal("fetch", sseFetch([`data: ${chunk("partial")}\n\n`]));
     await expect(streamChat({ model: "m", messages: [] }, { signal: new AbortController().signal, onDelta: () => undefined })).rejects.toMatchObject({ code: "stream_incomplete" });
   });
+
+  it("stops reading when the signal fires (the stop button)", async () => {
+    const encoder = new TextEncoder();
+    // A stream that sends one piece and then stays open, like a slow model.
+    const body = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encoder.encode(`data: ${chunk("slow")}\n\n`)) });
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(body, { status: 200 })));
+    const controller = new AbortController();
+    const deltas: string[] = [];
+    const pending = streamChat({ model: "m", messages: [] }, {
+      signal: controller.signal,
+      onDelta: (t) => {
+        deltas.push(t);
+        controller.abort();
+      },
+    });
+    await expect(pending).rejects.toBeDefined();
+    expect(deltas).toEqual(["slow"]);
+  });
 });

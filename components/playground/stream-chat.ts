@@ -94,6 +94,9 @@ export async function streamChat(request: PlaygroundRequest, opts: { signal: Abo
   });
 
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  // fetch errors the body on abort too; cancelling here also ends a read on any other body.
+  const stop = () => void reader.cancel().catch(() => undefined);
+  opts.signal.addEventListener("abort", stop, { once: true });
   try {
     for (;;) {
       const { done: ended, value } = await reader.read();
@@ -102,9 +105,11 @@ export async function streamChat(request: PlaygroundRequest, opts: { signal: Abo
       if (done || failure) break;
     }
   } finally {
+    opts.signal.removeEventListener("abort", stop);
     // Stops reading whatever follows [DONE] or an error frame; a no-op on a finished stream.
-    void reader.cancel().catch(() => undefined);
+    stop();
   }
+  opts.signal.throwIfAborted();
   if (failure) throw failure;
   if (!done) throw new ApiError("The stream ended before the answer was complete", res.status, "stream_incomplete");
   return outcome;

@@ -1,9 +1,18 @@
 import "server-only";
+import { readCatalog } from "@/db/catalog/sync";
 import { PROVIDER_PROTOCOL } from "@/db/enums";
 import { microToOt } from "@/lib/billing/money";
 import { providerGroup } from "@/lib/providers/config";
 import type { EffectiveModel } from "./effective-model";
 import { toPublicModel } from "./to-public-model";
+
+let positions: Map<string, number> | undefined;
+
+/** A slug's place in the catalog file, whose order is curated (groups, then recommended and newest first). */
+function catalogPosition(slug: string): number | null {
+  positions ??= new Map(readCatalog().groups.flatMap((g) => g.models.map((m) => m.slug)).map((s, i) => [s, i]));
+  return positions.get(slug) ?? null;
+}
 
 /**
  * The panel's view of a model: the public object with this company's overrides applied, plus what
@@ -20,6 +29,8 @@ export function toPanelModel(e: EffectiveModel) {
     overridden: e.overridden,
     catalog: {
       status: m.status,
+      /** null: the slug left the catalog file (it stays, deprecated). */
+      position: catalogPosition(m.slug),
       pricing: {
         input: microToOt(m.inputMicroPerM),
         cached_input: microToOt(m.cachedInputMicroPerM),
