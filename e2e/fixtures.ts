@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { test as base, expect } from "@playwright/test";
 import { KeysPage } from "./pages/keys-page";
 import { LoginPage } from "./pages/login-page";
+import { ModelsPage } from "./pages/models-page";
+import { PlaygroundPage } from "./pages/playground-page";
 import { UsagePage } from "./pages/usage-page";
 import { admin } from "./support/admin-cli";
 
@@ -19,6 +21,19 @@ export interface Tenant {
 
 const TENANT_CREDITS_OT = 100;
 
+/** A new company with a panel user (and credits, when `creditsOt` > 0), through the operator CLI. */
+export async function createTenant({ creditsOt }: { creditsOt: number }): Promise<Tenant> {
+  const tag = randomBytes(4).toString("hex");
+  const company = await admin<{ company_id: string; company_name: string }>("company", "create", "--name", `E2E company ${tag}`);
+  const email = `e2e-${tag}@example.com`;
+  const password = `pw-${randomBytes(9).toString("base64url")}`;
+  await Promise.all([
+    creditsOt > 0 ? admin("credits", "grant", "--company", company.company_id, "--amount", String(creditsOt), "--note", "e2e credits") : null,
+    admin("user", "create", "--company", company.company_id, "--email", email, "--password", password),
+  ]);
+  return { companyId: company.company_id, companyName: company.company_name, email, password };
+}
+
 interface WorkerFixtures {
   tenant: Tenant;
 }
@@ -28,21 +43,15 @@ interface Fixtures {
   cliKey: (scopes: string[]) => Promise<{ id: string; key: string }>;
   loginPage: LoginPage;
   keysPage: KeysPage;
+  modelsPage: ModelsPage;
+  playgroundPage: PlaygroundPage;
   usagePage: UsagePage;
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
   tenant: [
     async ({}, use) => {
-      const tag = randomBytes(4).toString("hex");
-      const company = await admin<{ company_id: string; company_name: string }>("company", "create", "--name", `E2E company ${tag}`);
-      const email = `e2e-${tag}@example.com`;
-      const password = `pw-${randomBytes(9).toString("base64url")}`;
-      await Promise.all([
-        admin("credits", "grant", "--company", company.company_id, "--amount", String(TENANT_CREDITS_OT), "--note", "e2e credits"),
-        admin("user", "create", "--company", company.company_id, "--email", email, "--password", password),
-      ]);
-      await use({ companyId: company.company_id, companyName: company.company_name, email, password });
+      await use(await createTenant({ creditsOt: TENANT_CREDITS_OT }));
     },
     { scope: "worker" },
   ],
@@ -53,6 +62,8 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   },
   loginPage: async ({ page }, use) => use(new LoginPage(page)),
   keysPage: async ({ page }, use) => use(new KeysPage(page)),
+  modelsPage: async ({ page }, use) => use(new ModelsPage(page)),
+  playgroundPage: async ({ page }, use) => use(new PlaygroundPage(page)),
   usagePage: async ({ page }, use) => use(new UsagePage(page)),
 });
 

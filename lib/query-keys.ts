@@ -7,6 +7,11 @@ export const queryKeys = {
     all: ["keys"] as const,
     list: () => [...queryKeys.keys.all, "list"] as const,
   },
+  models: {
+    all: ["models"] as const,
+    /** The company's view of the catalog, hidden slugs included (models page and playground). */
+    list: () => [...queryKeys.models.all, "list"] as const,
+  },
   usage: {
     all: ["usage"] as const,
     /** `source` null = every source. */

@@ -1,5 +1,5 @@
 /** The OpenAI-style error body every panel endpoint returns (CONTRACT 4). */
-interface ErrorBody {
+export interface ErrorBody {
   error?: { message?: string; type?: string; code?: string | null; param?: string | null };
 }
 
@@ -25,15 +25,18 @@ export async function fetchJson<T>(url: string, init: RequestInit = {}): Promise
   if (init.body !== undefined) headers.set("content-type", "application/json");
   const res = await fetch(url, { ...init, headers, credentials: "same-origin" });
   const body: unknown = await res.json().catch(() => null);
-  if (!res.ok) {
-    const error = (body as ErrorBody | null)?.error;
-    if (res.status === 401 && typeof window !== "undefined") {
-      // The session expired while the page was open: send the user back to sign in.
-      window.location.assign("/login");
-    }
-    throw new ApiError(error?.message ?? `Request failed (${res.status})`, res.status, error?.code ?? null, error?.param ?? null);
-  }
+  if (!res.ok) throw toApiError(res.status, body);
   return body as T;
+}
+
+/**
+ * The ApiError of a failed answer (`body` = its parsed JSON, if any). A 401 means the session
+ * expired while the page was open: the user is sent back to sign in.
+ */
+export function toApiError(status: number, body: unknown): ApiError {
+  const error = (body as ErrorBody | null)?.error;
+  if (status === 401 && typeof window !== "undefined") window.location.assign("/login");
+  return new ApiError(error?.message ?? `Request failed (${status})`, status, error?.code ?? null, error?.param ?? null);
 }
 
 export function errorMessage(err: unknown): string {

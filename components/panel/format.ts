@@ -6,7 +6,9 @@ export const USD_PER_OT = 0.001;
 
 const otFormat = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 6 });
 const usdFormat = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const smallUsdFormat = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD", maximumSignificantDigits: 3 });
 const intFormat = new Intl.NumberFormat(LOCALE);
+const compactFormat = new Intl.NumberFormat(LOCALE, { notation: "compact", maximumSignificantDigits: 3 });
 const dateTimeFormat = new Intl.DateTimeFormat(LOCALE, { dateStyle: "medium", timeStyle: "short" });
 const dateFormat = new Intl.DateTimeFormat(LOCALE, { dateStyle: "medium" });
 const relativeFormat = new Intl.RelativeTimeFormat(LOCALE, { numeric: "auto" });
@@ -27,8 +29,24 @@ export function formatUsd(ot: number): string {
   return usdFormat.format(ot * USD_PER_OT);
 }
 
+/** Like formatUsd, but a cost below a cent keeps 3 significant digits ("$0.0000148") instead of showing $0.00. */
+export function formatPreciseUsd(ot: number): string {
+  const usd = ot * USD_PER_OT;
+  return usd !== 0 && Math.abs(usd) < 0.01 ? smallUsdFormat.format(usd) : usdFormat.format(usd);
+}
+
 export function formatInt(n: number): string {
   return intFormat.format(n);
+}
+
+/** Token counts at a glance: 128000 → "128K", 1047576 → "1.05M". */
+export function formatCompact(n: number): string {
+  return compactFormat.format(n);
+}
+
+/** Durations: "85 ms" below a second, else "1.24 s". */
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
 
 /** `unix` is seconds (CONTRACT 4). */

@@ -19,6 +19,26 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     ),
   },
   {
+    href: "/models",
+    label: "Models",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="m12 3 8.5 4.5L12 12 3.5 7.5 12 3Z" />
+        <path d="m3.5 12 8.5 4.5 8.5-4.5M3.5 16.5 12 21l8.5-4.5" />
+      </svg>
+    ),
+  },
+  {
+    href: "/playground",
+    label: "Playground",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="M20 12.5a7.5 7.5 0 0 1-11.2 6.5L4 20l1.1-4.3A7.5 7.5 0 1 1 20 12.5Z" />
+        <path d="M9 11h6M9 14h4" />
+      </svg>
+    ),
+  },
+  {
     href: "/usage",
     label: "Usage",
     icon: (

@@ -10,6 +10,10 @@ export function Input({ className, ...props }: ComponentProps<"input">) {
   return <input className={cn(inputClass, className)} {...props} />;
 }
 
+export function Textarea({ className, ...props }: ComponentProps<"textarea">) {
+  return <textarea className={cn(inputClass, "resize-y", className)} {...props} />;
+}
+
 export function Select({ className, ...props }: ComponentProps<"select">) {
   return <select className={cn(inputClass, "pr-8", className)} {...props} />;
 }

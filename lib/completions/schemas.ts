@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+/** Image parts arrive inline as data: URIs, so completions take larger bodies than other routes. */
+export const COMPLETION_BODY_LIMIT = 32 * 1024 * 1024;
+
 const TextPart = z.strictObject({ type: z.literal("text"), text: z.string() });
 const ImageUrl = z
   .string()

@@ -1,4 +1,5 @@
 export { apiRoute, publicRoute, type ApiContext, type RouteHandler } from "./api-route";
+export { eventStreamResponse } from "./event-stream";
 export { readJson, readQuery } from "./read-json";
 export { routes } from "./routes";
 export { toErrorResponse } from "./error-response";

@@ -5,3 +5,4 @@ export * from "./pricing";
 export * from "./resolve-model";
 export * from "./to-public-model";
 export * from "./set-override";
+export * from "./to-panel-model";

@@ -1,0 +1,139 @@
+import { expect, test } from "./fixtures";
+import { admin } from "./support/admin-cli";
+
+/** The catalog snapshot (db/catalog/models-2026-05-18.json), in the page's group order. */
+const GROUPS = { openai: 16, openrouter: 38, google: 8, anthropic: 4, mistral: 4, deepseek: 2, local: 2 };
+
+interface WireModel {
+  id: string;
+  status: string;
+  pricing: { input: number; cached_input: number; output: number };
+}
+
+test("the catalog is listed by provider group with counts, the local group as offline development models; search filters by id", async ({
+  page,
+  tenant,
+  loginPage,
+  modelsPage,
+}) => {
+  await loginPage.signInAs(tenant);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(nav.getByRole("link")).toHaveText(["API keys", "Models", "Playground", "Usage"]);
+  await nav.getByRole("link", { name: "Models" }).click();
+  await expect(modelsPage.heading).toBeVisible();
+  await expect(nav.getByRole("link", { name: "Models" })).toHaveAttribute("aria-current", "page");
+
+  await expect(modelsPage.groups).toHaveCount(Object.keys(GROUPS).length);
+  expect(await modelsPage.groups.evaluateAll((els) => els.map((e) => e.getAttribute("data-group")))).toEqual(Object.keys(GROUPS));
+  for (const [group, count] of Object.entries(GROUPS)) {
+    await expect(modelsPage.groupCount(group)).toHaveText(`${count} models`);
+    await expect(modelsPage.group(group).getByTestId("model-row")).toHaveCount(count);
+  }
+  await expect(modelsPage.group("local").getByTestId("group-offline")).toHaveText("Offline development models");
+
+  // Prices in O₮ and dollars per 1M tokens (1 O₮ = $0.001); the recommended badge.
+  const local = modelsPage.row("local-chat-latest");
+  await expect(local).toContainText("Recommended");
+  await expect(local.getByTestId("price-input")).toHaveText(/^100\s*\$0\.10$/);
+  await expect(local.getByTestId("price-cached")).toHaveText(/^10\s*\$0\.01$/);
+  await expect(local.getByTestId("price-output")).toHaveText(/^400\s*\$0\.40$/);
+  await expect(local).toContainText("32.8K");
+  await expect(local).toContainText("Images");
+  await expect(local).toContainText("Tools");
+
+  // A disabled slug names its replacement.
+  const claude = modelsPage.row("claude-opus-4-1");
+  await expect(claude.getByTestId("model-status")).toHaveText("disabled");
+  await expect(claude.getByTestId("model-replacement")).toHaveText("Use or-claude-opus-4-1 instead.");
+
+  await modelsPage.search.fill("claude");
+  await expect(modelsPage.groups).toHaveCount(2);
+  await expect(modelsPage.groupCount("anthropic")).toHaveText("4 models");
+  await expect(modelsPage.groupCount("openrouter")).toHaveText("6 of 38");
+  for (const id of await modelsPage.rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-model-id") ?? ""))) expect(id).toContain("claude");
+
+  await modelsPage.search.fill("no-such-model");
+  await expect(modelsPage.groups).toHaveCount(0);
+  await expect(page.getByText("No model matches “no-such-model”")).toBeVisible();
+
+  await modelsPage.search.fill("");
+  await expect(modelsPage.rows).toHaveCount(Object.values(GROUPS).reduce((a, b) => a + b, 0));
+});
+
+test("hiding a model removes it from /v1/models for this company only; showing it restores it", async ({ page, request, tenant, cliKey, loginPage, modelsPage }) => {
+  const slug = "deepseek-reasoner";
+  const { key } = await cliKey(["chat"]);
+  const other = await admin<{ company_id: string }>("company", "create", "--name", "E2E other company");
+  const otherKey = await admin<{ key: string }>("key", "create", "--company", other.company_id, "--scopes", "chat", "--name", "e2e other");
+  const listed = async (secret: string) => {
+    const res = await request.get("/v1/models", { headers: { Authorization: `Bearer ${secret}` } });
+    expect(res.status()).toBe(200);
+    return ((await res.json()) as { data: WireModel[] }).data.map((m) => m.id);
+  };
+  expect(await listed(key)).toContain(slug);
+
+  await loginPage.signInAs(tenant);
+  await modelsPage.goto();
+  await expect(modelsPage.visibleSwitch(slug)).toHaveAttribute("aria-checked", "true");
+  await modelsPage.setVisible(slug, false);
+  await expect(modelsPage.row(slug)).toHaveAttribute("data-hidden", "true");
+  await expect(modelsPage.row(slug).getByTestId("model-hidden")).toHaveText("Hidden");
+
+  const afterHide = await listed(key);
+  expect(afterHide).not.toContain(slug);
+  expect(afterHide).toContain("deepseek-chat");
+  const direct = await request.get(`/v1/models/${slug}`, { headers: { Authorization: `Bearer ${key}` } });
+  expect(direct.status()).toBe(404);
+  // Overrides belong to one company.
+  expect(await listed(otherKey.key)).toContain(slug);
+
+  // The server's state, not the cache's; and the playground no longer offers it.
+  await page.reload();
+  await expect(modelsPage.visibleSwitch(slug)).toHaveAttribute("aria-checked", "false");
+  await page.goto("/playground");
+  await expect(page.getByLabel("Model", { exact: true }).locator(`option[value="${slug}"]`)).toHaveCount(0);
+
+  await modelsPage.goto();
+  await modelsPage.setVisible(slug, true);
+  await expect(modelsPage.row(slug)).toHaveAttribute("data-hidden", "false");
+  expect(await listed(key)).toContain(slug);
+});
+
+test("custom prices and an enabled disabled slug reach /v1/models; reset to catalog undoes them", async ({ request, tenant, cliKey, loginPage, modelsPage }) => {
+  const { key } = await cliKey(["chat"]);
+  const wire = async (slug: string) => {
+    const res = await request.get("/v1/models", { headers: { Authorization: `Bearer ${key}` } });
+    return ((await res.json()) as { data: WireModel[] }).data.find((m) => m.id === slug)!;
+  };
+  const slug = "mistral-small-latest";
+  const catalog = (await wire(slug)).pricing;
+  expect(catalog).toMatchObject({ input: 100, cached_input: 100, output: 300 });
+
+  await loginPage.signInAs(tenant);
+  await modelsPage.goto();
+
+  // The dialog refuses a negative price before calling the API.
+  await modelsPage.openPrices(slug);
+  await modelsPage.fillPrices({ input: "-1", cached: "0.5", output: "3" });
+  await modelsPage.priceDialog.getByRole("button", { name: "Save prices" }).click();
+  await expect(modelsPage.priceDialog.getByRole("alert")).toContainText("Input: enter a price from 0");
+  await modelsPage.priceDialog.getByRole("button", { name: "Cancel" }).click();
+
+  await modelsPage.editPrices(slug, { input: "1.5", cached: "0.5", output: "3" });
+  await expect.poll(() => modelsPage.rowPrices(slug)).toEqual({ input: 1.5, cached_input: 0.5, output: 3 });
+  expect((await wire(slug)).pricing).toMatchObject({ input: 1.5, cached_input: 0.5, output: 3 });
+
+  await modelsPage.resetToCatalog(slug);
+  await expect(modelsPage.row(slug).getByRole("button", { name: `Reset ${slug} to catalog` })).toHaveCount(0);
+  await expect.poll(() => modelsPage.rowPrices(slug)).toEqual({ input: 100, cached_input: 100, output: 300 });
+  expect((await wire(slug)).pricing).toMatchObject(catalog);
+
+  const claude = "claude-haiku-4-5";
+  expect((await wire(claude)).status).toBe("disabled");
+  await modelsPage.setEnabled(claude, true);
+  await expect(modelsPage.row(claude).getByTestId("model-status")).toHaveText("enabled by you");
+  expect((await wire(claude)).status).toBe("active");
+  await modelsPage.setEnabled(claude, false);
+  await expect(modelsPage.row(claude).getByTestId("model-status")).toHaveText("disabled");
+  expect((await wire(claude)).status).toBe("disabled");
+});

@@ -1,0 +1,92 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+export class ModelsPage {
+  readonly heading: Locator;
+  readonly search: Locator;
+  readonly groups: Locator;
+  readonly rows: Locator;
+  readonly priceDialog: Locator;
+  readonly resetDialog: Locator;
+
+  constructor(readonly page: Page) {
+    this.heading = page.getByRole("heading", { name: "Models", level: 1 });
+    this.search = page.getByRole("searchbox", { name: "Search models" });
+    this.groups = page.getByTestId("model-group");
+    this.rows = page.getByTestId("model-row");
+    this.priceDialog = page.getByRole("dialog", { name: "Edit prices" });
+    this.resetDialog = page.getByRole("dialog", { name: "Reset to catalog" });
+  }
+
+  async goto(): Promise<void> {
+    await this.page.goto("/models");
+    await expect(this.heading).toBeVisible();
+  }
+
+  group(id: string): Locator {
+    return this.page.locator(`[data-testid="model-group"][data-group="${id}"]`);
+  }
+
+  groupCount(id: string): Locator {
+    return this.group(id).getByTestId("group-count");
+  }
+
+  row(slug: string): Locator {
+    return this.page.locator(`[data-testid="model-row"][data-model-id="${slug}"]`);
+  }
+
+  visibleSwitch(slug: string): Locator {
+    return this.row(slug).getByRole("switch", { name: `Show ${slug}` });
+  }
+
+  enabledSwitch(slug: string): Locator {
+    return this.row(slug).getByRole("switch", { name: `Enable ${slug}` });
+  }
+
+  /** Flips a switch and waits for the server's answer: there is no optimistic update, so the switch moves once the refetch lands. */
+  private async setSwitch(toggle: Locator, on: boolean): Promise<void> {
+    if ((await toggle.getAttribute("aria-checked")) !== String(on)) await toggle.click();
+    await expect(toggle).toHaveAttribute("aria-checked", String(on));
+    await expect(toggle).toBeEnabled();
+  }
+
+  async setVisible(slug: string, visible: boolean): Promise<void> {
+    await this.setSwitch(this.visibleSwitch(slug), visible);
+  }
+
+  async setEnabled(slug: string, enabled: boolean): Promise<void> {
+    await this.setSwitch(this.enabledSwitch(slug), enabled);
+  }
+
+  /** Prices in O₮ per 1M tokens, as typed into the dialog. */
+  async openPrices(slug: string): Promise<void> {
+    await this.row(slug).getByRole("button", { name: `Edit prices of ${slug}` }).click();
+    await expect(this.priceDialog).toBeVisible();
+  }
+
+  async fillPrices(prices: { input: string; cached: string; output: string }): Promise<void> {
+    await this.priceDialog.getByLabel("Input", { exact: true }).fill(prices.input);
+    await this.priceDialog.getByLabel("Cached input", { exact: true }).fill(prices.cached);
+    await this.priceDialog.getByLabel("Output", { exact: true }).fill(prices.output);
+  }
+
+  async editPrices(slug: string, prices: { input: string; cached: string; output: string }): Promise<void> {
+    await this.openPrices(slug);
+    await this.fillPrices(prices);
+    await this.priceDialog.getByRole("button", { name: "Save prices" }).click();
+    await expect(this.priceDialog).toBeHidden();
+  }
+
+  async resetToCatalog(slug: string): Promise<void> {
+    await this.row(slug).getByRole("button", { name: `Reset ${slug} to catalog` }).click();
+    await expect(this.resetDialog).toBeVisible();
+    await this.resetDialog.getByRole("button", { name: "Reset to catalog" }).click();
+    await expect(this.resetDialog).toBeHidden();
+  }
+
+  /** The O₮ prices a row shows (its cells carry the exact number). */
+  async rowPrices(slug: string): Promise<{ input: number; cached_input: number; output: number }> {
+    const row = this.row(slug);
+    const read = async (testId: string) => Number(await row.getByTestId(testId).getAttribute("data-ot"));
+    return { input: await read("price-input"), cached_input: await read("price-cached"), output: await read("price-output") };
+  }
+}
