@@ -13,7 +13,9 @@
  * afterwards); unset → an embedded PostgreSQL in a temp dir (stopped and deleted afterwards).
  *
  * Flags (npm run bench -- --flag): --duration S (10), --warmup S (3), --connections 1,32,
- * --no-redis, --rebuild, --cpu-prof (server CPU profiles in bench/results/profiles/), --name foundation,
+ * --no-redis, --rebuild, --isolated-build (build + serve a private copy in the temp dir, immune to
+ * `next build` runs in a shared checkout), --cpu-prof (server CPU profiles in bench/results/profiles/),
+ * --name foundation,
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
  * --repeat N (1; measure each row N times and keep the one least disturbed by unrelated load).
  *
@@ -32,7 +34,7 @@ import { createCompany, createKeys, MAX_RPM, type CreatedKey } from "./lib/admin
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { measure, type Measurement } from "./lib/measure";
 import { RssSampler } from "./lib/proc";
-import { currentBuildId, ensureBuild, redisAnswers, ROOT, runningBuilds, startNext, type BuildInfo, type NextServer } from "./lib/server";
+import { currentBuildId, prepareBuild, redisAnswers, ROOT, runningBuilds, startNext, type BuildInfo, type NextServer } from "./lib/server";
 import { summarizeProfile, type ProfileSummary } from "./lib/cpuprofile";
 import { fmt, renderTable } from "./lib/table";
 
@@ -47,6 +49,8 @@ const { values: flags } = parseArgs({
     /** Measure each row N times and keep the least disturbed one (lowest "other cores"). */
     repeat: { type: "string", default: "1" },
     rebuild: { type: "boolean", default: false },
+    /** Build and serve a private copy of the checkout (immune to `next build` runs in the checkout). */
+    "isolated-build": { type: "boolean", default: false },
     "cpu-prof": { type: "boolean", default: false },
     name: { type: "string", default: "foundation" },
   },
@@ -110,7 +114,7 @@ async function withServer<T>(phase: Phase, baseEnv: Record<string, string>, fn: 
     log(`CPU profiles of the ${phase.name} server go to ${path.relative(ROOT, dir)}`);
   }
   const t = Date.now();
-  const server = await startNext({ env: { ...baseEnv, ...phase.env }, nodeArgs });
+  const server = await startNext({ env: { ...baseEnv, ...phase.env }, nodeArgs, appRoot });
   const rss = new RssSampler(server.pid).start();
   const entry = { name: `server ${phase.name}`, fn: () => server.stop() };
   cleanups.push(entry);
@@ -125,7 +129,7 @@ async function withServer<T>(phase: Phase, baseEnv: Record<string, string>, fn: 
     log(`${phase.name}: server stopped`);
     if (dir) {
       for (const f of fs.readdirSync(dir).filter((n) => n.endsWith(".cpuprofile"))) {
-        profiles.push({ phase: phase.name, ...summarizeProfile(path.join(dir, f), { top: 20, root: ROOT }) });
+        profiles.push({ phase: phase.name, ...summarizeProfile(path.join(dir, f), { top: 20, root: appRoot }) });
       }
     }
   }
@@ -144,6 +148,7 @@ async function checkMe(server: NextServer, key: CreatedKey, companyId: string): 
 // --- results -------------------------------------------------------------------------------------
 
 const startedAt = new Date();
+let appRoot = ROOT;
 type Row = Measurement & { repetitions: { rps: number; p50: number; p99: number; otherCores: number | null }[] };
 const measurements: Row[] = [];
 const REPEAT = Math.max(1, Number(flags.repeat) || 1);
@@ -218,8 +223,11 @@ async function main(): Promise<number> {
   let redis = { available: false, ran: false };
 
   try {
-    build = await ensureBuild({ force: flags.rebuild });
-    if (build.newerSources.length > 0) {
+    const prepared = await prepareBuild({ isolated: flags["isolated-build"], force: flags.rebuild });
+    cleanups.push({ name: "isolated build", fn: async () => prepared.cleanup() });
+    appRoot = prepared.appRoot;
+    build = prepared.build;
+    if (build.newerSources.length > 0 && !flags["isolated-build"]) {
       log(`WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build, rerun with --rebuild to include them`);
     }
 
@@ -299,10 +307,12 @@ async function main(): Promise<number> {
 
   // --- report ------------------------------------------------------------------------------------
   const invalid: string[] = [];
-  if (build && currentBuildId() !== build.buildId) {
-    invalid.push(`.next was rebuilt during the run (build ${build.buildId} → ${currentBuildId() ?? "none"}): servers may have run a half-written build`);
-  } else if (runningBuilds().length > 0) {
-    invalid.push(`a next build is running in this project (pid ${runningBuilds().join(", ")}): .next may have changed under the server`);
+  if (build && !flags["isolated-build"]) {
+    if (currentBuildId() !== build.buildId) {
+      invalid.push(`.next was rebuilt during the run (build ${build.buildId} → ${currentBuildId() ?? "none"}): servers may have run a half-written build; use --isolated-build`);
+    } else if (runningBuilds().length > 0) {
+      invalid.push(`a next build is running in this project (pid ${runningBuilds().join(", ")}): .next may have changed under the server; use --isolated-build`);
+    }
   }
   for (const m of measurements) {
     if (m.label.startsWith("me") && m.non2xx > 0) invalid.push(`${m.label} @${m.connections}c: ${m.non2xx} non-2xx ${JSON.stringify(m.statusCodes)}`);
@@ -341,7 +351,7 @@ async function main(): Promise<number> {
 
   const out = process.stdout;
   out.write(`\nFoundation benchmark — ${startedAt.toISOString()}\n`);
-  out.write(`db: ${db ? `${db.mode} ${db.name} @ ${db.where}` : "-"}; build ${build?.buildId ?? "-"}${build?.newerSources.length ? ` (STALE: ${build.newerSources.length} newer source files)` : ""}; `);
+  out.write(`db: ${db ? `${db.mode} ${db.name} @ ${db.where}` : "-"}; build ${build?.buildId ?? "-"}${flags["isolated-build"] ? " (isolated copy, built now)" : build?.newerSources.length ? ` (STALE: ${build.newerSources.length} newer source files)` : ""}; `);
   out.write(`node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}); ${keyCount} keys rotated; warmup ${WARMUP_S}s, ${DURATION_S}s per run${REPEAT > 1 ? ` (best of ${REPEAT})` : ""}, pipelining 1\n\n`);
   out.write(`${table}\n\n${verdictTable}\n`);
   if (noisy.length) out.write(`\nDISTURBED (unrelated load on this ${os.cpus().length}-core machine; numbers are pessimistic):\n  ${noisy.join("\n  ")}\n`);
@@ -366,7 +376,7 @@ async function main(): Promise<number> {
       totalMemMb: Math.round(os.totalmem() / 2 ** 20),
       loadavgAtStart: os.loadavg(),
     },
-    build: build ?? null,
+    build: build ? { ...build, isolated: flags["isolated-build"] } : null,
     database: db ? { mode: db.mode, name: db.name, where: db.where } : null,
     settings: {
       durationS: DURATION_S,

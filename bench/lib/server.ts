@@ -6,12 +6,13 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { processTree } from "./proc";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const NEXT_BIN = path.join(ROOT, "node_modules/next/dist/bin/next");
+const nextBin = (appRoot: string) => path.join(appRoot, "node_modules/next/dist/bin/next");
 
 /** A TCP port that was free on 127.0.0.1 a moment ago. */
 export function freePort(): Promise<number> {
@@ -36,7 +37,7 @@ export interface BuildInfo {
 const SOURCE_DIRS = ["app", "lib", "db", "components"];
 const SOURCE_FILES = ["next.config.ts", "instrumentation.ts", "package.json"];
 
-function newerThan(ms: number): string[] {
+function newerThan(ms: number, root: string): string[] {
   const out: string[] = [];
   const visit = (p: string) => {
     let st: fs.Stats;
@@ -48,23 +49,23 @@ function newerThan(ms: number): string[] {
     if (st.isDirectory()) {
       for (const e of fs.readdirSync(p)) if (e !== "node_modules" && !e.startsWith(".")) visit(path.join(p, e));
     } else if (st.mtimeMs > ms && /\.(ts|tsx|js|mjs|css|json|sql)$/.test(p) && !/\.test\.tsx?$/.test(p)) {
-      out.push(path.relative(ROOT, p));
+      out.push(path.relative(root, p));
     }
   };
-  for (const d of SOURCE_DIRS) visit(path.join(ROOT, d));
-  for (const f of SOURCE_FILES) visit(path.join(ROOT, f));
+  for (const d of SOURCE_DIRS) visit(path.join(root, d));
+  for (const f of SOURCE_FILES) visit(path.join(root, f));
   return out;
 }
 
-/** Pids of `next build` processes running in this project (another engineer's, a CI step...). */
-export function runningBuilds(): number[] {
+/** Pids of `next build` processes running in `appRoot` (another engineer's, a CI step...). */
+export function runningBuilds(appRoot = ROOT): number[] {
   const out: number[] = [];
   for (const e of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
     try {
       const cmd = fs.readFileSync(`/proc/${e}/cmdline`, "utf8").replaceAll("\0", " ");
       if (!/next-build|next\/dist\/bin\/next build/.test(cmd)) continue;
-      if (fs.readlinkSync(`/proc/${e}/cwd`) === ROOT) out.push(Number(e));
+      if (fs.readlinkSync(`/proc/${e}/cwd`) === appRoot) out.push(Number(e));
     } catch {
       // gone, or not ours to read
     }
@@ -72,11 +73,11 @@ export function runningBuilds(): number[] {
   return out;
 }
 
-export const BUILD_ID_FILE = path.join(ROOT, ".next/BUILD_ID");
+const buildIdFile = (appRoot: string) => path.join(appRoot, ".next/BUILD_ID");
 
-export function currentBuildId(): string | null {
+export function currentBuildId(appRoot = ROOT): string | null {
   try {
-    return fs.readFileSync(BUILD_ID_FILE, "utf8").trim();
+    return fs.readFileSync(buildIdFile(appRoot), "utf8").trim();
   } catch {
     return null;
   }
@@ -87,27 +88,55 @@ export function currentBuildId(): string | null {
  * stale. When someone else's `next build` is running in this project, waits for it instead of
  * starting a second one into the same .next.
  */
-export async function ensureBuild(opts: { force?: boolean; env?: NodeJS.ProcessEnv; waitMs?: number } = {}): Promise<BuildInfo> {
-  const buildIdFile = BUILD_ID_FILE;
+export async function ensureBuild(
+  opts: { force?: boolean; env?: NodeJS.ProcessEnv; waitMs?: number; appRoot?: string } = {},
+): Promise<BuildInfo> {
+  const appRoot = opts.appRoot ?? ROOT;
+  const idFile = buildIdFile(appRoot);
   let builtNow = false;
   const deadline = Date.now() + (opts.waitMs ?? 600_000);
-  for (let others = runningBuilds(); others.length > 0; others = runningBuilds()) {
+  for (let others = runningBuilds(appRoot); others.length > 0; others = runningBuilds(appRoot)) {
     if (Date.now() > deadline) throw new Error(`another next build (pid ${others.join(", ")}) is still running`);
     process.stderr.write(`[bench] waiting for a running next build (pid ${others.join(", ")}) to finish\n`);
     await sleep(5_000);
   }
-  if (opts.force || !fs.existsSync(buildIdFile)) {
-    process.stderr.write(`[bench] ${opts.force ? "rebuilding" : "no production build found;"} running next build\n`);
-    const res = spawnSync(process.execPath, [NEXT_BIN, "build"], {
-      cwd: ROOT,
+  if (opts.force || !fs.existsSync(idFile)) {
+    process.stderr.write(`[bench] ${opts.force ? "rebuilding" : "no production build found;"} running next build in ${appRoot}\n`);
+    const res = spawnSync(process.execPath, [nextBin(appRoot), "build"], {
+      cwd: appRoot,
       stdio: ["ignore", 2, 2],
       env: { ...process.env, ...opts.env, NODE_ENV: "production" },
     });
     if (res.status !== 0) throw new Error(`next build failed (exit ${res.status})`);
     builtNow = true;
   }
-  const buildId = fs.readFileSync(buildIdFile, "utf8").trim();
-  return { buildId, builtNow, newerSources: newerThan(fs.statSync(buildIdFile).mtimeMs) };
+  const buildId = fs.readFileSync(idFile, "utf8").trim();
+  // Compared with the checkout's sources: for an isolated copy this shows edits made since the copy.
+  return { buildId, builtNow, newerSources: newerThan(fs.statSync(idFile).mtimeMs, ROOT) };
+}
+
+/**
+ * A private copy of the checkout to build and serve from, so a `next build` someone else runs in
+ * the shared checkout cannot swap .next under a running benchmark. Sources are copied (bench/results,
+ * .next, .data, .git left out); node_modules is hard-linked (same filesystem: seconds, no space),
+ * falling back to a symlink. The copy lives in the OS temp dir; `remove()` deletes it.
+ */
+export function makeIsolatedCopy(): { appRoot: string; remove: () => void } {
+  const appRoot = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-app-"));
+  const skip = new Set(["node_modules", ".next", ".data", ".git", "test-results", "playwright-report", "tmp", "tsconfig.tsbuildinfo"]);
+  for (const e of fs.readdirSync(ROOT)) {
+    if (skip.has(e)) continue;
+    fs.cpSync(path.join(ROOT, e), path.join(appRoot, e), {
+      recursive: true,
+      filter: (src) => !src.startsWith(path.join(ROOT, "bench/results")),
+    });
+  }
+  const linked = spawnSync("cp", ["-al", path.join(ROOT, "node_modules"), path.join(appRoot, "node_modules")], { stdio: "ignore" });
+  if (linked.status !== 0) {
+    fs.rmSync(path.join(appRoot, "node_modules"), { recursive: true, force: true });
+    fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(appRoot, "node_modules"), "dir");
+  }
+  return { appRoot, remove: () => fs.rmSync(appRoot, { recursive: true, force: true }) };
 }
 
 export interface NextServer {
@@ -122,6 +151,8 @@ export interface NextServer {
 }
 
 export interface StartOptions {
+  /** Directory holding the build (.next) and node_modules; default the checkout. */
+  appRoot?: string;
   /** Environment on top of a cleaned copy of process.env (REDIS_URL, DATABASE_URL, NODE_OPTIONS dropped). */
   env: Record<string, string>;
   port?: number;
@@ -159,11 +190,42 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** Waits while someone else's `next build` runs or .next/BUILD_ID is missing (shared checkouts). */
+export async function waitForBuild(appRoot = ROOT, maxWaitMs = 600_000): Promise<void> {
+  const deadline = Date.now() + maxWaitMs;
+  let said = false;
+  while (runningBuilds(appRoot).length > 0 || !fs.existsSync(buildIdFile(appRoot))) {
+    if (Date.now() > deadline) throw new Error("no complete production build in .next (a next build is running or none exists)");
+    if (!said) process.stderr.write(`[bench] waiting for a next build in progress (pid ${runningBuilds(appRoot).join(", ") || "?"})\n`);
+    said = true;
+    await sleep(3_000);
+  }
+}
+
+/**
+ * startNextOnce, retried when the build vanished under it (another `next build` started in this
+ * checkout between our check and the server's start).
+ */
 export async function startNext(opts: StartOptions): Promise<NextServer> {
+  for (let attempt = 1; ; attempt++) {
+    await waitForBuild(opts.appRoot ?? ROOT);
+    try {
+      return await startNextOnce(opts);
+    } catch (err) {
+      const noBuild = /production-start-no-build-id|Could not find a production build/.test((err as Error).message);
+      if (!noBuild || attempt >= 3) throw err;
+      process.stderr.write(`[bench] .next disappeared while starting (a build started?); retrying\n`);
+      await sleep(5_000);
+    }
+  }
+}
+
+async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   const port = opts.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: ROOT,
+  const appRoot = opts.appRoot ?? ROOT;
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), nextBin(appRoot), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: appRoot,
     env: cleanEnv({ PORT: String(port), ...opts.env }),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // own process group: stop() reaches whatever `next start` spawns
@@ -266,4 +328,28 @@ export function redisAnswers(host = "127.0.0.1", port = 6379, timeoutMs = 1_000)
       if (buf.includes("\r\n")) done(buf.startsWith("+PONG"));
     });
   });
+}
+
+export interface PreparedBuild {
+  appRoot: string;
+  build: BuildInfo;
+  isolated: boolean;
+  /** Removes the isolated copy (no-op for the checkout). */
+  cleanup: () => void;
+}
+
+/** The checkout's build (made if missing), or with `isolated` a fresh build of a private copy. */
+export async function prepareBuild(opts: { isolated?: boolean; force?: boolean } = {}): Promise<PreparedBuild> {
+  if (!opts.isolated) return { appRoot: ROOT, build: await ensureBuild({ force: opts.force }), isolated: false, cleanup: () => {} };
+  const copy = makeIsolatedCopy();
+  process.stderr.write(`[bench] building an isolated copy in ${copy.appRoot}\n`);
+  try {
+    const t = Date.now();
+    const build = await ensureBuild({ appRoot: copy.appRoot, force: true });
+    process.stderr.write(`[bench] isolated build done in ${Math.round((Date.now() - t) / 1000)} s\n`);
+    return { appRoot: copy.appRoot, build, isolated: true, cleanup: copy.remove };
+  } catch (err) {
+    copy.remove();
+    throw err;
+  }
 }
