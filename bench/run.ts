@@ -17,7 +17,7 @@
  * `next build` runs in a shared checkout), --cpu-prof (server CPU profiles in bench/results/profiles/),
  * --name foundation,
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
- * --repeat N (1; measure each row N times and keep the one least disturbed by unrelated load).
+ * --repeat N (1; measure each row N times: the row is the median of the undisturbed repetitions).
  *
  * Load generator, server and database share this machine's cores: each row also reports CPU per
  * request of the server and of PostgreSQL, and "other cores" = unrelated load during the run.
@@ -46,7 +46,7 @@ const { values: flags } = parseArgs({
     "no-redis": { type: "boolean", default: false },
     /** Max seconds to wait before each measurement for other load on the machine to drop below 0.3 cores (0 = no wait). */
     "quiet-wait": { type: "string", default: "30" },
-    /** Measure each row N times and keep the least disturbed one (lowest "other cores"). */
+    /** Measure each row N times; the row is the median (req/s) of the undisturbed repetitions. */
     repeat: { type: "string", default: "1" },
     rebuild: { type: "boolean", default: false },
     /** Build and serve a private copy of the checkout (immune to `next build` runs in the checkout). */
@@ -153,11 +153,17 @@ type Row = Measurement & { repetitions: { rps: number; p50: number; p99: number;
 const measurements: Row[] = [];
 const REPEAT = Math.max(1, Number(flags.repeat) || 1);
 
-/** `measure` REPEAT times; the repetition that unrelated load disturbed least is the row. */
+/**
+ * `measure` REPEAT times. The row is the median (by req/s) of the undisturbed repetitions, or the
+ * least disturbed one when unrelated load hit them all.
+ */
 async function measureBest(ctx: Parameters<typeof measure>[0], spec: Parameters<typeof measure>[1]): Promise<Row> {
   const reps: Measurement[] = [];
   for (let i = 0; i < REPEAT; i++) reps.push(await measure(ctx, spec));
-  const best = reps.reduce((a, b) => ((b.otherCores ?? 0) < (a.otherCores ?? 0) ? b : a));
+  const clean = reps.filter((r) => (r.otherCores ?? 0) <= NOISY_OTHER_CORES).sort((a, b) => a.rps - b.rps);
+  const best = clean.length
+    ? clean[Math.floor((clean.length - 1) / 2)]!
+    : reps.reduce((a, b) => ((b.otherCores ?? 0) < (a.otherCores ?? 0) ? b : a));
   return { ...best, repetitions: reps.map((r) => ({ rps: r.rps, p50: r.p50, p99: r.p99, otherCores: r.otherCores })) };
 }
 const serverStats: { phase: string; pid: number; overallPeakRssMb: number }[] = [];
@@ -178,6 +184,8 @@ interface Verdict {
   unit: string;
   target: string;
   result: "PASS" | "MISS" | "n/a";
+  /** Some input row ran while unrelated load kept > NOISY_OTHER_CORES cores busy: treat with care. */
+  disturbed: boolean;
 }
 
 function verdicts(meLabel: string): Verdict[] {
@@ -187,6 +195,7 @@ function verdicts(meLabel: string): Verdict[] {
   const meN = find(meLabel, HIGH_C);
   const added = bare1 && me1 ? me1.p50 - bare1.p50 : null;
   const pct = bareN && meN ? (meN.rps / bareN.rps) * 100 : null;
+  const noisy = (...ms: (Measurement | undefined)[]) => ms.some((m) => m?.otherCores != null && m.otherCores > NOISY_OTHER_CORES);
   return [
     {
       name: `${meLabel}: added p50 over bare @${LOW_C}c`,
@@ -194,6 +203,7 @@ function verdicts(meLabel: string): Verdict[] {
       unit: "ms",
       target: `< ${TARGET_ADDED_P50_MS} ms`,
       result: added === null ? "n/a" : added < TARGET_ADDED_P50_MS ? "PASS" : "MISS",
+      disturbed: noisy(bare1, me1),
     },
     {
       name: `${meLabel}: throughput vs bare @${HIGH_C}c`,
@@ -201,6 +211,7 @@ function verdicts(meLabel: string): Verdict[] {
       unit: "%",
       target: `>= ${TARGET_THROUGHPUT_PCT} %`,
       result: pct === null ? "n/a" : pct >= TARGET_THROUGHPUT_PCT ? "PASS" : "MISS",
+      disturbed: noisy(bareN, meN),
     },
   ];
 }
@@ -346,13 +357,18 @@ async function main(): Promise<number> {
   );
   const verdictTable = renderTable(
     ["derived", "value", "target", "result"],
-    allVerdicts.map((v) => [v.name, v.value === null ? "-" : `${fmt(v.value, v.unit === "%" ? 1 : 3)} ${v.unit}`, v.target, v.result]),
+    allVerdicts.map((v) => [
+      v.name,
+      v.value === null ? "-" : `${fmt(v.value, v.unit === "%" ? 1 : 3)} ${v.unit}`,
+      v.target,
+      v.disturbed ? `${v.result} (disturbed inputs)` : v.result,
+    ]),
   );
 
   const out = process.stdout;
   out.write(`\nFoundation benchmark — ${startedAt.toISOString()}\n`);
   out.write(`db: ${db ? `${db.mode} ${db.name} @ ${db.where}` : "-"}; build ${build?.buildId ?? "-"}${flags["isolated-build"] ? " (isolated copy, built now)" : build?.newerSources.length ? ` (STALE: ${build.newerSources.length} newer source files)` : ""}; `);
-  out.write(`node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}); ${keyCount} keys rotated; warmup ${WARMUP_S}s, ${DURATION_S}s per run${REPEAT > 1 ? ` (best of ${REPEAT})` : ""}, pipelining 1\n\n`);
+  out.write(`node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}); ${keyCount} keys rotated; warmup ${WARMUP_S}s, ${DURATION_S}s per run${REPEAT > 1 ? ` (median of ${REPEAT}, undisturbed repetitions only)` : ""}, pipelining 1\n\n`);
   out.write(`${table}\n\n${verdictTable}\n`);
   if (noisy.length) out.write(`\nDISTURBED (unrelated load on this ${os.cpus().length}-core machine; numbers are pessimistic):\n  ${noisy.join("\n  ")}\n`);
   if (invalid.length) out.write(`\nINVALID RUN:\n  ${invalid.join("\n  ")}\n`);
