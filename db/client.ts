@@ -1,5 +1,6 @@
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { preparedByDefault } from "./prepared";
 import * as schema from "./schema";
 import { databaseUrl } from "./url";
 
@@ -18,11 +19,13 @@ const globalForDb = globalThis as unknown as {
 
 export const sql: postgres.Sql =
   globalForDb.__cockpitSql ??
-  postgres(databaseUrl(), {
-    max: 10,
-    idle_timeout: 30,
-    onnotice: () => {},
-  });
+  preparedByDefault(
+    postgres(databaseUrl(), {
+      max: 10,
+      idle_timeout: 30,
+      onnotice: () => {},
+    }),
+  );
 
 export const db: Db = globalForDb.__cockpitDb ?? drizzle(sql, { schema });
 
@@ -35,12 +38,14 @@ export const db: Db = globalForDb.__cockpitDb ?? drizzle(sql, { schema });
  */
 export const relaxedSql: postgres.Sql =
   globalForDb.__cockpitRelaxedSql ??
-  postgres(databaseUrl(), {
-    max: 4,
-    idle_timeout: 30,
-    onnotice: () => {},
-    connection: { synchronous_commit: "off" },
-  });
+  preparedByDefault(
+    postgres(databaseUrl(), {
+      max: 4,
+      idle_timeout: 30,
+      onnotice: () => {},
+      connection: { synchronous_commit: "off" },
+    }),
+  );
 
 export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSql, { schema });
 
