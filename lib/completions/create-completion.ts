@@ -84,8 +84,12 @@ const sse = (data: unknown) => encoder.encode(`data: ${typeof data === "string" 
  * Cancelling the returned stream (client gone) aborts the upstream call.
  */
 export async function streamCompletion(auth: AuthContext, input: ChatCompletionInput, requestSignal: AbortSignal) {
+  // One controller for both ways out (request aborted, or body stream cancelled by the client);
+  // cheaper than AbortSignal.any, which showed up in profiles.
   const abort = new AbortController();
-  const signal = AbortSignal.any([requestSignal, abort.signal]);
+  const signal = abort.signal;
+  if (requestSignal.aborted) abort.abort(requestSignal.reason);
+  else requestSignal.addEventListener("abort", () => abort.abort(requestSignal.reason), { once: true });
   const ctx = await startRun(auth, input, signal);
   const includeUsage = input.stream_options?.include_usage === true;
   const frames = chunkFrames(ctx, includeUsage);
