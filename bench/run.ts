@@ -37,6 +37,7 @@ import { RssSampler } from "./lib/proc";
 import { currentBuildId, prepareBuild, redisAnswers, ROOT, runningBuilds, startNext, type BuildInfo, type NextServer } from "./lib/server";
 import { summarizeProfile, type ProfileSummary } from "./lib/cpuprofile";
 import { fmt, renderTable } from "./lib/table";
+import { runCompletionsBench } from "./completions";
 
 const { values: flags } = parseArgs({
   options: {
@@ -419,7 +420,8 @@ async function main(): Promise<number> {
   fs.writeFileSync(file, json);
   fs.writeFileSync(path.join(RESULTS_DIR, `${flags.name}-latest.json`), json);
   out.write(`\nsaved ${path.relative(ROOT, file)} and bench/results/${flags.name}-latest.json\n`);
-  return record.valid ? 0 : 1;
+  const completions = await runCompletionsBench({ isolatedBuild: flags["isolated-build"] });
+  return record.valid && completions.valid ? 0 : 1;
 }
 
 main()
