@@ -69,24 +69,23 @@ export async function syncCatalog(conn: postgres.Sql): Promise<void> {
       catalog_version: catalog.version,
     })),
   );
+  // One multi-row upsert: this runs at every start of every process (CLI calls included).
   await conn.begin(async (tx) => {
-    for (const r of rows) {
-      await tx`
-        INSERT INTO models ${tx(r)}
-        ON CONFLICT (slug) DO UPDATE SET
-          provider_group = EXCLUDED.provider_group, protocol = EXCLUDED.protocol, upstream_id = EXCLUDED.upstream_id,
-          context_window = EXCLUDED.context_window, supports_images = EXCLUDED.supports_images,
-          supports_tools = EXCLUDED.supports_tools, input_micro_per_m = EXCLUDED.input_micro_per_m,
-          cached_input_micro_per_m = EXCLUDED.cached_input_micro_per_m, output_micro_per_m = EXCLUDED.output_micro_per_m,
-          status = EXCLUDED.status, recommended = EXCLUDED.recommended, replacement = EXCLUDED.replacement,
-          fallbacks = EXCLUDED.fallbacks, description = EXCLUDED.description, catalog_version = EXCLUDED.catalog_version,
-          updated_at = now()
-        WHERE models.catalog_version IS DISTINCT FROM EXCLUDED.catalog_version
-           OR models.upstream_id IS DISTINCT FROM EXCLUDED.upstream_id
-           OR models.input_micro_per_m IS DISTINCT FROM EXCLUDED.input_micro_per_m
-           OR models.output_micro_per_m IS DISTINCT FROM EXCLUDED.output_micro_per_m
-           OR models.status IS DISTINCT FROM EXCLUDED.status`;
-    }
+    await tx`
+      INSERT INTO models ${tx(rows)}
+      ON CONFLICT (slug) DO UPDATE SET
+        provider_group = EXCLUDED.provider_group, protocol = EXCLUDED.protocol, upstream_id = EXCLUDED.upstream_id,
+        context_window = EXCLUDED.context_window, supports_images = EXCLUDED.supports_images,
+        supports_tools = EXCLUDED.supports_tools, input_micro_per_m = EXCLUDED.input_micro_per_m,
+        cached_input_micro_per_m = EXCLUDED.cached_input_micro_per_m, output_micro_per_m = EXCLUDED.output_micro_per_m,
+        status = EXCLUDED.status, recommended = EXCLUDED.recommended, replacement = EXCLUDED.replacement,
+        fallbacks = EXCLUDED.fallbacks, description = EXCLUDED.description, catalog_version = EXCLUDED.catalog_version,
+        updated_at = now()
+      WHERE models.catalog_version IS DISTINCT FROM EXCLUDED.catalog_version
+         OR models.upstream_id IS DISTINCT FROM EXCLUDED.upstream_id
+         OR models.input_micro_per_m IS DISTINCT FROM EXCLUDED.input_micro_per_m
+         OR models.output_micro_per_m IS DISTINCT FROM EXCLUDED.output_micro_per_m
+         OR models.status IS DISTINCT FROM EXCLUDED.status`;
     await tx`UPDATE models SET status = 'deprecated', updated_at = now()
              WHERE catalog_version <> ${catalog.version} AND status <> 'deprecated'`;
   });

@@ -23,19 +23,7 @@ export async function settle(
   const cost = Math.max(0, Math.round(args.costMicro));
   const { reservation } = args;
   if (cost <= reservation.amountMicro) {
-    const row = await firstEntry(
-      db,
-      sql`WITH r AS (
-            UPDATE reservations SET status = 'settled'
-            WHERE id = ${reservation.id} AND company_id = ${reservation.companyId} AND status = 'held'
-            RETURNING company_id, amount_micro),
-          c AS (
-            UPDATE companies co
-            SET reserved_micro = co.reserved_micro - r.amount_micro, balance_micro = co.balance_micro - ${cost}
-            FROM r WHERE co.id = r.company_id
-            RETURNING co.id, co.balance_micro)
-          ${insertEntrySql("c", -cost, args.entry)}`,
-    );
+    const row = await firstEntry(db, sql`WITH ${settleHoldCtes(reservation, cost)} ${insertEntrySql("c", -cost, args.entry)}`);
     if (row) return row;
   }
   return settleLocked(db, { ...args, costMicro: cost });
@@ -79,13 +67,33 @@ async function settleLocked(
 
 /** Gives a hold back without charging (the call never reached the provider). No ledger row: the balance did not change. */
 export async function releaseReservation(db: DbOrTx, reservation: Pick<Reservation, "id" | "companyId">): Promise<boolean> {
-  const rows = (await db.execute(sql`
-    WITH r AS (
+  const rows = (await db.execute(sql`WITH ${releaseHoldSql(reservation)}`)) as unknown as unknown[];
+  return rows.length > 0;
+}
+
+/**
+ * CTEs `r` and `c` that settle a held reservation at `cost` (within the hold); `c` holds the new
+ * balance for insertEntrySql("c", …). Shared by settle() and the one-statement run persistence.
+ */
+export function settleHoldCtes(reservation: Pick<Reservation, "id" | "companyId">, cost: number) {
+  return sql`r AS (
+      UPDATE reservations SET status = 'settled'
+      WHERE id = ${reservation.id} AND company_id = ${reservation.companyId} AND status = 'held'
+      RETURNING company_id, amount_micro),
+    c AS (
+      UPDATE companies co
+      SET reserved_micro = co.reserved_micro - r.amount_micro, balance_micro = co.balance_micro - ${cost}
+      FROM r WHERE co.id = r.company_id
+      RETURNING co.id, co.balance_micro)`;
+}
+
+/** A CTE plus final UPDATE that give a hold back (no ledger row: the balance did not change). */
+export function releaseHoldSql(reservation: Pick<Reservation, "id" | "companyId">) {
+  return sql`r AS (
       UPDATE reservations SET status = 'released'
       WHERE id = ${reservation.id} AND company_id = ${reservation.companyId} AND status = 'held'
       RETURNING company_id, amount_micro)
     UPDATE companies co SET reserved_micro = co.reserved_micro - r.amount_micro
     FROM r WHERE co.id = r.company_id
-    RETURNING co.id`)) as unknown as unknown[];
-  return rows.length > 0;
+    RETURNING co.id`;
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import { db } from "@/db/client";
 import { LEDGER_KIND, RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
-import { settle } from "@/lib/billing";
+import { releaseHoldSql, settle, settleHoldCtes } from "@/lib/billing";
 import type { EntryInput } from "@/lib/billing/entries";
 import { insertEntrySql } from "@/lib/billing/internal";
 import { newId } from "@/lib/ids";
@@ -83,25 +83,8 @@ export async function persistRun(ctx: RunContext, status: RunStatus): Promise<vo
   const billing = !hold ? "none" : !billable ? "release" : ctx.costMicro <= hold.amountMicro ? "settle" : "separately";
 
   let tail = sql`SELECT 1`;
-  if (hold && billing === "release") {
-    tail = sql`, s AS (
-        UPDATE reservations SET status = 'released'
-        WHERE id = ${hold.id} AND company_id = ${hold.companyId} AND status = 'held'
-        RETURNING company_id, amount_micro)
-      UPDATE companies co SET reserved_micro = co.reserved_micro - s.amount_micro FROM s WHERE co.id = s.company_id
-      RETURNING co.id`;
-  } else if (hold && billing === "settle") {
-    tail = sql`, s AS (
-        UPDATE reservations SET status = 'settled'
-        WHERE id = ${hold.id} AND company_id = ${hold.companyId} AND status = 'held'
-        RETURNING company_id, amount_micro),
-      c AS (
-        UPDATE companies co
-        SET reserved_micro = co.reserved_micro - s.amount_micro, balance_micro = co.balance_micro - ${ctx.costMicro}
-        FROM s WHERE co.id = s.company_id
-        RETURNING co.id, co.balance_micro)
-      ${insertEntrySql("c", -ctx.costMicro, entry)}`;
-  }
+  if (hold && billing === "release") tail = sql`, ${releaseHoldSql(hold)}`;
+  else if (hold && billing === "settle") tail = sql`, ${settleHoldCtes(hold, ctx.costMicro)} ${insertEntrySql("c", -ctx.costMicro, entry)}`;
   const statement = sql`WITH ${recordSql(ctx, status)} ${tail}`;
   const rows = (await commitWithGroup((tx) => tx.execute(statement))) as unknown as unknown[];
   // No ledger row back means the hold was no longer held: bill under locks instead.
