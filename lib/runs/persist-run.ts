@@ -25,22 +25,25 @@ function storedMessages(ctx: RunContext) {
   }));
 }
 
-/** The thread (throwaway ones only), the messages and the run, as CTEs of one statement. */
+/**
+ * The thread (throwaway ones only), the messages and the run, as CTEs of one statement. Named
+ * `run_*` so they never clash with the billing CTEs (`r`, `c`) appended after them.
+ */
 function recordSql(ctx: RunContext, status: RunStatus): SQL {
   const latencyMs = Math.round(performance.now() - ctx.startedAt);
   const newThread = ctx.source === THREAD_SOURCE.completions;
   return sql`
-    t AS (
+    run_thread AS (
       INSERT INTO threads (id, company_id, source)
       SELECT ${ctx.threadId}, ${ctx.companyId}, ${ctx.source}::thread_source WHERE ${newThread}
       RETURNING id),
-    m AS (
+    run_messages AS (
       INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq)
       SELECT x.id, ${ctx.companyId}, ${ctx.threadId}, x.role, x.content, x.extra, x.run_id, x.seq
       FROM jsonb_to_recordset(${JSON.stringify(storedMessages(ctx))}::jsonb)
         AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int)
       RETURNING id),
-    r AS (
+    run_row AS (
       INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
                         cached_tokens, cost_micro, latency_ms, finish_reason, error, tool_calls, applied_rules,
                         created_at, completed_at)
