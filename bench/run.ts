@@ -15,7 +15,7 @@
  * Flags (npm run bench -- --flag): --duration S (10), --warmup S (3), --connections 1,32,
  * --no-redis, --rebuild, --isolated-build (build + serve a private copy in the temp dir, immune to
  * `next build` runs in a shared checkout), --cpu-prof (server CPU profiles in bench/results/profiles/),
- * --name foundation,
+ * --name foundation, --foundation-only (skip the chat-completions bench that follows),
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
  * --repeat N (1; measure each row N times: the row is the median of the undisturbed repetitions).
  *
@@ -54,6 +54,8 @@ const { values: flags } = parseArgs({
     "isolated-build": { type: "boolean", default: false },
     "cpu-prof": { type: "boolean", default: false },
     name: { type: "string", default: "foundation" },
+    /** Only the foundation bench, without the chat-completions bench that follows it. */
+    "foundation-only": { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -420,6 +422,7 @@ async function main(): Promise<number> {
   fs.writeFileSync(file, json);
   fs.writeFileSync(path.join(RESULTS_DIR, `${flags.name}-latest.json`), json);
   out.write(`\nsaved ${path.relative(ROOT, file)} and bench/results/${flags.name}-latest.json\n`);
+  if (flags["foundation-only"]) return record.valid ? 0 : 1;
   const completions = await runCompletionsBench({ isolatedBuild: flags["isolated-build"] });
   return record.valid && completions.valid ? 0 : 1;
 }

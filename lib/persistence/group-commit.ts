@@ -1,45 +1,45 @@
 import "server-only";
+import type { SQL } from "drizzle-orm";
 import { db } from "@/db/client";
-import type { Tx } from "@/db/types";
 import { log } from "@/lib/log";
 
 /**
- * Group commit: writes submitted while a commit is in flight share the next transaction, so under
- * load many requests pay for one COMMIT (one WAL flush) instead of one each, and at low load a
- * write goes out at once (no timer, no added latency). Every caller still awaits the commit that
- * holds its write, so nothing is acknowledged before it is durable.
+ * Group commit: statements submitted while a commit is in flight share the next transaction, so
+ * under load many requests pay for one COMMIT (one WAL flush) instead of one each, and at low load
+ * a statement goes out at once (no timer, no added latency). Every caller still awaits the commit
+ * that holds its statement, so nothing is acknowledged before it is durable.
  *
- * Statements of one batch are pipelined on the transaction's connection. If the batch fails, each
- * write is retried alone so one bad write cannot fail its neighbours.
+ * A batch of one is sent alone: a single statement is atomic by itself and commits on its own,
+ * which saves the BEGIN and COMMIT round trips (the common case at low load). A larger batch is
+ * pipelined on one transaction's connection. If that batch fails, each statement is retried alone
+ * so one bad statement cannot fail its neighbours.
  */
-type Write<T> = (tx: Tx) => Promise<T>;
 interface Pending {
-  write: Write<unknown>;
-  resolve: (value: unknown) => void;
+  statement: SQL;
+  resolve: (rows: unknown[]) => void;
   reject: (err: unknown) => void;
 }
 
-/** Concurrent transactions per process: enough to keep the pool busy, few enough to batch. */
+/** Concurrent commits per process: enough to keep the pool busy, few enough to batch. */
 const MAX_IN_FLIGHT = 3;
 const MAX_BATCH = 64;
 
 const queue: Pending[] = [];
 let inFlight = 0;
 
+const alone = async (p: Pending) => p.resolve((await db.execute(p.statement)) as unknown as unknown[]);
+
 async function runBatch(batch: Pending[]): Promise<void> {
+  if (batch.length === 1) {
+    await alone(batch[0]!).catch(batch[0]!.reject);
+    return;
+  }
   try {
-    const results = await db.transaction((tx) => Promise.all(batch.map((p) => p.write(tx))));
-    batch.forEach((p, i) => p.resolve(results[i]));
+    const results = await db.transaction((tx) => Promise.all(batch.map((p) => tx.execute(p.statement))));
+    batch.forEach((p, i) => p.resolve(results[i] as unknown as unknown[]));
   } catch (err) {
-    if (batch.length === 1) return batch[0]!.reject(err);
-    log.warn({ err, size: batch.length }, "group commit failed; retrying its writes one by one");
-    for (const p of batch) {
-      try {
-        p.resolve(await db.transaction((tx) => p.write(tx)));
-      } catch (e) {
-        p.reject(e);
-      }
-    }
+    log.warn({ err, size: batch.length }, "group commit failed; retrying its statements one by one");
+    for (const p of batch) await alone(p).catch(p.reject);
   }
 }
 
@@ -54,10 +54,13 @@ function pump(): void {
   }
 }
 
-/** Runs `write` inside a shared transaction; resolves after that transaction committed. */
-export function commitWithGroup<T>(write: Write<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    queue.push({ write, resolve: resolve as (v: unknown) => void, reject });
+/**
+ * Runs one self-contained statement (CTEs for several writes) durably; resolves with its rows
+ * after the commit that holds it.
+ */
+export function commitWithGroup(statement: SQL): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    queue.push({ statement, resolve, reject });
     pump();
   });
 }

@@ -1,12 +1,24 @@
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
 import type { ChatMessage, ToolDefinition } from "./types";
+
+type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
+let o200k: O200k | undefined;
+
+/**
+ * The o200k_base tokenizer, loaded on first use: its tables cost ~65 MiB of memory, which a
+ * gateway whose upstreams report usage (and whose prompts are small, see promptTokenBound) never
+ * needs. Synchronous: a cold load takes ~150 ms once per process.
+ */
+export function tokenizer(): O200k {
+  return (o200k ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as O200k);
+}
 
 /** Token counts with a real BPE tokenizer (o200k_base, GPT-4o's), for local models and for providers that report no usage. */
 export function countTextTokens(text: string): number {
   if (!text) return 0;
   // Special-token strings in user text ("<|endoftext|>") are counted as plain text, never thrown
   // on. Passing options costs ~20 µs per call (the tokenizer rebuilds its matcher), so only then.
-  return text.includes("<|") ? countTokens(text, PLAIN_TEXT) : countTokens(text);
+  return text.includes("<|") ? tokenizer().countTokens(text, PLAIN_TEXT) : tokenizer().countTokens(text);
 }
 
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
@@ -38,5 +50,22 @@ export function countPromptTokens(messages: ChatMessage[], tools?: ToolDefinitio
     if (m.name) n += countTextTokens(m.name);
   }
   if (tools?.length) n += countTextTokens(JSON.stringify(tools));
+  return n;
+}
+
+const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
+
+/**
+ * An upper bound of countPromptTokens without the tokenizer: every BPE token stands for at least
+ * one byte of its text, so a text never has more tokens than UTF-8 bytes.
+ */
+export function promptTokenBound(messages: ChatMessage[], tools?: ToolDefinition[]): number {
+  let n = REPLY_PRIMING;
+  for (const m of messages) {
+    n += PER_MESSAGE + utf8Bytes(m.role) + utf8Bytes(messageText(m.content)) + countImages(m.content) * IMAGE_TOKENS;
+    if (m.tool_calls) n += utf8Bytes(JSON.stringify(m.tool_calls));
+    if (m.name) n += utf8Bytes(m.name);
+  }
+  if (tools?.length) n += utf8Bytes(JSON.stringify(tools));
   return n;
 }

@@ -1,9 +1,9 @@
 import "server-only";
 import Redis from "ioredis";
-import { RateLimiterDrizzle, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { relaxedDb } from "@/db/client";
-import { rateLimits } from "@/db/schema";
+import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { relaxedSql } from "@/db/client";
 import { env } from "@/lib/env";
+import { RateLimiterPostgresJs } from "./postgres-store";
 
 export const RATE_WINDOW_S = 60;
 
@@ -38,7 +38,7 @@ function limiterFor(points: number): RateLimiterAbstract {
     redis ??= new Redis(env.REDIS_URL, { enableOfflineQueue: true, maxRetriesPerRequest: 2, lazyConnect: false });
     limiter = new RateLimiterRedis({ ...common, storeClient: redis });
   } else {
-    limiter = new RateLimiterDrizzle({ ...common, storeClient: relaxedDb, schema: rateLimits });
+    limiter = new RateLimiterPostgresJs({ ...common, storeClient: relaxedSql });
   }
   limiters.set(points, limiter);
   return limiter;

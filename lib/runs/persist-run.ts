@@ -89,7 +89,7 @@ export async function persistRun(ctx: RunContext, status: RunStatus): Promise<vo
   if (hold && billing === "release") tail = sql`, ${releaseHoldSql(hold)}`;
   else if (hold && billing === "settle") tail = sql`, ${settleHoldCtes(hold, ctx.costMicro)} ${insertEntrySql("c", -ctx.costMicro, entry)}`;
   const statement = sql`WITH ${recordSql(ctx, status)} ${tail}`;
-  const rows = (await commitWithGroup((tx) => tx.execute(statement))) as unknown as unknown[];
+  const rows = await commitWithGroup(statement);
   // No ledger row back means the hold was no longer held: bill under locks instead.
   if (hold && (billing === "separately" || (billing === "settle" && rows.length === 0))) {
     const row = await settle(db, { reservation: hold, costMicro: ctx.costMicro, entry });

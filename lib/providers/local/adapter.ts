@@ -1,5 +1,4 @@
-import { encode, decode } from "gpt-tokenizer/encoding/o200k_base";
-import { countPromptTokens, countTextTokens } from "../tokens";
+import { countPromptTokens, countTextTokens, tokenizer } from "../tokens";
 import type { CallOptions, ChatChunk, ChatRequest, ChatResult, ProviderAdapter } from "../types";
 import { chunkText, localReply } from "./respond";
 
@@ -7,6 +6,7 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
 function truncate(text: string, maxTokens: number | undefined): { text: string; truncated: boolean } {
   if (maxTokens === undefined) return { text, truncated: false };
+  const { encode, decode } = tokenizer();
   const tokens = encode(text, PLAIN_TEXT);
   if (tokens.length <= maxTokens) return { text, truncated: false };
   return { text: decode(tokens.slice(0, maxTokens)), truncated: true };
