@@ -21,6 +21,15 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** Exponential backoff with full jitter: base·2^attempt·[0.5, 1.5). */
 const backoffMs = (attempt: number) => env.UPSTREAM_RETRY_BASE_MS * 2 ** attempt * (0.5 + Math.random());
 
+/** The longest Retry-After we wait out; a provider asking for more is treated as down for this call. */
+export const MAX_RETRY_AFTER_MS = 10_000;
+
+/**
+ * Failures that no other upstream id of the same group can fix: the request itself was refused
+ * (400, 413, 422) or our key was (401, 403). A 404 (this model id is gone) still tries the fallbacks.
+ */
+const REQUEST_REFUSED = new Set([400, 401, 403, 413, 422]);
+
 function toBadGateway(err: UpstreamError, upstreamIds: string[]): AppError {
   const tried = upstreamIds.length > 1 ? ` (tried ${upstreamIds.join(", ")})` : "";
   return new AppError("upstream_error", `Upstream provider error: ${err.message}${tried}`, {
@@ -31,7 +40,8 @@ function toBadGateway(err: UpstreamError, upstreamIds: string[]): AppError {
 
 /**
  * Tries each upstream id in order, each with retries on retryable failures (429, 5xx, network,
- * timeouts). `attempt` runs one call; for streams it resolves once the first chunk arrived, so
+ * timeouts), waiting the provider's Retry-After when it sends one, else a jittered backoff. A
+ * refused request (400, 401, 403, 413, 422) ends at once: a fallback would refuse it too. `attempt` runs one call; for streams it resolves once the first chunk arrived, so
  * nothing is retried after a byte could have reached the client.
  * @throws AppError upstream_error (502) naming the provider's status and message when all fail.
  */
@@ -45,8 +55,11 @@ async function withRetries<T>(target: ModelTarget, signal: AbortSignal, attempt:
         if (signal.aborted || !(err instanceof UpstreamError)) throw err;
         last = err;
         log.warn({ provider: target.group.id, upstreamId, attempt: i, status: err.status, retryable: err.retryable }, "upstream call failed");
+        if (err.status !== null && REQUEST_REFUSED.has(err.status)) throw toBadGateway(err, target.upstreamIds.slice(0, target.upstreamIds.indexOf(upstreamId) + 1));
         if (!err.retryable) break;
-        if (i < env.UPSTREAM_RETRIES) await sleep(backoffMs(i), signal);
+        // A Retry-After is honoured (it replaces our backoff); one beyond our patience moves on.
+        if (err.retryAfterMs !== null && err.retryAfterMs > MAX_RETRY_AFTER_MS) break;
+        if (i < env.UPSTREAM_RETRIES) await sleep(err.retryAfterMs ?? backoffMs(i), signal);
       }
     }
   }

@@ -46,6 +46,16 @@ async function errorMessage(res: UpstreamResponse): Promise<string> {
 
 const RETRYABLE_STATUS = (s: number) => s === 429 || s >= 500;
 
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3), in ms; null when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!v) return null;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // An HTTP date names its weekday and month; anything else ("-5") is not one.
+  const at = /[a-z]{3}/i.test(v) ? Date.parse(v) : Number.NaN;
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
 /**
  * POSTs JSON to an upstream. Non-2xx becomes an UpstreamError (retryable on 429/5xx) carrying the
  * provider's status and message; network errors and timeouts are retryable UpstreamErrors too.
@@ -77,7 +87,13 @@ export async function postJson(args: {
   }
   if (res.statusCode < 200 || res.statusCode >= 300) {
     const message = sanitizeUpstreamMessage(await errorMessage({ status: res.statusCode, body: res.body }), args.secrets);
-    throw new UpstreamError(args.provider, res.statusCode, `${args.provider} returned ${res.statusCode}: ${message}`, RETRYABLE_STATUS(res.statusCode));
+    throw new UpstreamError(
+      args.provider,
+      res.statusCode,
+      `${args.provider} returned ${res.statusCode}: ${message}`,
+      RETRYABLE_STATUS(res.statusCode),
+      parseRetryAfter(res.headers["retry-after"]),
+    );
   }
   return { status: res.statusCode, body: res.body };
 }

@@ -94,6 +94,8 @@ export class UpstreamError extends Error {
     readonly status: number | null,
     message: string,
     readonly retryable: boolean,
+    /** The provider's Retry-After, in milliseconds, when it sent one. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = "UpstreamError";

@@ -211,6 +211,33 @@ describe("retries, timeouts and fallbacks", () => {
     expect(res.status).toBe(200);
     expect(fake.requests.map((r) => r.body.model)).toEqual(["openai/gpt-4o-mini", "openai/gpt-4.1-mini"]);
   });
+
+  it("a request the upstream refuses (400) is a 502 at once: no retry, no fallback", async () => {
+    const { key } = await newTenant();
+    fake.queue.push({ kind: "error", status: 400, message: "Invalid value for 'logit_bias'" });
+    const res = await post(key, { model: "or-gpt-4o-mini", messages: [user("hi")] });
+    expect(res.status).toBe(502);
+    const body = await res.json();
+    expect(body.error).toMatchObject({ type: "upstream_error", code: "upstream_400" });
+    expect(body.error.message).toContain("Invalid value for 'logit_bias'");
+    expect(fake.requests.map((r) => r.body.model)).toEqual(["openai/gpt-4o-mini"]);
+  });
+
+  it("honours the upstream's Retry-After, and moves to the fallback when it asks for too long", async () => {
+    const { key } = await newTenant();
+    fake.queue.push({ kind: "error", status: 429, message: "slow down", headers: { "retry-after": "1" } });
+    let started = Date.now();
+    expect((await post(key, { model: "gpt-4o-mini", messages: [user("hi")] })).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(fake.requests).toHaveLength(2);
+
+    fake.requests.length = 0;
+    fake.queue.push({ kind: "error", status: 503, message: "maintenance", headers: { "retry-after": "3600" } });
+    started = Date.now();
+    expect((await post(key, { model: "or-gpt-4o-mini", messages: [user("hi")] })).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(fake.requests.map((r) => r.body.model)).toEqual(["openai/gpt-4o-mini", "openai/gpt-4.1-mini"]);
+  });
 });
 
 describe("streaming", () => {
