@@ -96,6 +96,8 @@ export interface CompletionsBenchOptions {
   cpuProf?: boolean;
   /** Ours' DATABASE_URL through a counting proxy: statements and round trips per request. */
   dbProxy?: boolean;
+  /** Extra node flags for ours, after the ones the start script uses (experiments with V8 heap flags). */
+  extraNodeArgs?: string[];
   /** PostgreSQL server for the bench database (default process.env.DATABASE_URL; none = embedded). */
   databaseUrl?: string;
   /** Results file prefix (completions). */
@@ -560,6 +562,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     rebuild: options.rebuild ?? false,
     cpuProf: options.cpuProf ?? false,
     dbProxy: options.dbProxy ?? false,
+    extraNodeArgs: options.extraNodeArgs ?? [],
     databaseUrl: options.databaseUrl ?? (process.env.DATABASE_URL || undefined),
     name: options.name ?? "completions",
     print: options.print ?? true,
@@ -679,7 +682,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
         };
         log(`peer: portkey pid ${pk.service.pid} on ${pk.baseUrl}`);
       } else {
-        const nodeArgs: string[] = [];
+        const nodeArgs: string[] = [...o.extraNodeArgs];
         if (o.cpuProf) {
           profileDir = path.join(RESULTS_DIR, "profiles", `${stampForFile(startedAt)}-completions`);
           fs.mkdirSync(profileDir, { recursive: true });
@@ -1111,6 +1114,7 @@ if (isMain) {
       /** Profiling run: ours only, no soak, --cpu-prof and --db-proxy. */
       profile: { type: "boolean", default: false },
       name: { type: "string" },
+      "node-args": { type: "string", default: "" },
     },
     strict: true,
   });
@@ -1129,6 +1133,7 @@ if (isMain) {
     rebuild: flags.rebuild,
     cpuProf: profile || flags["cpu-prof"],
     dbProxy: profile || flags["db-proxy"],
+    extraNodeArgs: flags["node-args"]!.split(" ").filter(Boolean),
     name: flags.name ?? (profile ? "completions-profile" : "completions"),
   })
     .then((r) => process.exit(r.valid ? 0 : 1))

@@ -232,7 +232,10 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   });
   live.add(child);
   const lines: string[] = [];
+  // BENCH_SERVER_LOG=<file>: keep the server's whole output (e.g. with --trace-gc), not just its tail.
+  const fullLog = process.env.BENCH_SERVER_LOG ? fs.createWriteStream(process.env.BENCH_SERVER_LOG, { flags: "a" }) : undefined;
   const collect = (chunk: Buffer) => {
+    fullLog?.write(chunk);
     for (const l of chunk.toString("utf8").split("\n")) if (l.trim()) lines.push(l);
     if (lines.length > 400) lines.splice(0, lines.length - 400);
   };

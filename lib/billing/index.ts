@@ -13,3 +13,4 @@ export * from "./schemas";
 export * from "./settle";
 export * from "./to-public";
 export * from "./usage-overview";
+export * from "./lease";

@@ -16,8 +16,10 @@ export const insufficientBalance = (neededMicro: number) =>
 /**
  * The ledger-row INSERT that ends every balance-changing statement. `from` is the CTE holding the
  * company's new balance as `balance_micro`; `amount` is the signed change (negative for debits).
+ * `returning: "id"` when the caller only needs to know the row exists (parsing whole rows costs
+ * CPU on every call).
  */
-export function insertEntrySql(from: string, amountMicro: ReturnType<typeof sql> | number, entry: EntryInput) {
+export function insertEntrySql(from: string, amountMicro: ReturnType<typeof sql> | number, entry: EntryInput, returning: "*" | "id" = "*") {
   return sql`
     INSERT INTO ledger_entries (id, company_id, kind, source, amount_micro, balance_after_micro, model,
                                 prompt_tokens, completion_tokens, reference_id, metadata)
@@ -25,7 +27,7 @@ export function insertEntrySql(from: string, amountMicro: ReturnType<typeof sql>
            ${entry.model ?? null}, ${entry.promptTokens ?? null}::int, ${entry.completionTokens ?? null}::int,
            ${entry.referenceId ?? null}, ${JSON.stringify(entry.metadata ?? {})}::jsonb
     FROM ${sql.raw(from)} c
-    RETURNING *`;
+    RETURNING ${sql.raw(returning)}`;
 }
 
 export async function firstEntry(db: DbOrTx, query: ReturnType<typeof sql>) {

@@ -1,5 +1,5 @@
 import type { ThreadSource } from "@/db/enums";
-import type { Reservation } from "@/db/schema";
+import type { CreditHold } from "@/lib/billing/lease";
 import type { ResolvedModel } from "@/lib/models";
 import type { ChatChunk, ChatMessage, Passage, ToolCall, ToolDefinition, Usage } from "@/lib/providers/types";
 
@@ -51,7 +51,8 @@ export interface RunContext {
   appliedRules: AppliedRule[];
   citations: Citation[];
 
-  reservation?: Reservation;
+  /** The call's credit hold (reserve-credit stage), ended by persist. */
+  hold?: CreditHold;
   /** Set by the model stage. */
   content: string;
   toolCalls: ToolCall[];

@@ -2,7 +2,7 @@ import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import { db } from "@/db/client";
 import { LEDGER_KIND, RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
-import { releaseHoldSql, settle, settleHoldCtes } from "@/lib/billing";
+import { chargeUpTo, drawHoldCtes, endHold } from "@/lib/billing";
 import type { EntryInput } from "@/lib/billing/entries";
 import { insertEntrySql } from "@/lib/billing/internal";
 import { newId } from "@/lib/ids";
@@ -72,27 +72,29 @@ function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
  * group committer: the answer's record and its ledger row become durable together, in a single
  * round trip. Then the request is answered.
  *
- * Billing tail of that statement: settle the hold at the actual cost (the normal case: the cost is
- * within the hold, so it cannot fail for lack of funds), or release the hold when the run produced
- * nothing billable. When the cost exceeds the hold, or the hold is gone (released by the reconciler
- * after a presumed crash), the record is written alone and settle() bills under row locks, never
- * below zero.
+ * Billing tail of that statement: draw the actual cost from the call's credit lease (the normal
+ * case: the cost is within the call's hold, so the lease has it). A run that produced nothing
+ * billable is recorded alone and its hold simply goes back to the lease. When the draw finds too
+ * little left (the reconciler released the lease after a presumed crash, or the run outgrew it),
+ * the record is written alone and chargeUpTo() bills under row locks, never below zero.
  */
 export async function persistRun(ctx: RunContext, status: RunStatus): Promise<void> {
-  const hold = ctx.reservation;
+  const hold = ctx.hold;
   const billable = status === RUN_STATUS.completed || ctx.usage.completionTokens > 0;
   if (!billable) ctx.costMicro = 0;
   const entry = ledgerEntry(ctx, status);
-  const billing = !hold ? "none" : !billable ? "release" : ctx.costMicro <= hold.amountMicro ? "settle" : "separately";
-
-  let tail = sql`SELECT 1`;
-  if (hold && billing === "release") tail = sql`, ${releaseHoldSql(hold)}`;
-  else if (hold && billing === "settle") tail = sql`, ${settleHoldCtes(hold, ctx.costMicro)} ${insertEntrySql("c", -ctx.costMicro, entry)}`;
-  const statement = sql`WITH ${recordSql(ctx, status)} ${tail}`;
-  const rows = await commitWithGroup(statement);
-  // No ledger row back means the hold was no longer held: bill under locks instead.
-  if (hold && (billing === "separately" || (billing === "settle" && rows.length === 0))) {
-    const row = await settle(db, { reservation: hold, costMicro: ctx.costMicro, entry });
+  const cost = ctx.costMicro;
+  const lease = billable ? hold?.lease : null;
+  const tail = lease ? sql`, ${drawHoldCtes(lease, cost)} ${insertEntrySql("c", -cost, entry, "id")}` : sql`SELECT 1`;
+  let drawn = false;
+  try {
+    const rows = await commitWithGroup(sql`WITH ${recordSql(ctx, status)} ${tail}`);
+    drawn = lease != null && rows.length > 0;
+  } finally {
+    if (hold) endHold(hold, drawn ? cost : 0);
+  }
+  if (billable && !drawn) {
+    const row = await chargeUpTo(db, { companyId: ctx.companyId, costMicro: cost, entry });
     if (row) ctx.costMicro = -row.amountMicro;
   }
 }

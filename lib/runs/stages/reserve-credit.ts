@@ -1,5 +1,4 @@
-import { relaxedDb } from "@/db/client";
-import { reserve } from "@/lib/billing";
+import { holdCredit } from "@/lib/billing/lease";
 import { worstCaseMicro } from "@/lib/models";
 import { countPromptTokens, promptTokenBound } from "@/lib/providers/tokens";
 import type { Stage } from "../context";
@@ -28,10 +27,6 @@ export const reserveCreditStage: Stage = {
     const promptTokens = bound <= EXACT_COUNT_ABOVE_BYTES ? bound : countPromptTokens(req.messages, req.tools);
     const room = Math.max(1, ctx.model.model.contextWindow - promptTokens);
     const cap = Math.min(ctx.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE_TOKENS, room);
-    ctx.reservation = await reserve(relaxedDb, {
-      companyId: ctx.companyId,
-      amountMicro: worstCaseMicro(promptTokens, cap, ctx.model.prices),
-      referenceId: ctx.runId,
-    });
+    ctx.hold = await holdCredit(ctx.companyId, worstCaseMicro(promptTokens, cap, ctx.model.prices));
   },
 };

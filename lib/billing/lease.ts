@@ -1,0 +1,228 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import { relaxedDb } from "@/db/client";
+import { newId } from "@/lib/ids";
+import { log } from "@/lib/log";
+import { insufficientBalance } from "./internal";
+import { RESERVATION_TTL_S } from "./reserve";
+import { releaseReservation } from "./settle";
+
+/**
+ * Credit leases: how a call holds its worst case without a database statement of its own.
+ *
+ * A process holds one reservation per busy company (a lease: an ordinary `reservations` row, so
+ * the balance, the CHECK constraints and the reconciler treat it like any hold) and carves each
+ * call's hold out of it in memory. The call's bill is drawn from the lease inside the statement
+ * that stores the run, so a call costs no statement before the upstream request and nobody
+ * updates the company row twice per call (it was the hot row under load: every call's hold
+ * queued behind the previous call's settle).
+ *
+ * Exact, not approximate: a lease is taken from the unreserved balance under the row lock, a
+ * draw never exceeds what is left of its lease (the statement checks it), and whatever a lease
+ * still holds goes back when it retires. Sizing keeps leases small where money is short: a lease
+ * is a whole number of the opening call's worst cases, at most LEASE_CALLS of them and at most
+ * 1/LEASE_SHARE of the unreserved balance, never less than one; near a zero balance every lease
+ * is exactly one call's hold, which is the old per-call reservation. What a lease holds is not
+ * available to other processes until it retires (at most LEASE_IDLE_MS after its last call).
+ *
+ * A lease takes new calls for LEASE_MAX_AGE_MS; then, or after LEASE_IDLE_MS without calls, it
+ * retires and is released as soon as its calls have been billed. A process opens a further lease
+ * only when none of its leases has room, one at a time per company (concurrent calls share it).
+ * If the process dies, the reconciler releases it after RESERVATION_TTL_S like any orphaned hold.
+ */
+export const LEASE_CALLS = 32;
+export const LEASE_SHARE = 8;
+export const LEASE_MAX_AGE_MS = 30_000;
+export const LEASE_IDLE_MS = 2_000;
+
+interface Lease {
+  id: string;
+  companyId: string;
+  /** What the reservation row holds, as far as this process's committed draws know. */
+  heldMicro: number;
+  /** The part of heldMicro not promised to calls in flight. */
+  freeMicro: number;
+  inflight: number;
+  openedAt: number;
+  lastUsedAt: number;
+  retiring: boolean;
+  released: boolean;
+}
+
+/** One call's hold: `amountMicro` carved out of `lease` (null when there was nothing to hold). */
+export interface CreditHold {
+  lease: { id: string; companyId: string } | null;
+  amountMicro: number;
+}
+
+/** Per company, the leases taking new calls (oldest first). */
+const active = new Map<string, Lease[]>();
+/** Every lease not yet released, by reservation id. */
+const byId = new Map<string, Lease>();
+/** At most one lease being opened per company at a time: the others wait and share it. */
+const opening = new Map<string, Promise<unknown>>();
+let sweeper: NodeJS.Timeout | undefined;
+
+/** A lease with room for `amount`; retires the ones past their age on the way. */
+function findRoom(companyId: string, amount: number, now: number): Lease | undefined {
+  const list = active.get(companyId);
+  if (!list) return undefined;
+  for (const lease of [...list]) {
+    if (now - lease.openedAt >= LEASE_MAX_AGE_MS) void retire(lease);
+    else if (lease.freeMicro >= amount) return lease;
+  }
+  return undefined;
+}
+
+function take(lease: Lease, amount: number, now: number): CreditHold {
+  lease.freeMicro -= amount;
+  lease.inflight++;
+  lease.lastUsedAt = now;
+  return { lease: { id: lease.id, companyId: lease.companyId }, amountMicro: amount };
+}
+
+/** Stops new calls on the lease; releases it now when no call is in flight (the promise). */
+function retire(lease: Lease): Promise<void> | undefined {
+  lease.retiring = true;
+  const list = active.get(lease.companyId);
+  if (list) {
+    const i = list.indexOf(lease);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) active.delete(lease.companyId);
+  }
+  return lease.inflight === 0 ? release(lease) : undefined;
+}
+
+function release(lease: Lease): Promise<void> | undefined {
+  if (lease.released) return undefined;
+  lease.released = true;
+  byId.delete(lease.id);
+  return releaseReservation(relaxedDb, { id: lease.id, companyId: lease.companyId }).then(
+    () => undefined,
+    (err: unknown) => {
+      // The reconciler releases it after RESERVATION_TTL_S.
+      log.warn({ err, reservationId: lease.id }, "could not release a credit lease");
+    },
+  );
+}
+
+function startSweeper(): void {
+  if (sweeper) return;
+  sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const list of [...active.values()]) {
+      for (const lease of [...list]) {
+        if (lease.inflight === 0 && (now - lease.lastUsedAt >= LEASE_IDLE_MS || now - lease.openedAt >= LEASE_MAX_AGE_MS)) void retire(lease);
+      }
+    }
+    if (byId.size === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  }, Math.min(1000, LEASE_IDLE_MS / 2));
+  sweeper.unref();
+}
+
+/** @throws insufficient_balance (402) when the unreserved balance cannot cover `amount`. */
+async function openLease(companyId: string, amount: number): Promise<Lease> {
+  const id = newId("reservation");
+  const rows = (await relaxedDb.execute(sql`
+    WITH pre AS (
+      SELECT id, balance_micro - reserved_micro AS unreserved,
+             ${amount}::bigint * LEAST(${LEASE_CALLS}, GREATEST(1, (balance_micro - reserved_micro) / ${LEASE_SHARE} / ${amount}::bigint)) AS granted
+      FROM companies WHERE id = ${companyId} FOR UPDATE),
+    c AS (
+      UPDATE companies co SET reserved_micro = co.reserved_micro + pre.granted
+      FROM pre WHERE co.id = pre.id AND pre.unreserved >= pre.granted
+      RETURNING co.id, pre.granted)
+    INSERT INTO reservations (id, company_id, amount_micro, reference_id, expires_at)
+    SELECT ${id}, c.id, c.granted, 'lease', now() + make_interval(secs => ${RESERVATION_TTL_S})
+    FROM c
+    RETURNING amount_micro`)) as unknown as { amount_micro: string }[];
+  if (!rows[0]) throw insufficientBalance(amount);
+  const held = Number(rows[0].amount_micro);
+  const now = Date.now();
+  const lease: Lease = { id, companyId, heldMicro: held, freeMicro: held, inflight: 0, openedAt: now, lastUsedAt: now, retiring: false, released: false };
+  byId.set(id, lease);
+  const list = active.get(companyId);
+  if (list) list.push(lease);
+  else active.set(companyId, [lease]);
+  startSweeper();
+  return lease;
+}
+
+/** Opens a lease; when short, first gives back this process's idle leases of the company and tries once more. */
+async function openLeaseOrReclaim(companyId: string, amount: number): Promise<void> {
+  try {
+    await openLease(companyId, amount);
+  } catch (err) {
+    const idle = (active.get(companyId) ?? []).filter((l) => l.inflight === 0);
+    if (idle.length === 0) throw err;
+    await Promise.all(idle.map((l) => retire(l)));
+    await openLease(companyId, amount);
+  }
+}
+
+/**
+ * Holds `amountMicro` of the company's credit for one call: from one of this process's leases
+ * when one has room (no statement), else from a new lease (one statement).
+ * @throws insufficient_balance (402) when the unreserved balance cannot cover it.
+ */
+export async function holdCredit(companyId: string, amountMicro: number): Promise<CreditHold> {
+  const amount = Math.max(0, Math.round(amountMicro));
+  if (amount === 0) return { lease: null, amountMicro: 0 };
+  for (;;) {
+    const lease = findRoom(companyId, amount, Date.now());
+    if (lease) return take(lease, amount, Date.now());
+    const pending = opening.get(companyId);
+    if (pending) {
+      // Someone in this process is opening a lease for this company: it may cover us too.
+      await pending.catch(() => undefined);
+      continue;
+    }
+    const p = openLeaseOrReclaim(companyId, amount);
+    opening.set(companyId, p);
+    try {
+      await p;
+    } finally {
+      opening.delete(companyId);
+    }
+  }
+}
+
+/**
+ * CTEs `r` and `c` that draw `cost` from the call's lease and debit the balance by it; `c` holds
+ * the new balance for insertEntrySql("c", …). No row comes back when the lease no longer has
+ * `cost` left (released by the reconciler, or a call that outgrew every hold): bill with
+ * chargeUpTo() then.
+ */
+export function drawHoldCtes(lease: { id: string; companyId: string }, cost: number) {
+  return sql`r AS (
+      UPDATE reservations SET amount_micro = amount_micro - ${cost}
+      WHERE id = ${lease.id} AND company_id = ${lease.companyId} AND status = 'held' AND amount_micro >= ${cost}
+      RETURNING company_id),
+    c AS (
+      UPDATE companies co
+      SET reserved_micro = co.reserved_micro - ${cost}, balance_micro = co.balance_micro - ${cost}
+      FROM r WHERE co.id = r.company_id
+      RETURNING co.id, co.balance_micro)`;
+}
+
+/**
+ * Ends a call's hold after its statement committed: `drawnMicro` is what that statement drew from
+ * the lease (0 when nothing was billed, or the bill went through chargeUpTo()).
+ */
+export function endHold(hold: CreditHold, drawnMicro: number): void {
+  if (!hold.lease) return;
+  const lease = byId.get(hold.lease.id);
+  if (!lease) return;
+  lease.heldMicro -= drawnMicro;
+  lease.freeMicro += hold.amountMicro - drawnMicro;
+  lease.inflight--;
+  if (lease.inflight === 0 && lease.retiring) release(lease);
+}
+
+/** For tests: the leases this process has taking calls for a company. */
+export function leaseSnapshot(companyId: string): { heldMicro: number; freeMicro: number; inflight: number }[] {
+  return (active.get(companyId) ?? []).map((l) => ({ heldMicro: l.heldMicro, freeMicro: l.freeMicro, inflight: l.inflight }));
+}

@@ -1,0 +1,98 @@
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { db } from "@/db/client";
+import { makeCompany } from "@/db/factories";
+import { companies, reservations } from "@/db/schema";
+import { commitWithGroup } from "@/lib/persistence/group-commit";
+import { chargeUpTo, drawHoldCtes, endHold, getBalance, holdCredit, LEASE_CALLS, LEASE_IDLE_MS, leaseSnapshot, type CreditHold } from "@/lib/billing";
+import { insertEntrySql } from "@/lib/billing/internal";
+
+const OT = 1_000_000;
+const entry = { kind: "completion" as const, source: "completions", model: "m" };
+
+async function until<T>(fn: () => Promise<T | undefined | false>, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const heldRows = (companyId: string) =>
+  db.select().from(reservations).where(eq(reservations.companyId, companyId)).then((rows) => rows.filter((r) => r.status === "held"));
+
+/** What persist-run does with a hold: draw the cost in one statement, then end the hold. */
+async function bill(hold: CreditHold, companyId: string, cost: number): Promise<"drawn" | "charged"> {
+  const rows = await commitWithGroup(sql`WITH ${drawHoldCtes(hold.lease!, cost)} ${insertEntrySql("c", -cost, entry, "id")}`);
+  endHold(hold, rows.length > 0 ? cost : 0);
+  if (rows.length > 0) return "drawn";
+  await chargeUpTo(db, { companyId, costMicro: cost, entry });
+  return "charged";
+}
+
+describe("credit leases", () => {
+  it("carve many calls' holds out of one reservation, bill exactly, and go back when idle", async () => {
+    const co = await makeCompany(db, { creditsOt: 10_000 });
+    const holds = [];
+    for (let i = 0; i < 10; i++) holds.push(await holdCredit(co.id, 2 * OT));
+    // One lease of LEASE_CALLS worst cases (well under 1/8 of the balance), ten calls in it.
+    expect(await heldRows(co.id)).toHaveLength(1);
+    expect((await heldRows(co.id))[0]!.amountMicro).toBe(LEASE_CALLS * 2 * OT);
+    expect(leaseSnapshot(co.id)).toEqual([{ heldMicro: LEASE_CALLS * 2 * OT, freeMicro: (LEASE_CALLS - 10) * 2 * OT, inflight: 10 }]);
+
+    for (const h of holds) expect(await bill(h, co.id, 0.5 * OT)).toBe("drawn");
+    expect(await getBalance(db, { companyId: co.id })).toEqual({ balanceMicro: 10_000 * OT - 5 * OT, reservedMicro: LEASE_CALLS * 2 * OT - 5 * OT });
+    expect(leaseSnapshot(co.id)).toMatchObject([{ heldMicro: LEASE_CALLS * 2 * OT - 5 * OT, inflight: 0 }]);
+
+    // Idle: released in full, and the balance is the sum of the ledger rows.
+    await until(async () => (await getBalance(db, { companyId: co.id })).reservedMicro === 0, LEASE_IDLE_MS + 3000);
+    expect(await heldRows(co.id)).toHaveLength(0);
+    const [sum] = (await db.execute(sql`select sum(amount_micro)::bigint as s from ledger_entries where company_id = ${co.id}`)) as unknown as [{ s: string }];
+    expect(Number(sum.s)).toBe(10_000 * OT - 5 * OT);
+  });
+
+  it("near a zero balance a lease is exactly one call, and 402 comes when the unreserved balance cannot cover it", async () => {
+    const co = await makeCompany(db, { creditsOt: 3 });
+    const a = await holdCredit(co.id, 2 * OT);
+    expect((await heldRows(co.id)).map((r) => r.amountMicro)).toEqual([2 * OT]);
+    await expect(holdCredit(co.id, 2 * OT)).rejects.toMatchObject({ status: 402 });
+    expect(await bill(a, co.id, 1.5 * OT)).toBe("drawn");
+    // The spent lease retires at once when the next call does not fit: 1.5 O₮ left, all of it usable.
+    const b = await holdCredit(co.id, 1.5 * OT);
+    expect(await bill(b, co.id, 1.5 * OT)).toBe("drawn");
+    await until(async () => (await getBalance(db, { companyId: co.id })).reservedMicro === 0, LEASE_IDLE_MS + 3000);
+    expect((await getBalance(db, { companyId: co.id })).balanceMicro).toBe(0);
+  });
+
+  it("300 parallel 1 O₮ calls on 100 O₮: exactly 100 held, 200 get 402; every bill lands; balance = sum of rows, never negative", async () => {
+    const co = await makeCompany(db, { creditsOt: 100 });
+    const results = await Promise.allSettled(Array.from({ length: 300 }, () => holdCredit(co.id, 1 * OT)));
+    const held = results.filter((r): r is PromiseFulfilledResult<CreditHold> => r.status === "fulfilled").map((r) => r.value);
+    expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason.status === 402)).toBe(true);
+    // Leases are whole numbers of calls, so with equal calls every O₮ is usable: exactly 100.
+    expect(held).toHaveLength(100);
+    const [co1] = await db.select().from(companies).where(eq(companies.id, co.id));
+    expect(co1!.reservedMicro).toBeLessThanOrEqual(co1!.balanceMicro);
+    expect(co1!.reservedMicro).toBeGreaterThanOrEqual(held.length * OT);
+
+    const billed = await Promise.all(held.map((h) => bill(h, co.id, 1 * OT)));
+    expect(billed.every((b) => b === "drawn")).toBe(true);
+    await until(async () => (await getBalance(db, { companyId: co.id })).reservedMicro === 0, LEASE_IDLE_MS + 3000);
+    const bal = await getBalance(db, { companyId: co.id });
+    expect(bal.balanceMicro).toBe(100 * OT - held.length * OT);
+    const [sum] = (await db.execute(sql`select sum(amount_micro)::bigint as s from ledger_entries where company_id = ${co.id}`)) as unknown as [{ s: string }];
+    expect(Number(sum.s)).toBe(bal.balanceMicro);
+  });
+
+  it("a draw that finds its lease gone (released by the reconciler) is billed from the balance, never below zero", async () => {
+    const co = await makeCompany(db, { creditsOt: 50 });
+    const h = await holdCredit(co.id, 10 * OT);
+    await db.execute(sql`
+      with r as (update reservations set status = 'released' where id = ${h.lease!.id} returning company_id, amount_micro)
+      update companies co set reserved_micro = co.reserved_micro - r.amount_micro from r where co.id = r.company_id`);
+    expect(await bill(h, co.id, 4 * OT)).toBe("charged");
+    expect(await getBalance(db, { companyId: co.id })).toEqual({ balanceMicro: 46 * OT, reservedMicro: 0 });
+  });
+});
