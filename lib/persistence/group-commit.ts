@@ -20,8 +20,14 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-/** Concurrent commits per process: enough to keep the pool busy, few enough to batch. */
-const MAX_IN_FLIGHT = 3;
+/**
+ * One commit in flight per process; the next batch gathers meanwhile. More would deadlock: run
+ * statements draw from this process's shared credit leases, so two concurrent batches can each
+ * hold one lease row and the company row the other one needs (measured: 1 s stalls, the
+ * deadlock timeout, and failed requests at 32 connections with 3 in flight). One at a time, a
+ * process's statements never wait on each other, and other processes hold other leases.
+ */
+const MAX_IN_FLIGHT = 1;
 const MAX_BATCH = 64;
 
 const queue: Pending[] = [];
