@@ -13,6 +13,7 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { seedDemoIfEmpty } from "@/lib/seed/seed-demo";
 import { startWorker } from "@/lib/worker/start-worker";
+import { SERVER_NODE_FLAGS } from "./server-node-flags";
 
 const dev = process.argv.includes("--dev");
 const nextBin = path.join(process.cwd(), "node_modules/next/dist/bin/next");
@@ -40,7 +41,7 @@ async function main() {
     if (build.status !== 0) throw new Error("next build failed");
   }
   const stopWorker = startWorker();
-  const server = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
+  const server = spawn(process.execPath, [...(dev ? [] : SERVER_NODE_FLAGS), nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
     stdio: "inherit",
     env: childEnv,
   });

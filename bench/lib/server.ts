@@ -9,6 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { processTree } from "./proc";
+import { SERVER_NODE_FLAGS } from "../../scripts/server-node-flags";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -224,7 +225,8 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   const port = opts.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const appRoot = opts.appRoot ?? ROOT;
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), nextBin(appRoot), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  // The production server's heap flags (npm start), then the caller's.
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), nextBin(appRoot), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: appRoot,
     env: cleanEnv({ PORT: String(port), ...opts.env }),
     stdio: ["ignore", "pipe", "pipe"],
