@@ -20,7 +20,16 @@ import { chunkFrames, toChatCompletion } from "./wire";
  */
 const isInstruction = (m: ChatMessage) => m.role === "system" || m.role === "developer";
 
-function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunContext["model"], signal: AbortSignal): RunContext {
+/** One chat-completion call as the route hands it over. */
+export interface CompletionCall {
+  auth: AuthContext;
+  input: ChatCompletionInput;
+  signal: AbortSignal;
+  /** Settles when the rate limiter admitted the call (see apiRoute's overlapRateLimit). */
+  admitted: Promise<void>;
+}
+
+function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunContext["model"], signal: AbortSignal, admitted: Promise<void>): RunContext {
   const params: Record<string, unknown> = {};
   for (const k of PASS_THROUGH) if (input[k] != null) params[k] = input[k];
   const all = input.messages as ChatMessage[];
@@ -35,6 +44,7 @@ function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunC
     threadId: newId("thread"),
     startedAt: performance.now(),
     signal,
+    admitted,
     stream: input.stream === true,
     // SPEC rule 1: system messages become orchestrator instructions; other roles pass unchanged.
     instructions: all.filter(isInstruction).map((m) => messageText(m.content)),
@@ -57,19 +67,19 @@ function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunC
   };
 }
 
-async function startRun(auth: AuthContext, input: ChatCompletionInput, signal: AbortSignal): Promise<RunContext> {
+async function startRun({ auth, input, admitted }: CompletionCall, signal: AbortSignal): Promise<RunContext> {
   const model = await resolveModel({ companyId: auth.companyId, slug: input.model });
   if (input.tools?.length && !model.model.supportsTools) {
     throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, { param: "tools", wireCode: "tools_not_supported" });
   }
-  const ctx = buildContext(auth, input, model, signal);
+  const ctx = buildContext(auth, input, model, signal, admitted);
   await prepare(ctx);
   return ctx;
 }
 
 /** Non-streaming completion: the `chat.completion` object, after the run is stored and billed. */
-export async function createCompletion(auth: AuthContext, input: ChatCompletionInput, signal: AbortSignal) {
-  const ctx = await startRun(auth, input, signal);
+export async function createCompletion(call: CompletionCall) {
+  const ctx = await startRun(call, call.signal);
   await execute(ctx);
   return toChatCompletion(ctx);
 }
@@ -83,14 +93,15 @@ const sse = (data: unknown) => encoder.encode(`data: ${typeof data === "string" 
  * the client as they arrive; a later failure ends the stream with an error frame and no [DONE].
  * Cancelling the returned stream (client gone) aborts the upstream call.
  */
-export async function streamCompletion(auth: AuthContext, input: ChatCompletionInput, requestSignal: AbortSignal) {
+export async function streamCompletion(call: CompletionCall) {
+  const { input, signal: requestSignal } = call;
   // One controller for both ways out (request aborted, or body stream cancelled by the client);
   // cheaper than AbortSignal.any, which showed up in profiles.
   const abort = new AbortController();
   const signal = abort.signal;
   if (requestSignal.aborted) abort.abort(requestSignal.reason);
   else requestSignal.addEventListener("abort", () => abort.abort(requestSignal.reason), { once: true });
-  const ctx = await startRun(auth, input, signal);
+  const ctx = await startRun(call, signal);
   const includeUsage = input.stream_options?.include_usage === true;
   const frames = chunkFrames(ctx, includeUsage);
 

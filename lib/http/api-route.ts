@@ -15,6 +15,11 @@ export interface ApiContext<P extends Params> {
   auth: AuthContext;
   params: P;
   requestId: string;
+  /**
+   * Settles once the rate limiter admitted the call (rejects with the 429). Already settled unless
+   * the route asked for `overlapRateLimit`; such a route must await it before any side effect.
+   */
+  admitted: Promise<void>;
 }
 
 export interface PublicContext<P extends Params> {
@@ -45,8 +50,16 @@ function finish(res: Response, requestId: string, extra: Record<string, string> 
  * in handlers.
  */
 export function apiRoute<P extends Params = Params>(
-  /** `scope: null` = any valid credential (the token exchange). */
-  opts: { scope: Scope | null },
+  opts: {
+    /** `scope: null` = any valid credential (the token exchange). */
+    scope: Scope | null;
+    /**
+     * Let the handler run (parse, validate, prepare) while the rate-limit statement is in flight;
+     * it awaits `admitted` before its first side effect. Saves a database round trip of latency.
+     * A 429 still wins over anything the handler answered meanwhile.
+     */
+    overlapRateLimit?: boolean;
+  },
   handler: (ctx: ApiContext<P>) => Promise<Response>,
 ): RouteHandler {
   return async (req, ctx) => {
@@ -54,13 +67,22 @@ export function apiRoute<P extends Params = Params>(
     const requestId = requestIdFor(req);
     let auth: AuthContext | undefined;
     let rateHeaders: Record<string, string> | undefined;
+    let limit: Promise<Record<string, string> | undefined> | undefined;
     let res: Response;
     try {
       auth = await authenticate(req);
-      rateHeaders = await enforceRateLimit(auth);
+      limit = enforceRateLimit(auth);
+      limit.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
+      if (!opts.overlapRateLimit) rateHeaders = await limit;
       if (opts.scope) requireScope(auth.scopes, opts.scope);
-      res = await handler({ req, auth, params: (await ctx.params) as P, requestId });
-    } catch (err) {
+      const admitted = limit.then(() => undefined);
+      admitted.catch(() => {});
+      res = await handler({ req, auth, params: (await ctx.params) as P, requestId, admitted });
+      if (opts.overlapRateLimit) rateHeaders = await limit;
+    } catch (caught) {
+      let err = caught;
+      // The limiter's verdict comes first, as if it had been awaited before the handler ran.
+      if (opts.overlapRateLimit && limit) rateHeaders = await limit.catch((e: unknown) => ((err = e), undefined));
       res = toErrorResponse(err, requestId);
       if (err instanceof AppError && err.code === "rate_limited") rateHeaders = undefined;
     }

@@ -46,7 +46,8 @@ export function panelRoute<P extends Record<string, string>>(handler: (ctx: ApiC
         userId: session.userId,
         rateLimitPerMinute: null,
       };
-      res = await handler({ req, auth, params: (await ctx.params) as P, requestId });
+      // Panel sessions have no per-key rate limit: admitted at once.
+      res = await handler({ req, auth, params: (await ctx.params) as P, requestId, admitted: Promise.resolve() });
     } catch (err) {
       res = toErrorResponse(err, requestId);
     }

@@ -34,6 +34,8 @@ export interface RunContext {
   threadId: string;
   startedAt: number;
   signal: AbortSignal;
+  /** Settles when the rate limiter admitted the call; nothing with a side effect runs before. */
+  admitted?: Promise<void>;
   stream: boolean;
 
   /** System-prompt layers in order: profiles, then the request's system messages / instructions. */

@@ -1,5 +1,6 @@
 import "server-only";
 import { RUN_STATUS, type RunStatus } from "@/db/enums";
+import { endHold } from "@/lib/billing/lease";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { RunContext, Stage } from "./context";
@@ -19,9 +20,20 @@ export const BEFORE_MODEL: Stage[] = [multimodalStage, reserveCreditStage];
 export const MODEL: Stage = callModelStage;
 export const AFTER_MODEL: Stage[] = [];
 
-/** Runs the stages before the model. Errors here are plain HTTP errors: nothing was sent yet. */
+/**
+ * Runs the stages before the model, then waits for the rate limiter's verdict (its statement ran
+ * meanwhile). Errors here are plain HTTP errors: nothing was sent yet, and a credit hold taken
+ * is given back.
+ */
 export async function prepare(ctx: RunContext): Promise<void> {
-  for (const stage of BEFORE_MODEL) await stage.run(ctx);
+  try {
+    for (const stage of BEFORE_MODEL) await stage.run(ctx);
+    await ctx.admitted;
+  } catch (err) {
+    if (ctx.hold) endHold(ctx.hold, 0);
+    ctx.hold = undefined;
+    throw err;
+  }
 }
 
 function failure(err: unknown): { code: string; message: string } {

@@ -351,6 +351,29 @@ describe("streaming", () => {
 });
 
 describe("billing", () => {
+  it("over the key's rate limit: 429 before any upstream call, even for a body that would be a 400; no credit left held", async () => {
+    const company = await makeCompany(db, { creditsOt: 100 });
+    const { secret: key } = await makeKey(db, { companyId: company.id, rateLimitPerMinute: 1 });
+    expect((await post(key, { model: "gpt-4o-mini", messages: [user("hi")] })).status).toBe(200);
+    for (const stream of [false, true]) {
+      const res = await post(key, { model: "gpt-4o-mini", messages: [user("hi")], stream });
+      expect(res.status).toBe(429);
+      expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect((await res.json()).error).toMatchObject({ type: "rate_limit_error", code: "rate_limit_exceeded" });
+    }
+    const bad = await post(key, { model: "gpt-4o-mini", messages: "not a list" });
+    expect(bad.status).toBe(429);
+    expect(fake.requests).toHaveLength(1);
+    const co = await until(async () => {
+      const [row] = await db.select().from(companies).where(eq(companies.id, company.id));
+      return row!.reservedMicro === 0 ? row : undefined;
+    }, 6000);
+    // Read the ledger with another key of the company: this one is out of budget.
+    const { secret: reader } = await makeKey(db, { companyId: company.id });
+    expect(await completionEntries(reader)).toHaveLength(1);
+    expect(co.balanceMicro).toBeLessThan(100_000_000);
+  });
+
   it("a client that gives up before the model answered: upstream aborted, run stored as cancelled, no credit left held once idle", async () => {
     const { company, key } = await newTenant();
     for (const stream of [false, true]) {

@@ -6,8 +6,9 @@ import { eventStreamResponse, panelRoute, readJson } from "@/lib/http";
  * The panel's playground: POST /v1/chat/completions for a signed-in user, who holds no SDK key.
  * Same body, same SSE frames, same pipeline; billed to the session's company like any call.
  */
-export const POST = panelRoute(async ({ req, auth }) => {
+export const POST = panelRoute(async ({ req, auth, admitted }) => {
   const input = await readJson(req, ChatCompletionInput, { limitBytes: COMPLETION_BODY_LIMIT });
-  if (!input.stream) return Response.json(await createCompletion(auth, input, req.signal));
-  return eventStreamResponse(await streamCompletion(auth, input, req.signal));
+  const call = { auth, input, signal: req.signal, admitted };
+  if (!input.stream) return Response.json(await createCompletion(call));
+  return eventStreamResponse(await streamCompletion(call));
 });

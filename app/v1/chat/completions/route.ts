@@ -4,9 +4,10 @@ import { createCompletion, streamCompletion } from "@/lib/completions/create-com
 import { apiRoute, eventStreamResponse, readJson, routes } from "@/lib/http";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
-  POST: apiRoute({ scope: SCOPE.chat }, async ({ req, auth }) => {
+  POST: apiRoute({ scope: SCOPE.chat, overlapRateLimit: true }, async ({ req, auth, admitted }) => {
     const input = await readJson(req, ChatCompletionInput, { limitBytes: COMPLETION_BODY_LIMIT });
-    if (!input.stream) return Response.json(await createCompletion(auth, input, req.signal));
-    return eventStreamResponse(await streamCompletion(auth, input, req.signal));
+    const call = { auth, input, signal: req.signal, admitted };
+    if (!input.stream) return Response.json(await createCompletion(call));
+    return eventStreamResponse(await streamCompletion(call));
   }),
 });
