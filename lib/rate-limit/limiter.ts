@@ -16,23 +16,36 @@ export interface RateDecision {
 }
 
 let redis: Redis | undefined;
-const limiters = new Map<number, RateLimiterAbstract>();
+const limiters = new Map<string, RateLimiterAbstract>();
+
+/**
+ * Keys allowed this many calls a minute or more take their budget from the shared store in
+ * grants of CHUNK calls (limit / 64, at most 100): the store counts a grant before any of its
+ * calls is admitted, so the calls admitted by all processes together never exceed the limit, and
+ * a busy key costs one store statement per grant instead of one per call. Smaller limits go to the
+ * store call by call, so they stay exact to the call across processes (a grant's unused calls
+ * are not available to other processes until the window ends).
+ */
+export const GRANT_MIN_LIMIT = 640;
+export const chunkFor = (perMinute: number) => (perMinute >= GRANT_MIN_LIMIT ? Math.min(100, Math.floor(perMinute / 64)) : 1);
 
 /**
  * One fixed-window limiter per distinct per-minute limit, all sharing one store so every server
  * process counts against the same budget: Redis when REDIS_URL is set, else PostgreSQL. Never a
- * per-process memory counter.
+ * per-process memory counter (grants only hand out calls the store already counted).
  */
-function limiterFor(points: number): RateLimiterAbstract {
-  let limiter = limiters.get(points);
+function limiterFor(points: number, granted: boolean): RateLimiterAbstract {
+  const id = `${points}:${granted ? "g" : "1"}`;
+  let limiter = limiters.get(id);
   if (limiter) return limiter;
   const common = {
     points,
     duration: RATE_WINDOW_S,
     keyPrefix: "rl",
     // Once a key is over its limit, this process refuses it from memory until the window ends,
-    // sparing the store the flood; the count itself always lives in the shared store.
-    inMemoryBlockOnConsumed: points + 1,
+    // sparing the store the flood; the count itself always lives in the shared store. Not for
+    // grants: their partial last grant is computed from what the store counted on that very call.
+    ...(granted ? {} : { inMemoryBlockOnConsumed: points + 1 }),
   };
   if (env.REDIS_URL) {
     redis ??= new Redis(env.REDIS_URL, { enableOfflineQueue: true, maxRetriesPerRequest: 2, lazyConnect: false });
@@ -40,20 +53,74 @@ function limiterFor(points: number): RateLimiterAbstract {
   } else {
     limiter = new RateLimiterPostgresJs({ ...common, storeClient: relaxedSql });
   }
-  limiters.set(points, limiter);
+  limiters.set(id, limiter);
   return limiter;
+}
+
+interface Grant {
+  /** Calls of the grant not yet admitted. */
+  left: number;
+  /** What the store had counted for the window when the grant was taken (the grant included). */
+  counted: number;
+  /** Local clock time at which the store's window ends. */
+  endsAt: number;
+}
+const grants = new Map<string, Grant>();
+const fetching = new Map<string, Promise<unknown>>();
+
+async function takeGrant(subject: string, perMinute: number, chunk: number): Promise<void> {
+  const key = `${subject}:${perMinute}`;
+  const now = Date.now();
+  let res: RateLimiterRes;
+  try {
+    res = await limiterFor(perMinute, true).consume(subject, chunk);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    res = rejection;
+  }
+  // The store added `chunk` to the window's count; the calls of it that fit under the limit are ours.
+  const before = res.consumedPoints - chunk;
+  grants.set(key, { left: Math.max(0, Math.min(chunk, perMinute - before)), counted: res.consumedPoints, endsAt: now + res.msBeforeNext });
 }
 
 /** Consumes one request of `subject`'s per-minute budget. Store errors propagate (fail closed → 500). */
 export async function consumeRateLimit(subject: string, perMinute: number): Promise<RateDecision> {
-  try {
-    const res = await limiterFor(perMinute).consume(subject, 1);
-    return { allowed: true, limit: perMinute, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) {
-      return { allowed: false, limit: perMinute, remaining: 0, resetMs: rejection.msBeforeNext };
+  const chunk = chunkFor(perMinute);
+  if (chunk === 1) {
+    try {
+      const res = await limiterFor(perMinute, false).consume(subject, 1);
+      return { allowed: true, limit: perMinute, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        return { allowed: false, limit: perMinute, remaining: 0, resetMs: rejection.msBeforeNext };
+      }
+      throw rejection;
     }
-    throw rejection;
+  }
+  const key = `${subject}:${perMinute}`;
+  for (let fetched = false; ; ) {
+    const now = Date.now();
+    const grant = grants.get(key);
+    if (grant && grant.endsAt > now) {
+      if (grant.left > 0) {
+        grant.left--;
+        // Calls not yet admitted anywhere, as far as this process knows: the limit minus what the
+        // store counted, plus what is left of our own grant.
+        const remaining = Math.max(0, perMinute - grant.counted) + grant.left;
+        return { allowed: true, limit: perMinute, remaining, resetMs: grant.endsAt - now };
+      }
+      // Nothing more this window once the store has counted the whole limit, or a fresh grant came back empty.
+      if (fetched || grant.counted >= perMinute) return { allowed: false, limit: perMinute, remaining: 0, resetMs: grant.endsAt - now };
+    }
+    const pending = fetching.get(key);
+    if (pending) {
+      await pending;
+      continue;
+    }
+    const p = takeGrant(subject, perMinute, chunk).finally(() => fetching.delete(key));
+    fetching.set(key, p);
+    await p;
+    fetched = true;
   }
 }
 

@@ -3,7 +3,7 @@ import { relaxedSql } from "@/db/client";
 import { newId } from "@/lib/ids";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { RateLimiterPostgresJs } from "@/lib/rate-limit/postgres-store";
-import { consumeRateLimit } from "@/lib/rate-limit/limiter";
+import { chunkFor, consumeRateLimit } from "@/lib/rate-limit/limiter";
 
 const subject = () => `test:${newId("key")}`;
 
@@ -42,5 +42,46 @@ describe("PostgreSQL rate-limit store", () => {
     expect((await limiter.get(key))!.remainingPoints).toBe(4);
     expect(await limiter.delete(key)).toBe(true);
     expect(await limiter.get(key)).toBeNull();
+  });
+});
+
+describe("grants for high limits", () => {
+  it("admit exactly the limit under 3000 parallel calls, counting every call in the store first", async () => {
+    const key = subject();
+    const limit = 2560; // chunks of 40
+    expect(chunkFor(limit)).toBe(40);
+    const decisions = await Promise.all(Array.from({ length: 3000 }, () => consumeRateLimit(key, limit)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(limit);
+    const [row] = await relaxedSql<{ points: number }[]>`select points from rate_limits where key = ${`rl:${key}`}`;
+    expect(row!.points).toBeGreaterThanOrEqual(limit);
+    // Refusals carry the window's reset; the store is no longer asked once it counted the limit.
+    const refused = decisions.find((d) => !d.allowed)!;
+    expect(refused).toMatchObject({ remaining: 0, limit });
+    expect(refused.resetMs).toBeGreaterThan(50_000);
+    const after = row!.points;
+    expect((await consumeRateLimit(key, limit)).allowed).toBe(false);
+    const [again] = await relaxedSql<{ points: number }[]>`select points from rate_limits where key = ${`rl:${key}`}`;
+    expect(again!.points).toBe(after);
+  });
+
+  it("hand out a partial last grant when the store has fewer calls left than a chunk", async () => {
+    const key = subject();
+    const limit = 640; // chunks of 10
+    // Another process already used 635 of this window.
+    const other = new RateLimiterPostgresJs({ storeClient: relaxedSql, points: limit, duration: 60, keyPrefix: "rl" });
+    await other.consume(key, 635);
+    const decisions = [];
+    for (let i = 0; i < 8; i++) decisions.push(await consumeRateLimit(key, limit));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    expect(decisions[0]!.remaining).toBe(4);
+    expect(decisions[4]!.remaining).toBe(0);
+  });
+
+  it("report remaining calls that go down one per call", async () => {
+    const key = subject();
+    const seen = [];
+    for (let i = 0; i < 25; i++) seen.push((await consumeRateLimit(key, 6400)).remaining);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBe(seen[i - 1]! - 1);
+    expect(seen[0]).toBe(6399);
   });
 });

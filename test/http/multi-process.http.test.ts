@@ -55,6 +55,17 @@ describe("two server processes sharing PostgreSQL", () => {
     expect(ok.headers.get("x-request-id")).toBeTruthy();
   });
 
+  it("a high limit, taken from the store in grants, is never exceeded by both servers together", async () => {
+    const co = await makeCompany(db);
+    // 640/min: each process takes 10 calls at a time from the shared count.
+    const { secret } = await makeKey(db, { companyId: co.id, rateLimitPerMinute: 640 });
+    const { counts } = await burst([a, b], secret, 800);
+    expect(counts[200]! + counts[429]!).toBe(800);
+    expect(counts[200]).toBeLessThanOrEqual(640);
+    // Only what sits unused in the other server's last grant can be lost: at most 9 calls.
+    expect(counts[200]).toBeGreaterThanOrEqual(640 - 9);
+  });
+
   it("ledger: 300 parallel 1 O₮ usage events over both servers on 100 O₮ → exactly 100 recorded", async () => {
     const co = await makeCompany(db, { creditsOt: 100 });
     const { secret } = await makeKey(db, { companyId: co.id, rateLimitPerMinute: 10_000 });
