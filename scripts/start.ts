@@ -13,7 +13,7 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { seedDemoIfEmpty } from "@/lib/seed/seed-demo";
 import { startWorker } from "@/lib/worker/start-worker";
-import { SERVER_NODE_FLAGS } from "./server-node-flags";
+import { SERVER_ENV, SERVER_NODE_FLAGS } from "./server-node-flags";
 
 const dev = process.argv.includes("--dev");
 const nextBin = path.join(process.cwd(), "node_modules/next/dist/bin/next");
@@ -43,7 +43,7 @@ async function main() {
   const stopWorker = startWorker();
   const server = spawn(process.execPath, [...(dev ? [] : SERVER_NODE_FLAGS), nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
     stdio: "inherit",
-    env: childEnv,
+    env: dev ? childEnv : { ...SERVER_ENV, ...childEnv },
   });
   const forward = (signal: NodeJS.Signals) => () => server.kill(signal);
   process.on("SIGINT", forward("SIGINT"));

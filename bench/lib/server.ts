@@ -9,7 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { processTree } from "./proc";
-import { SERVER_NODE_FLAGS } from "../../scripts/server-node-flags";
+import { SERVER_ENV, SERVER_NODE_FLAGS } from "../../scripts/server-node-flags";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -228,7 +228,7 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   // The production server's heap flags (npm start), then the caller's.
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), nextBin(appRoot), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: appRoot,
-    env: cleanEnv({ PORT: String(port), ...opts.env }),
+    env: cleanEnv({ ...SERVER_ENV, PORT: String(port), ...opts.env }),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // own process group: stop() reaches whatever `next start` spawns
   });
