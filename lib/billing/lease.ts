@@ -4,7 +4,6 @@ import { relaxedDb } from "@/db/client";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { insufficientBalance } from "./internal";
-import { RESERVATION_TTL_S } from "./reserve";
 import { releaseReservation } from "./settle";
 
 /**
@@ -28,12 +27,20 @@ import { releaseReservation } from "./settle";
  * A lease takes new calls for LEASE_MAX_AGE_MS; then, or after LEASE_IDLE_MS without calls, it
  * retires and is released as soon as its calls have been billed. A process opens a further lease
  * only when none of its leases has room, one at a time per company (concurrent calls share it).
- * If the process dies, the reconciler releases it after RESERVATION_TTL_S like any orphaned hold.
+ * If the process dies, the reconciler releases it after LEASE_TTL_S like any orphaned hold.
  */
 export const LEASE_CALLS = 32;
 export const LEASE_SHARE = 8;
 export const LEASE_MAX_AGE_MS = 30_000;
 export const LEASE_IDLE_MS = 2_000;
+/**
+ * A lease's reservation expires this long after it was opened or last renewed; the reconciler
+ * then releases it. Short, so the credit of a server that was stopped or crashed comes back within
+ * minutes (next starts exit on SIGTERM without a hook for async cleanup). A lease still serving
+ * calls is renewed by its draws and, for long calls, by the sweeper.
+ */
+export const LEASE_TTL_S = 120;
+const RENEW_BEFORE_MS = 60_000;
 
 interface Lease {
   id: string;
@@ -45,6 +52,9 @@ interface Lease {
   inflight: number;
   openedAt: number;
   lastUsedAt: number;
+  /** Local clock time until which the reservation row is known to be unexpired. */
+  expiresAt: number;
+  renewing: boolean;
   retiring: boolean;
   released: boolean;
 }
@@ -100,10 +110,22 @@ function release(lease: Lease): Promise<void> | undefined {
   return releaseReservation(relaxedDb, { id: lease.id, companyId: lease.companyId }).then(
     () => undefined,
     (err: unknown) => {
-      // The reconciler releases it after RESERVATION_TTL_S.
+      // The reconciler releases it after LEASE_TTL_S.
       log.warn({ err, reservationId: lease.id }, "could not release a credit lease");
     },
   );
+}
+
+/** Keeps a lease with calls in flight from expiring under them (a long stream, no draws meanwhile). */
+function renew(lease: Lease, now: number): void {
+  lease.renewing = true;
+  relaxedDb
+    .execute(sql`UPDATE reservations SET expires_at = now() + make_interval(secs => ${LEASE_TTL_S}) WHERE id = ${lease.id} AND status = 'held'`)
+    .then(
+      () => void (lease.expiresAt = now + LEASE_TTL_S * 1000),
+      (err: unknown) => log.warn({ err, reservationId: lease.id }, "could not renew a credit lease"),
+    )
+    .finally(() => (lease.renewing = false));
 }
 
 function startSweeper(): void {
@@ -114,6 +136,9 @@ function startSweeper(): void {
       for (const lease of [...list]) {
         if (lease.inflight === 0 && (now - lease.lastUsedAt >= LEASE_IDLE_MS || now - lease.openedAt >= LEASE_MAX_AGE_MS)) void retire(lease);
       }
+    }
+    for (const lease of byId.values()) {
+      if (lease.inflight > 0 && !lease.renewing && lease.expiresAt - now < RENEW_BEFORE_MS) renew(lease, now);
     }
     if (byId.size === 0 && sweeper) {
       clearInterval(sweeper);
@@ -136,13 +161,25 @@ async function openLease(companyId: string, amount: number): Promise<Lease> {
       FROM pre WHERE co.id = pre.id AND pre.unreserved >= pre.granted
       RETURNING co.id, pre.granted)
     INSERT INTO reservations (id, company_id, amount_micro, reference_id, expires_at)
-    SELECT ${id}, c.id, c.granted, 'lease', now() + make_interval(secs => ${RESERVATION_TTL_S})
+    SELECT ${id}, c.id, c.granted, 'lease', now() + make_interval(secs => ${LEASE_TTL_S})
     FROM c
     RETURNING amount_micro`)) as unknown as { amount_micro: string }[];
   if (!rows[0]) throw insufficientBalance(amount);
   const held = Number(rows[0].amount_micro);
   const now = Date.now();
-  const lease: Lease = { id, companyId, heldMicro: held, freeMicro: held, inflight: 0, openedAt: now, lastUsedAt: now, retiring: false, released: false };
+  const lease: Lease = {
+    id,
+    companyId,
+    heldMicro: held,
+    freeMicro: held,
+    inflight: 0,
+    openedAt: now,
+    lastUsedAt: now,
+    expiresAt: now + LEASE_TTL_S * 1000,
+    renewing: false,
+    retiring: false,
+    released: false,
+  };
   byId.set(id, lease);
   const list = active.get(companyId);
   if (list) list.push(lease);
@@ -198,7 +235,8 @@ export async function holdCredit(companyId: string, amountMicro: number): Promis
  */
 export function drawHoldCtes(lease: { id: string; companyId: string }, cost: number) {
   return sql`r AS (
-      UPDATE reservations SET amount_micro = amount_micro - ${cost}
+      UPDATE reservations
+      SET amount_micro = amount_micro - ${cost}, expires_at = GREATEST(expires_at, now() + make_interval(secs => ${LEASE_TTL_S}))
       WHERE id = ${lease.id} AND company_id = ${lease.companyId} AND status = 'held' AND amount_micro >= ${cost}
       RETURNING company_id),
     c AS (
@@ -216,6 +254,7 @@ export function endHold(hold: CreditHold, drawnMicro: number): void {
   if (!hold.lease) return;
   const lease = byId.get(hold.lease.id);
   if (!lease) return;
+  if (drawnMicro > 0) lease.expiresAt = Math.max(lease.expiresAt, Date.now() + LEASE_TTL_S * 1000);
   lease.heldMicro -= drawnMicro;
   lease.freeMicro += hold.amountMicro - drawnMicro;
   lease.inflight--;

@@ -4,7 +4,19 @@ import { db } from "@/db/client";
 import { makeCompany } from "@/db/factories";
 import { companies, reservations } from "@/db/schema";
 import { commitWithGroup } from "@/lib/persistence/group-commit";
-import { chargeUpTo, drawHoldCtes, endHold, getBalance, holdCredit, LEASE_CALLS, LEASE_IDLE_MS, leaseSnapshot, type CreditHold } from "@/lib/billing";
+import {
+  chargeUpTo,
+  drawHoldCtes,
+  endHold,
+  getBalance,
+  holdCredit,
+  LEASE_CALLS,
+  LEASE_IDLE_MS,
+  LEASE_TTL_S,
+  leaseSnapshot,
+  reconcileReservations,
+  type CreditHold,
+} from "@/lib/billing";
 import { insertEntrySql } from "@/lib/billing/internal";
 
 const OT = 1_000_000;
@@ -84,6 +96,24 @@ describe("credit leases", () => {
     expect(bal.balanceMicro).toBe(100 * OT - held.length * OT);
     const [sum] = (await db.execute(sql`select sum(amount_micro)::bigint as s from ledger_entries where company_id = ${co.id}`)) as unknown as [{ s: string }];
     expect(Number(sum.s)).toBe(bal.balanceMicro);
+  });
+
+  it("expire LEASE_TTL_S after their last draw, so a stopped server's credit comes back through the reconciler", async () => {
+    const co = await makeCompany(db, { creditsOt: 1000 });
+    const h = await holdCredit(co.id, 1 * OT);
+    const expiresIn = async () => {
+      const [row] = (await db.execute(sql`select extract(epoch from expires_at - now())::float8 as s from reservations where id = ${h.lease!.id}`)) as unknown as [{ s: number }];
+      return row.s;
+    };
+    expect(await expiresIn()).toBeGreaterThan(LEASE_TTL_S - 5);
+    expect(await expiresIn()).toBeLessThanOrEqual(LEASE_TTL_S);
+    // A server that died with this lease: once past its expiry the reconciler gives it back.
+    await db.execute(sql`update reservations set expires_at = now() - interval '1 second' where id = ${h.lease!.id}`);
+    expect(await reconcileReservations(db)).toBeGreaterThanOrEqual(1);
+    expect((await getBalance(db, { companyId: co.id })).reservedMicro).toBe(0);
+    // The call that was still running is billed from the balance instead.
+    expect(await bill(h, co.id, 0.25 * OT)).toBe("charged");
+    expect((await getBalance(db, { companyId: co.id })).balanceMicro).toBe(1000 * OT - 0.25 * OT);
   });
 
   it("a draw that finds its lease gone (released by the reconciler) is billed from the balance, never below zero", async () => {
