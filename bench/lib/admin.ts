@@ -66,11 +66,11 @@ export async function createKey(
 }
 
 /** `count` keys, created `parallel` at a time (each CLI run is a fresh tsx process, ~1 s). */
-export async function createKeys(databaseUrl: string, companyId: string, count: number, parallel = 2): Promise<CreatedKey[]> {
+export async function createKeys(databaseUrl: string, companyId: string, count: number, parallel = 2, rpm = MAX_RPM): Promise<CreatedKey[]> {
   const keys: CreatedKey[] = [];
   for (let i = 0; i < count; i += parallel) {
     const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) =>
-      createKey(databaseUrl, companyId, { name: `bench ${i + j + 1}` }),
+      createKey(databaseUrl, companyId, { name: `bench ${i + j + 1}`, rpm }),
     );
     keys.push(...(await Promise.all(batch)));
   }
