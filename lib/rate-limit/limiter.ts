@@ -60,6 +60,21 @@ interface Grant {
 }
 const grants = new Map<string, Grant>();
 const fetching = new Map<string, Promise<unknown>>();
+let pruner: NodeJS.Timeout | undefined;
+
+/** Forgets grants of ended windows, so the map holds only keys active in the last minute. */
+function startPruner(): void {
+  if (pruner) return;
+  pruner = setInterval(() => {
+    const now = Date.now();
+    for (const [key, grant] of grants) if (grant.endsAt <= now) grants.delete(key);
+    if (grants.size === 0 && pruner) {
+      clearInterval(pruner);
+      pruner = undefined;
+    }
+  }, RATE_WINDOW_S * 1000);
+  pruner.unref();
+}
 
 async function takeGrant(subject: string, perMinute: number, chunk: number): Promise<void> {
   const key = `${subject}:${perMinute}`;
@@ -74,6 +89,7 @@ async function takeGrant(subject: string, perMinute: number, chunk: number): Pro
   // The store added `chunk` to the window's count; the calls of it that fit under the limit are ours.
   const before = res.consumedPoints - chunk;
   grants.set(key, { left: Math.max(0, Math.min(chunk, perMinute - before)), counted: res.consumedPoints, endsAt: now + res.msBeforeNext });
+  startPruner();
 }
 
 /** Consumes one request of `subject`'s per-minute budget. Store errors propagate (fail closed → 500). */
