@@ -42,15 +42,20 @@ export function countImages(content: ChatMessage["content"]): number {
   return Array.isArray(content) ? content.filter((p) => p.type === "image_url").length : 0;
 }
 
-export function countPromptTokens(messages: ChatMessage[], tools?: ToolDefinition[]): number {
+/** A prompt's size in OpenAI's chat framing, each text measured by `measure`. */
+function promptSize(messages: ChatMessage[], tools: ToolDefinition[] | undefined, measure: (text: string) => number): number {
   let n = REPLY_PRIMING;
   for (const m of messages) {
-    n += PER_MESSAGE + countTextTokens(m.role) + countTextTokens(messageText(m.content)) + countImages(m.content) * IMAGE_TOKENS;
-    if (m.tool_calls) n += countTextTokens(JSON.stringify(m.tool_calls));
-    if (m.name) n += countTextTokens(m.name);
+    n += PER_MESSAGE + measure(m.role) + measure(messageText(m.content)) + countImages(m.content) * IMAGE_TOKENS;
+    if (m.tool_calls) n += measure(JSON.stringify(m.tool_calls));
+    if (m.name) n += measure(m.name);
   }
-  if (tools?.length) n += countTextTokens(JSON.stringify(tools));
+  if (tools?.length) n += measure(JSON.stringify(tools));
   return n;
+}
+
+export function countPromptTokens(messages: ChatMessage[], tools?: ToolDefinition[]): number {
+  return promptSize(messages, tools, countTextTokens);
 }
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
@@ -60,12 +65,5 @@ const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
  * one byte of its text, so a text never has more tokens than UTF-8 bytes.
  */
 export function promptTokenBound(messages: ChatMessage[], tools?: ToolDefinition[]): number {
-  let n = REPLY_PRIMING;
-  for (const m of messages) {
-    n += PER_MESSAGE + utf8Bytes(m.role) + utf8Bytes(messageText(m.content)) + countImages(m.content) * IMAGE_TOKENS;
-    if (m.tool_calls) n += utf8Bytes(JSON.stringify(m.tool_calls));
-    if (m.name) n += utf8Bytes(m.name);
-  }
-  if (tools?.length) n += utf8Bytes(JSON.stringify(tools));
-  return n;
+  return promptSize(messages, tools, utf8Bytes);
 }
