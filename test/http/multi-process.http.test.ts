@@ -88,6 +88,45 @@ describe("two server processes sharing PostgreSQL", () => {
     expect(ledger.has_more).toBe(false);
   });
 
+  it("completions on both servers draw from per-server credit leases: never below zero, every answer billed once, all credit back when idle", async () => {
+    const co = await makeCompany(db, { creditsOt: 1 });
+    const { secret } = await makeKey(db, { companyId: co.id });
+    // Each call holds ~0.02 O₮ (50 output tokens at the local model's price) and costs less:
+    // 1 O₮ cannot cover 240 of them at once, so some get 402 while others are answered.
+    const body = JSON.stringify({ model: "local-chat-latest", messages: [{ role: "user", content: "hi" }], max_tokens: 50 });
+    const responses = await Promise.all(
+      Array.from({ length: 240 }, (_, i) =>
+        fetch(`${(i % 2 ? a : b).url}/v1/chat/completions`, { method: "POST", headers: { ...auth(secret), "content-type": "application/json" }, body }),
+      ),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
+    const answered = statuses.filter((s) => s === 200).length;
+    expect(answered).toBeGreaterThan(0);
+    expect(statuses).toContain(402);
+
+    // Leases are released once idle; then nothing is held and the balance is the grant minus the bills.
+    const deadline = Date.now() + 8000;
+    let balance = await getBalance(db, { companyId: co.id });
+    while (balance.reservedMicro !== 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      balance = await getBalance(db, { companyId: co.id });
+    }
+    expect(balance.reservedMicro).toBe(0);
+    const ledger = await (await fetch(`${a.url}/v1/usage?limit=100&source=completions`, { headers: auth(secret) })).json();
+    let rows = ledger.data as { amount_ot: number }[];
+    let cursor = ledger.has_more ? ledger.data.at(-1).id : null;
+    while (cursor) {
+      const page = await (await fetch(`${a.url}/v1/usage?limit=100&source=completions&after=${cursor}`, { headers: auth(secret) })).json();
+      rows = rows.concat(page.data);
+      cursor = page.has_more ? page.data.at(-1).id : null;
+    }
+    expect(rows).toHaveLength(answered);
+    const spentMicro = Math.round(-rows.reduce((sum, r) => sum + r.amount_ot, 0) * 1_000_000);
+    expect(balance.balanceMicro).toBe(1_000_000 - spentMicro);
+    expect(balance.balanceMicro).toBeGreaterThanOrEqual(0);
+  });
+
   it("a key revoked through one server (or the CLI) is refused by the other at once, JWTs included", async () => {
     const co = await makeCompany(db);
     const admin = (await makeKey(db, { companyId: co.id })).secret;
