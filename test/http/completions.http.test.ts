@@ -308,6 +308,30 @@ describe("streaming", () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it("passes each upstream chunk on as it arrives, never holding the answer back", async () => {
+    const { key } = await newTenant();
+    fake.queue.push({ kind: "slow-stream", chunks: 6, intervalMs: 150 });
+    const started = Date.now();
+    const res = await post(key, { model: "gpt-4o-mini", messages: [user("one two three four five six")], stream: true });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const arrivals: number[] = [];
+    let text = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const piece = decoder.decode(value, { stream: true });
+      text += piece;
+      for (const _ of piece.match(/"content":"[^"]+"/g) ?? []) arrivals.push(Date.now() - started);
+    }
+    expect(frames(text).at(-1)).toBe("[DONE]");
+    expect(arrivals).toHaveLength(6);
+    // Six chunks 150 ms apart upstream reach the client spread out the same way, not in one burst.
+    for (let i = 1; i < arrivals.length; i++) expect(arrivals[i]! - arrivals[i - 1]!).toBeGreaterThan(75);
+    expect(arrivals[5]! - arrivals[0]!).toBeGreaterThan(600);
+  });
+
   it("a client that disconnects aborts the upstream call at once and is billed for the partial answer", async () => {
     const { company, key } = await newTenant();
     fake.queue.push({ kind: "slow-stream", chunks: 50, intervalMs: 100 });
