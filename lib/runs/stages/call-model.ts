@@ -59,7 +59,8 @@ export const callModelStage: Stage = {
           ctx.usageReported = true;
         }
         ctx.toolCalls = calls.filter(Boolean);
-        ctx.onChunk?.(chunk);
+        const wait = ctx.onChunk?.(chunk);
+        if (wait) await wait;
       }
     } finally {
       finalizeUsage(ctx, req);
