@@ -113,14 +113,22 @@ export function resolveFrame(cf: CallFrame, root: string): Frame {
   return { fn, area, where: cf.url ? `${area}:${cf.lineNumber + 1}` : area };
 }
 
-export function summarizeProfile(file: string, opts: { top?: number; inclusive?: string[]; root?: string } = {}): ProfileSummary {
+/** Self time of a profile's samples by area, by function and under each inclusive pattern, in µs. */
+export interface SelfTimes {
+  /** Sampled non-idle CPU. */
+  totalUs: number;
+  area: Map<string, number>;
+  fnSelf: Map<string, number>;
+  incl: Map<string, number>;
+}
+
+/**
+ * Reads a .cpuprofile and adds up the self time of the samples `keep` accepts (by their time
+ * stamp in µs on the profile's clock; all of them by default). Inclusive patterns are counted once
+ * per stack, matched against function name and location.
+ */
+export function aggregateProfile(file: string, opts: { inclusive?: string[]; root?: string } = {}, keep?: (tUs: number) => boolean): SelfTimes {
   const root = opts.root ?? process.cwd();
-  const frames = new Map<number, Frame>();
-  const frameOf = (id: number): Frame => {
-    let f = frames.get(id);
-    if (!f) frames.set(id, (f = resolveFrame(byId.get(id)!.callFrame, root)));
-    return f;
-  };
   const prof = JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
@@ -128,46 +136,56 @@ export function summarizeProfile(file: string, opts: { top?: number; inclusive?:
     byId.set(n.id, n);
     for (const c of n.children ?? []) parent.set(c, n.id);
   }
+  const frames = new Map<number, Frame>();
+  const frameOf = (id: number): Frame => {
+    let f = frames.get(id);
+    if (!f) frames.set(id, (f = resolveFrame(byId.get(id)!.callFrame, root)));
+    return f;
+  };
   const selfUs = new Map<number, number>();
+  let t = prof.startTime;
   for (let i = 0; i < prof.samples.length; i++) {
+    t += prof.timeDeltas[i] ?? 0;
+    if (keep && !keep(t)) continue;
     const id = prof.samples[i]!;
     // timeDeltas[i] is the gap before sample i; attribute the gap after it (the next delta) to it.
-    const dt = prof.timeDeltas[i + 1] ?? 0;
-    selfUs.set(id, (selfUs.get(id) ?? 0) + dt);
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (prof.timeDeltas[i + 1] ?? 0));
   }
-  let totalUs = 0;
-  const area = new Map<string, number>();
-  const fnSelf = new Map<string, number>();
-  const incl = new Map<string, number>();
+  const out: SelfTimes = { totalUs: 0, area: new Map(), fnSelf: new Map(), incl: new Map() };
   const patterns = opts.inclusive ?? [];
   for (const [id, us] of selfUs) {
-    const node = byId.get(id)!;
-    if (node.callFrame.functionName === "(idle)") continue;
-    totalUs += us;
+    if (byId.get(id)!.callFrame.functionName === "(idle)") continue;
+    out.totalUs += us;
     const f = frameOf(id);
-    area.set(f.area, (area.get(f.area) ?? 0) + us);
+    out.area.set(f.area, (out.area.get(f.area) ?? 0) + us);
     const key = `${f.fn} ${f.where}`;
-    fnSelf.set(key, (fnSelf.get(key) ?? 0) + us);
+    out.fnSelf.set(key, (out.fnSelf.get(key) ?? 0) + us);
     if (patterns.length) {
-      // Inclusive: each pattern counted once per stack; matched against function name and location.
       const hit = new Set<string>();
       for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
         const cf = frameOf(cur);
         const label = `${cf.fn} ${cf.where} ${byId.get(cur)!.callFrame.url}`;
         for (const p of patterns) if (!hit.has(p) && label.includes(p)) hit.add(p);
       }
-      for (const p of hit) incl.set(p, (incl.get(p) ?? 0) + us);
+      for (const p of hit) out.incl.set(p, (out.incl.get(p) ?? 0) + us);
     }
   }
+  return out;
+}
+
+/** Largest first. */
+export const sortedDesc = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]);
+
+export function summarizeProfile(file: string, opts: { top?: number; inclusive?: string[]; root?: string } = {}): ProfileSummary {
+  const { totalUs, area, fnSelf, incl } = aggregateProfile(file, opts);
   const top = opts.top ?? 25;
   const ms = (us: number) => us / 1000;
   const pct = (us: number) => (totalUs ? (us / totalUs) * 100 : 0);
-  const sorted = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]);
   return {
     file,
     totalMs: ms(totalUs),
-    byArea: sorted(area).slice(0, top).map(([k, v]) => ({ area: k, selfMs: ms(v), pct: pct(v) })),
-    byFunction: sorted(fnSelf).slice(0, top).map(([k, v]) => ({ fn: k, selfMs: ms(v), pct: pct(v) })),
-    inclusive: patterns.map((p) => ({ match: p, totalMs: ms(incl.get(p) ?? 0), pct: pct(incl.get(p) ?? 0) })),
+    byArea: sortedDesc(area).slice(0, top).map(([k, v]) => ({ area: k, selfMs: ms(v), pct: pct(v) })),
+    byFunction: sortedDesc(fnSelf).slice(0, top).map(([k, v]) => ({ fn: k, selfMs: ms(v), pct: pct(v) })),
+    inclusive: (opts.inclusive ?? []).map((p) => ({ match: p, totalMs: ms(incl.get(p) ?? 0), pct: pct(incl.get(p) ?? 0) })),
   };
 }
