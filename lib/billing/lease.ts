@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { relaxedDb } from "@/db/client";
+import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { insufficientBalance } from "./internal";
@@ -194,7 +195,8 @@ async function openLeaseOrReclaim(companyId: string, amount: number): Promise<vo
     await openLease(companyId, amount);
   } catch (err) {
     const idle = (active.get(companyId) ?? []).filter((l) => l.inflight === 0);
-    if (idle.length === 0) throw err;
+    // Only a refusal for lack of credit can be helped by giving idle leases back.
+    if (!(err instanceof AppError && err.code === "insufficient_balance") || idle.length === 0) throw err;
     await Promise.all(idle.map((l) => retire(l)));
     await openLease(companyId, amount);
   }

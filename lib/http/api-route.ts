@@ -49,6 +49,9 @@ function finish(res: Response, requestId: string, extra: Record<string, string> 
  * params, then the handler; every error becomes the OpenAI error body. Nothing of this is repeated
  * in handlers.
  */
+/** The verdict of routes that awaited the limiter before their handler: already admitted. */
+const ADMITTED: Promise<void> = Promise.resolve();
+
 export function apiRoute<P extends Params = Params>(
   opts: {
     /** `scope: null` = any valid credential (the token exchange). */
@@ -75,7 +78,7 @@ export function apiRoute<P extends Params = Params>(
       limit.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
       if (!opts.overlapRateLimit) rateHeaders = await limit;
       if (opts.scope) requireScope(auth.scopes, opts.scope);
-      const admitted = limit.then(() => undefined);
+      const admitted = opts.overlapRateLimit ? limit.then(() => undefined) : ADMITTED;
       admitted.catch(() => {});
       res = await handler({ req, auth, params: (await ctx.params) as P, requestId, admitted });
       if (opts.overlapRateLimit) rateHeaders = await limit;

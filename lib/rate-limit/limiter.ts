@@ -21,7 +21,6 @@ export interface RateDecision {
 let redis: Redis | undefined;
 const limiters = new Map<string, RateLimiterAbstract>();
 
-
 /**
  * One fixed-window limiter per distinct per-minute limit, all sharing one store so every server
  * process counts against the same budget: Redis when REDIS_URL is set, else PostgreSQL. Never a
