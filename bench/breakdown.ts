@@ -12,7 +12,6 @@
  *
  * Also reads pg_stat_database around each run: transactions and WAL bytes per request.
  */
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,7 +21,7 @@ import { createCompany, createKeys } from "./lib/admin";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { measure, type Measurement, type MeasureSpec } from "./lib/measure";
 import { RssSampler } from "./lib/proc";
-import { prepareBuild, redisAnswers, startNext } from "./lib/server";
+import { appEnv, prepareBuild, redisAnswers, startNext } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
 
 const { values: flags } = parseArgs({
@@ -72,14 +71,7 @@ async function main(): Promise<void> {
     const keys = await createKeys(db.url, companyId, 3);
     const rotate = keys.map((k) => ({ authorization: `Bearer ${k.secret}` }));
     const unknownKey = { authorization: `Bearer sk-cp-${"x".repeat(40)}` };
-    const env = {
-      DATABASE_URL: db.url,
-      AUTH_SECRET: randomBytes(32).toString("hex"),
-      AUTH_TRUST_HOST: "1",
-      LOG_LEVEL: "warn",
-      NODE_ENV: "production",
-      DATA_DIR: dataDir,
-    };
+    const env = appEnv(db.url, dataDir);
     const common = { durationS: Number(flags.duration), warmupS: Number(flags.warmup) };
     const variants: Omit<MeasureSpec, "connections" | "durationS" | "warmupS">[] = [
       { label: "health", path: "/api/health" },

@@ -40,7 +40,6 @@
  * completions-<timestamp>.json and completions-latest.json.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -68,7 +67,7 @@ import {
   snapshotAll,
   sysTicksOf,
 } from "./lib/proc";
-import { cleanEnv, currentBuildId, freePort, prepareBuild, ROOT, runningBuilds, startNext, waitForHealth, type BuildInfo, type NextServer } from "./lib/server";
+import { appEnv, cleanEnv, currentBuildId, freePort, prepareBuild, ROOT, runningBuilds, startNext, waitForHealth, type BuildInfo, type NextServer } from "./lib/server";
 import { startService, type Service } from "./lib/service";
 import { fmt, renderTable } from "./lib/table";
 
@@ -642,12 +641,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
       cleanups.push({ name: "data dir", fn: async () => fs.rmSync(dataDir, { recursive: true, force: true }) });
       oursEnv = {
-        DATABASE_URL: db.url,
-        AUTH_SECRET: randomBytes(32).toString("hex"),
-        AUTH_TRUST_HOST: "1",
-        LOG_LEVEL: "warn",
-        NODE_ENV: "production",
-        DATA_DIR: dataDir,
+        ...appEnv(db.url, dataDir),
         OPENAI_BASE_URL: up.openaiBase,
         OPENAI_API_KEY: UPSTREAM_KEY,
       };

@@ -8,7 +8,6 @@
  * The profile spans the whole server life (start-up and warm-up included, a few % of samples);
  * the .cpuprofile stays in bench/results/profiles/ for DevTools / speedscope.
  */
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +17,7 @@ import { summarizeProfile } from "./lib/cpuprofile";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { measure } from "./lib/measure";
 import { RssSampler } from "./lib/proc";
-import { prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
+import { appEnv, prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
 
 const { values: flags } = parseArgs({
@@ -96,12 +95,7 @@ async function profileOnce(appRoot: string): Promise<void> {
     server = await startNext({
       appRoot,
       env: {
-        DATABASE_URL: db.url,
-        AUTH_SECRET: randomBytes(32).toString("hex"),
-        AUTH_TRUST_HOST: "1",
-        LOG_LEVEL: "warn",
-        NODE_ENV: "production",
-        DATA_DIR: dataDir,
+        ...appEnv(db.url, dataDir),
         ...(flags.redis ? { REDIS_URL: "redis://127.0.0.1:6379" } : {}),
       },
       nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}`],

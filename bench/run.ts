@@ -27,7 +27,6 @@
  * database work without Next), bench/profile.ts (CPU profile of one endpoint, source-mapped).
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -37,7 +36,7 @@ import { createCompany, createKeys, MAX_RPM, type CreatedKey } from "./lib/admin
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { measure, type Measurement } from "./lib/measure";
 import { RssSampler } from "./lib/proc";
-import { currentBuildId, prepareBuild, redisAnswers, ROOT, runningBuilds, startNext, type BuildInfo, type NextServer } from "./lib/server";
+import { appEnv, currentBuildId, prepareBuild, redisAnswers, ROOT, runningBuilds, startNext, type BuildInfo, type NextServer } from "./lib/server";
 import { summarizeProfile, type ProfileSummary } from "./lib/cpuprofile";
 import { fmt, renderTable } from "./lib/table";
 import { runCompletionsBench } from "./completions";
@@ -255,14 +254,7 @@ async function main(): Promise<number> {
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
     cleanups.push({ name: "data dir", fn: async () => fs.rmSync(dataDir, { recursive: true, force: true }) });
-    const baseEnv = {
-      DATABASE_URL: db.url,
-      AUTH_SECRET: randomBytes(32).toString("hex"),
-      AUTH_TRUST_HOST: "1",
-      LOG_LEVEL: "warn",
-      NODE_ENV: "production",
-      DATA_DIR: dataDir,
-    };
+    const baseEnv = appEnv(db.url, dataDir);
 
     const companyId = await createCompany(db.url, "Bench");
     log(`company ${companyId}`);

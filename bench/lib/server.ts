@@ -3,6 +3,7 @@
  * loopback port in its own process group, wait for /api/health, stop it (the whole group) again.
  * Every started server is also killed when the bench process exits, whatever the reason.
  */
+import { randomBytes } from "node:crypto";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -184,6 +185,18 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 
 /** Variables that must come from the benchmark, never leak in from the caller's shell. */
 const DROPPED_ENV = ["REDIS_URL", "DATABASE_URL", "NODE_OPTIONS", "PORT", "AUTH_SECRET", "NEXTAUTH_URL", "LOG_LEVEL"];
+
+/** What every bench starts the app with: its database, a fresh secret and data dir, production mode, quiet logs. */
+export function appEnv(databaseUrl: string, dataDir: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    AUTH_SECRET: randomBytes(32).toString("hex"),
+    AUTH_TRUST_HOST: "1",
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+    DATA_DIR: dataDir,
+  };
+}
 
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
