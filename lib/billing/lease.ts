@@ -149,24 +149,33 @@ function startSweeper(): void {
   sweeper.unref();
 }
 
-/** @throws insufficient_balance (402) when the unreserved balance cannot cover `amount`. */
+/** How much a new lease takes: whole worst cases, at most LEASE_CALLS, at most 1/LEASE_SHARE of the unreserved balance, at least one. */
+function leaseSize(amount: number, unreservedMicro: number): number {
+  return amount * Math.min(LEASE_CALLS, Math.max(1, Math.floor(unreservedMicro / LEASE_SHARE / amount)));
+}
+
+/**
+ * Takes a lease under the company row's lock: read the unreserved balance FOR UPDATE, then
+ * reserve and insert the lease. (One statement that sized the lease in a FOR UPDATE CTE and
+ * applied it in an UPDATE CTE broke the reserved ≤ balance CHECK when two servers opened leases
+ * at once on PostgreSQL 18: the size was not recomputed for the row the UPDATE finally changed.)
+ * @throws insufficient_balance (402) when the unreserved balance cannot cover `amount`.
+ */
 async function openLease(companyId: string, amount: number): Promise<Lease> {
   const id = newId("reservation");
-  const rows = (await relaxedDb.execute(sql`
-    WITH pre AS (
-      SELECT id, balance_micro - reserved_micro AS unreserved,
-             ${amount}::bigint * LEAST(${LEASE_CALLS}, GREATEST(1, (balance_micro - reserved_micro) / ${LEASE_SHARE} / ${amount}::bigint)) AS granted
-      FROM companies WHERE id = ${companyId} FOR UPDATE),
-    c AS (
-      UPDATE companies co SET reserved_micro = co.reserved_micro + pre.granted
-      FROM pre WHERE co.id = pre.id AND pre.unreserved >= pre.granted
-      RETURNING co.id, pre.granted)
-    INSERT INTO reservations (id, company_id, amount_micro, reference_id, expires_at)
-    SELECT ${id}, c.id, c.granted, 'lease', now() + make_interval(secs => ${LEASE_TTL_S})
-    FROM c
-    RETURNING amount_micro`)) as unknown as { amount_micro: string }[];
-  if (!rows[0]) throw insufficientBalance(amount);
-  const held = Number(rows[0].amount_micro);
+  const held = await relaxedDb.transaction(async (tx) => {
+    const [co] = (await tx.execute(sql`
+      SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${companyId} FOR UPDATE`)) as unknown as { unreserved: string }[];
+    const unreserved = co ? Number(co.unreserved) : 0;
+    if (unreserved < amount) return 0;
+    const granted = leaseSize(amount, unreserved);
+    await tx.execute(sql`
+      WITH c AS (UPDATE companies SET reserved_micro = reserved_micro + ${granted} WHERE id = ${companyId} RETURNING id)
+      INSERT INTO reservations (id, company_id, amount_micro, reference_id, expires_at)
+      SELECT ${id}, c.id, ${granted}, 'lease', now() + make_interval(secs => ${LEASE_TTL_S}) FROM c`);
+    return granted;
+  });
+  if (held === 0) throw insufficientBalance(amount);
   const now = Date.now();
   const lease: Lease = {
     id,
