@@ -44,7 +44,7 @@ export default defineConfig({
   webServer: {
     // The production build made by `npm test` (or `next build`), with the inherited env
     // (DATABASE_URL, AUTH_SECRET, AUTH_TRUST_HOST); the server migrates the database itself.
-    command: `node node_modules/next/dist/bin/next start -p ${PORT}`,
+    command: `node scripts/server/main.mjs -p ${PORT}`,
     url: `${BASE_URL}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,

@@ -3,8 +3,11 @@
  * run, with autocannon against the same fake upstream on loopback:
  *
  *   direct  straight to the fake upstream (the floor)
- *   ours    this gateway, `next start`, with key auth, the per-key rate limit, credit reservation,
- *           persistence (thread, messages, run) and billing (ledger) on
+ *   ours    this gateway as `npm start` runs it (scripts/server/main.mjs: the production build served
+ *           by Next.js, chat completions through the fast lane), with key auth, the per-key rate
+ *           limit, credit reservation, persistence (thread, messages, run) and billing (ledger) on
+ *   routed  the same server with FAST_LANE=0: chat completions through Next.js's router like every
+ *           other route (what the fast lane saves; its own company, not in the ledger check)
  *   peer    the Portkey open-source gateway (headless), x-portkey-provider: openai +
  *           x-portkey-custom-host pointing at the same fake upstream
  *
@@ -73,7 +76,7 @@ import { fmt, renderTable } from "./lib/table";
 
 // --- settings ------------------------------------------------------------------------------------
 
-export type TargetId = "direct" | "ours" | "peer";
+export type TargetId = "direct" | "ours" | "routed" | "peer";
 export type Mode = "json" | "stream";
 
 export interface CompletionsBenchOptions {
@@ -555,7 +558,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     connections: options.connections ?? [1, 32],
     soakS: options.soakS ?? 60,
     ttfbRequests: options.ttfbRequests ?? 200,
-    targets: options.targets ?? (["direct", "peer", "ours"] as TargetId[]),
+    targets: options.targets ?? (["direct", "peer", "ours", "routed"] as TargetId[]),
     quietWaitS: options.quietWaitS ?? 5,
     isolatedBuild: options.isolatedBuild ?? false,
     rebuild: options.rebuild ?? false,
@@ -611,7 +614,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   const idleBreakdown: Record<string, ReturnType<typeof rssBreakdown>> = {};
 
   try {
-    const needOurs = o.targets.includes("ours");
+    const needOurs = o.targets.includes("ours") || o.targets.includes("routed");
     if (needOurs) {
       const prepared = await prepareBuild({ isolated: o.isolatedBuild, force: o.rebuild });
       cleanups.push({ name: "isolated build", fn: async () => prepared.cleanup() });
@@ -628,15 +631,22 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
 
     let oursEnv: Record<string, string> | null = null;
     let keys: Record<string, string>[] = [];
+    let routedKeys: Record<string, string>[] = [];
+    let oursCompanyId = "";
     if (needOurs) {
       db = await provisionDatabase({ serverUrl: o.databaseUrl });
       cleanups.push({ name: "database", fn: () => db!.cleanup() });
-      const companyId = await createCompany(db.url, "Bench completions");
-      const [, created] = await Promise.all([
+      // Ours and the routed comparison bill separate companies, so the ledger check counts ours alone.
+      const [companyId, routedCompanyId] = await Promise.all([createCompany(db.url, "Bench completions"), createCompany(db.url, "Bench completions (routed)")]);
+      oursCompanyId = companyId;
+      const [, , created, createdRouted] = await Promise.all([
         admin(db.url, ["credits", "grant", "--company", companyId, "--amount", String(CREDITS_OT), "--note", "completions bench"]),
+        admin(db.url, ["credits", "grant", "--company", routedCompanyId, "--amount", String(CREDITS_OT), "--note", "completions bench"]),
         createKeys(db.url, companyId, KEY_COUNT),
+        createKeys(db.url, routedCompanyId, KEY_COUNT),
       ]);
       keys = created.map((k) => ({ authorization: `Bearer ${k.secret}` }));
+      routedKeys = createdRouted.map((k) => ({ authorization: `Bearer ${k.secret}` }));
       log(`company ${companyId}: ${CREDITS_OT} OT, ${KEY_COUNT} keys (--rpm ${MAX_RPM}) rotated per request`);
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
       cleanups.push({ name: "data dir", fn: async () => fs.rmSync(dataDir, { recursive: true, force: true }) });
@@ -683,7 +693,8 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`);
         }
         let proxy: PgProxy | undefined;
-        let env = oursEnv!;
+        const routed = id === "routed";
+        let env: Record<string, string> = { ...oursEnv!, FAST_LANE: routed ? "0" : "1" };
         if (o.dbProxy) {
           const u = new URL(db!.url);
           proxy = await startPgProxy({ host: u.hostname, port: Number(u.port || 5432) });
@@ -701,9 +712,10 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           rss.stop();
           await s.stop();
         };
-        log(`ours: next start pid ${s.pid} on ${s.baseUrl}, healthy after ${Date.now() - t} ms${o.cpuProf ? " (--cpu-prof)" : ""}${proxy ? " (database through the counting proxy)" : ""}`);
-        target = { id, label: "ours (next start)", baseUrl: s.baseUrl, headers: {}, rotate: keys, pid: s.pid, rss, db, proxy };
-        oursUpstream0 = (await up.stats()).total;
+        log(`${id}: server pid ${s.pid} on ${s.baseUrl}, healthy after ${Date.now() - t} ms${o.cpuProf ? " (--cpu-prof)" : ""}${proxy ? " (database through the counting proxy)" : ""}`);
+        const label = routed ? "ours, Next.js router only" : "ours";
+        target = { id, label, baseUrl: s.baseUrl, headers: {}, rotate: routed ? routedKeys : keys, pid: s.pid, rss, db, proxy };
+        if (!routed) oursUpstream0 = (await up.stats()).total;
       }
 
       try {
@@ -804,8 +816,8 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
         // The server is stopped: whatever it answered is committed. Count the ledger.
         const sql = postgres(db!.url, { max: 1, onnotice: () => {} });
         try {
-          const [l] = await sql<{ n: string }[]>`select count(*)::text as n from ledger_entries where kind = 'completion'`;
-          const byStatus = await sql<{ status: string; n: string }[]>`select status::text, count(*)::text as n from runs group by status`;
+          const [l] = await sql<{ n: string }[]>`select count(*)::text as n from ledger_entries where kind = 'completion' and company_id = ${oursCompanyId}`;
+          const byStatus = await sql<{ status: string; n: string }[]>`select status::text, count(*)::text as n from runs where company_id = ${oursCompanyId} group by status`;
           const upTotal = (await up.stats()).total - oursUpstream0;
           ledger = {
             completionRows: Number(l!.n),
@@ -1099,7 +1111,7 @@ if (isMain) {
       connections: { type: "string", default: "1,32" },
       soak: { type: "string", default: "60" },
       "ttfb-requests": { type: "string", default: "200" },
-      targets: { type: "string", default: "direct,peer,ours" },
+      targets: { type: "string", default: "direct,peer,ours,routed" },
       "quiet-wait": { type: "string", default: "5" },
       "isolated-build": { type: "boolean", default: false },
       rebuild: { type: "boolean", default: false },
@@ -1114,7 +1126,7 @@ if (isMain) {
   });
   const profile = flags.profile!;
   const targets = (profile ? "ours" : flags.targets!).split(",").map((s) => s.trim()) as TargetId[];
-  for (const t of targets) if (!["direct", "peer", "ours"].includes(t)) throw new Error(`unknown target '${t}' (direct, peer, ours)`);
+  for (const t of targets) if (!["direct", "peer", "ours", "routed"].includes(t)) throw new Error(`unknown target '${t}' (direct, peer, ours, routed)`);
   runCompletionsBench({
     durationS: Number(flags.duration),
     warmupS: Number(flags.warmup),

@@ -1,7 +1,8 @@
 /**
  * `npm start` (CONTRACT 1): zero config. Database up and migrated (embedded when DATABASE_URL is
  * unset), demo data seeded on first run (printed once), a production build made if none exists,
- * then `next start` on PORT with the background worker running in this process.
+ * then the production server (scripts/server/main.mjs: Next.js plus the fast lane) on PORT with the
+ * background worker running in this process.
  * `--dev` runs `next dev` instead of building.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -17,6 +18,7 @@ import { SERVER_ENV, SERVER_NODE_FLAGS } from "./server-node-flags";
 
 const dev = process.argv.includes("--dev");
 const nextBin = path.join(process.cwd(), "node_modules/next/dist/bin/next");
+const SERVER_MAIN = path.join(process.cwd(), "scripts/server/main.mjs");
 // next-auth derives its URL from the request's Host when no NEXTAUTH_URL is given.
 const childEnv = { ...process.env, AUTH_TRUST_HOST: process.env.AUTH_TRUST_HOST ?? "1" };
 
@@ -41,7 +43,8 @@ async function main() {
     if (build.status !== 0) throw new Error("next build failed");
   }
   const stopWorker = startWorker();
-  const server = spawn(process.execPath, [...(dev ? [] : SERVER_NODE_FLAGS), nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
+  const serverArgs = dev ? [nextBin, "dev", "-p", String(env.PORT)] : [...SERVER_NODE_FLAGS, SERVER_MAIN, "-p", String(env.PORT)];
+  const server = spawn(process.execPath, serverArgs, {
     stdio: "inherit",
     env: dev ? childEnv : { ...SERVER_ENV, ...childEnv },
   });

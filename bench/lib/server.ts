@@ -185,6 +185,7 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 
 /** Variables that must come from the benchmark, never leak in from the caller's shell. */
 const DROPPED_ENV = ["REDIS_URL", "DATABASE_URL", "NODE_OPTIONS", "PORT", "AUTH_SECRET", "NEXTAUTH_URL", "LOG_LEVEL"];
+// WEB_CONCURRENCY is kept: `WEB_CONCURRENCY=1 npm run bench` measures one server process.
 
 /** What every bench starts the app with: its database, a fresh secret and data dir, production mode, quiet logs. */
 export function appEnv(databaseUrl: string, dataDir: string): Record<string, string> {
@@ -239,7 +240,9 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const appRoot = opts.appRoot ?? ROOT;
   // The production server's heap flags (npm start), then the caller's.
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), nextBin(appRoot), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  // The production server of `npm start` (Next.js custom server with the fast lane; WEB_CONCURRENCY workers).
+  const launcher = path.join(appRoot, "scripts/server/main.mjs");
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), launcher, "-p", String(port), "-H", "127.0.0.1"], {
     cwd: appRoot,
     env: cleanEnv({ ...SERVER_ENV, PORT: String(port), ...opts.env }),
     stdio: ["ignore", "pipe", "pipe"],

@@ -4,6 +4,8 @@ import net from "node:net";
 export interface RunningServer {
   url: string;
   port: number;
+  /** The server's process (under WEB_CONCURRENCY > 1 the cluster primary). */
+  pid: number;
   stop: () => Promise<void>;
 }
 
@@ -18,29 +20,30 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the production build (`next start`) on a free port and waits until it answers. */
+/** Starts the production build with the production server (scripts/server/main.mjs, as `npm start`) on a free port and waits until it answers. */
 export async function startNextServer(env: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, ["scripts/server/main.mjs", "-p", String(port), "-H", "127.0.0.1"], {
     env: { ...process.env, AUTH_TRUST_HOST: "1", NODE_ENV: "production", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       const res = await fetch(`${url}/api/health`);
       if (res.ok) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error("next start did not become healthy in 60 s");
+    if (Date.now() > deadline) throw new Error("server did not become healthy in 60 s");
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
     url,
     port,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

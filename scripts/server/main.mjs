@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * The production HTTP server: `node [flags] scripts/server/main.mjs [-p port] [-H host]`, run by
+ * `npm start`, the benchmarks and the HTTP and browser tests. The production build in `.next` served
+ * through Next.js's documented custom-server API (`next()` + `getRequestHandler()`), with two
+ * additions:
+ *
+ * - The fast lane (fast-lane.mjs): POST /v1/chat/completions is handed to its compiled route
+ *   handler without Next.js's per-request routing, which costs as much CPU as the whole request
+ *   costs the peer gateway. Everything else (the panel, /api, every other /v1 route) is Next.js's.
+ *   FAST_LANE=0 turns it off.
+ * - WEB_CONCURRENCY (default 1) worker processes share the port through node:cluster. Everything
+ *   the gateway shares between requests works across processes (rate limits counted in PostgreSQL
+ *   or Redis, credit leases and group commit per process; tested with two servers). Each process
+ *   costs ~160 MiB of RSS, and on a 2-core box with the database on it a second one bought only 6 %
+ *   (the cores are the limit), so one is the default.
+ *
+ * SIGINT/SIGTERM: stop accepting, let requests in flight finish for up to SHUTDOWN_GRACE_MS
+ * (streams included), then exit.
+ */
+import cluster from "node:cluster";
+import http from "node:http";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { fastHandlerFor, loadFastRoutes, serveFetch } from "./fast-lane.mjs";
+import { workerCount } from "./worker-count.mjs";
+
+/** Hot routes served by the fast lane (exact paths). Their handlers must not use Next.js request APIs. */
+const FAST_ROUTES = [{ method: "POST", path: "/v1/chat/completions" }];
+
+const SHUTDOWN_GRACE_MS = 10_000;
+const RESTART_DELAY_MS = 1_000;
+const EARLY_DEATH_MS = 10_000;
+const MAX_EARLY_DEATHS = 5;
+
+/** @param {string} message */
+const say = (message) => process.stderr.write(`[server ${process.pid}] ${message}\n`);
+
+function options() {
+  const { values } = parseArgs({
+    options: { port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } },
+    strict: true,
+  });
+  const port = Number(values.port ?? process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port ?? process.env.PORT}"`);
+  return { port, hostname: values.hostname };
+}
+
+/** One server process: Next.js plus the fast lane on one listening socket (shared under cluster). */
+async function serve() {
+  const { port, hostname } = options();
+  // next() reads NODE_ENV while loading; `next start` forces production the same way.
+  Object.assign(process.env, { NODE_ENV: "production" });
+  const dir = process.cwd();
+  const next = createRequire(path.join(dir, "package.json"))("next");
+  const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const origin = `http://${hostname && !hostname.includes(":") ? hostname : "localhost"}:${port}`;
+  const fast = process.env.FAST_LANE === "0" ? new Map() : await loadFastRoutes(dir, FAST_ROUTES, say);
+
+  let inFlight = 0;
+  let onIdle = () => {};
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    res.once("close", () => {
+      if (--inFlight === 0) onIdle();
+    });
+    const handler = fastHandlerFor(fast, req);
+    if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+    else handle(req, res);
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, hostname, () => resolve(undefined));
+  });
+  say(`ready on http://${hostname ?? "localhost"}:${port} (fast lane: ${[...fast.keys()].join(", ") || "off"})`);
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    server.closeIdleConnections();
+    const exit = () => process.exit(0);
+    if (inFlight === 0) exit();
+    onIdle = exit;
+    setTimeout(exit, SHUTDOWN_GRACE_MS).unref();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+/**
+ * The cluster primary: forks the workers, restarts one that dies, passes stop signals on.
+ * @param {number} count
+ */
+function supervise(count) {
+  let stopping = false;
+  let earlyDeaths = 0;
+  /** @type {Map<number, number>} */
+  const startedAt = new Map();
+  const live = () => Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+  const fork = () => {
+    const worker = cluster.fork();
+    startedAt.set(worker.id, Date.now());
+  };
+  cluster.on("exit", (worker, code, signal) => {
+    const lived = Date.now() - (startedAt.get(worker.id) ?? 0);
+    startedAt.delete(worker.id);
+    if (stopping) {
+      if (live().length === 0) process.exit(process.exitCode ?? 0);
+      return;
+    }
+    say(`worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) after ${Math.round(lived / 1000)} s`);
+    earlyDeaths = lived < EARLY_DEATH_MS ? earlyDeaths + 1 : 0;
+    if (earlyDeaths >= MAX_EARLY_DEATHS) {
+      say("workers keep dying at start; giving up");
+      process.exitCode = 1;
+      stopAll("SIGTERM");
+      return;
+    }
+    setTimeout(() => stopping || fork(), RESTART_DELAY_MS).unref();
+  });
+  /** @param {NodeJS.Signals} signal */
+  const stopAll = (signal) => {
+    stopping = true;
+    const workers = live();
+    if (workers.length === 0) process.exit(process.exitCode ?? 0);
+    for (const w of workers) w.process.kill(signal);
+  };
+  process.on("SIGINT", () => stopAll("SIGINT"));
+  process.on("SIGTERM", () => stopAll("SIGTERM"));
+  for (let i = 0; i < count; i++) fork();
+}
+
+async function main() {
+  const count = workerCount(process.env.WEB_CONCURRENCY);
+  if (count > 1 && cluster.isPrimary) supervise(count);
+  else await serve();
+}
+
+main().catch((err) => {
+  say(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  process.exit(1);
+});

@@ -1,0 +1,153 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/db/client";
+import { makeCompany, makeKey } from "@/db/factories";
+import { startNextServer, type RunningServer } from "../support/next-server";
+
+/**
+ * The production server (scripts/server/main.mjs): POST /v1/chat/completions through the fast lane
+ * answers exactly as the same route through Next.js's router (FAST_LANE=0), for answers and for
+ * refusals; and WEB_CONCURRENCY workers share the port, are restarted when one dies and all stop
+ * on SIGTERM.
+ */
+const common = () => ({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+
+let fast: RunningServer;
+let routed: RunningServer;
+let key: string;
+
+beforeAll(async () => {
+  [fast, routed] = await Promise.all([startNextServer({ ...common(), FAST_LANE: "1" }), startNextServer({ ...common(), FAST_LANE: "0" })]);
+  const company = await makeCompany(db, { creditsOt: 100 });
+  key = (await makeKey(db, { companyId: company.id })).secret;
+});
+
+afterAll(async () => {
+  await Promise.all([fast?.stop(), routed?.stop()]);
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+async function call(server: RunningServer, init: { body?: string; headers?: Record<string, string>; path?: string }): Promise<Answer> {
+  const res = await fetch(`${server.url}${init.path ?? "/v1/chat/completions"}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...init.headers },
+    body: init.body,
+  });
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => (headers[k] = v));
+  return { status: res.status, headers, body: await res.text() };
+}
+
+/** What may differ between two answers to the same request: ids, times, the date. */
+function comparable(a: Answer) {
+  const headers = { ...a.headers };
+  for (const h of ["date", "x-request-id", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", "transfer-encoding", "content-length", "keep-alive", "connection", "vary"]) delete headers[h];
+  const body = a.body
+    .replace(/"id":"[^"]*"/g, '"id":"<id>"')
+    .replace(/"created":\d+/g, '"created":0')
+    .replace(/req_[A-Za-z0-9_-]+/g, "<request id>");
+  return { status: a.status, headers, body };
+}
+
+const auth = () => ({ authorization: `Bearer ${key}` });
+
+describe("fast lane and Next.js router give the same answers", () => {
+  const cases: [string, () => { body?: string; headers?: Record<string, string> }][] = [
+    ["a completion", () => ({ headers: auth(), body: JSON.stringify({ model: "local-chat-latest", messages: [{ role: "user", content: "Say hi" }] }) })],
+    [
+      "a streamed completion with usage",
+      () => ({ headers: auth(), body: JSON.stringify({ model: "local-chat-latest", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Stream please" }] }) }),
+    ],
+    ["no key (401)", () => ({ body: JSON.stringify({ model: "local-chat-latest", messages: [] }) })],
+    ["malformed JSON (400)", () => ({ headers: auth(), body: "{not json" })],
+    ["a schema error (400)", () => ({ headers: auth(), body: JSON.stringify({ model: "local-chat-latest", messages: "nope" }) })],
+    ["an unknown model (404)", () => ({ headers: auth(), body: JSON.stringify({ model: "no-such-model", messages: [{ role: "user", content: "x" }] }) })],
+    ["a disabled claude- slug (400)", () => ({ headers: auth(), body: JSON.stringify({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] }) })],
+  ];
+
+  for (const [name, make] of cases) {
+    it(name, async () => {
+      const init = make();
+      const [a, b] = await Promise.all([call(fast, init), call(routed, init)]);
+      expect(comparable(a)).toEqual(comparable(b));
+      expect(a.headers["x-request-id"]).toBeTruthy();
+    });
+  }
+
+  it("an oversized body is refused with 413 by both, and the fast lane does not read it all", async () => {
+    const big = `{"model":"local-chat-latest","messages":[{"role":"user","content":"${"x".repeat(33 * 1024 * 1024)}"}]}`;
+    const [a, b] = await Promise.all([call(fast, { headers: auth(), body: big }), call(routed, { headers: auth(), body: big })]);
+    expect(a.status).toBe(413);
+    expect(comparable(a).body).toEqual(comparable(b).body);
+  });
+
+  it("every completion through either path is persisted as a completions thread", async () => {
+    const res = await fetch(`${fast.url}/v1/threads?source=completions&limit=100`, { headers: auth() });
+    const list = (await res.json()) as { data: unknown[] };
+    // Two answered completions per path above (json + stream).
+    expect(list.data.length).toBe(4);
+  });
+});
+
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync("ps", ["--ppid", String(pid), "-o", "pid="], { encoding: "utf8" })
+      .split("\n")
+      .map((s) => Number(s.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when nothing matches
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("WEB_CONCURRENCY", () => {
+  it("two workers share the port, a dead worker is replaced, SIGTERM stops them all", async () => {
+    const server = await startNextServer({ ...common(), WEB_CONCURRENCY: "2" });
+    try {
+      await until(() => childrenOf(server.pid).length === 2);
+      const workers = childrenOf(server.pid);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => call(server, { headers: auth(), body: JSON.stringify({ model: "local-mini", messages: [{ role: "user", content: "hi" }] }) })),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+
+      process.kill(workers[0]!, "SIGKILL");
+      await until(() => {
+        const now = childrenOf(server.pid);
+        return now.length === 2 && !now.includes(workers[0]!);
+      });
+      await until(() => childrenOf(server.pid).every(alive));
+      const health = await fetch(`${server.url}/api/health`);
+      expect(health.status).toBe(200);
+
+      const all = [server.pid, ...childrenOf(server.pid)];
+      await server.stop();
+      await until(() => all.every((p) => !alive(p)));
+    } finally {
+      await server.stop();
+    }
+  });
+});
