@@ -4,6 +4,7 @@ import { relaxedDb } from "@/db/client";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
+import { onShutdown } from "@/lib/shutdown";
 import { insufficientBalance } from "./internal";
 import { releaseReservation } from "./settle";
 
@@ -36,8 +37,8 @@ export const LEASE_MAX_AGE_MS = 30_000;
 export const LEASE_IDLE_MS = 2_000;
 /**
  * A lease's reservation expires this long after it was opened or last renewed; the reconciler
- * then releases it. Short, so the credit of a server that was stopped or crashed comes back within
- * minutes (next starts exit on SIGTERM without a hook for async cleanup). A lease still serving
+ * then releases it. Short, so the credit of a server that crashed comes back within minutes (a
+ * server that is stopped releases its leases itself: releaseAllLeases). A lease still serving
  * calls is renewed by its draws and, for long calls, by the sweeper.
  */
 export const LEASE_TTL_S = 120;
@@ -116,6 +117,21 @@ function release(lease: Lease): Promise<void> | undefined {
     },
   );
 }
+
+/**
+ * Releases every lease of this process (the server is stopping and its requests have ended), so
+ * their credit is back at once rather than after LEASE_TTL_S. A lease with a call still in flight
+ * (the grace period ran out) is left to the reconciler.
+ */
+export async function releaseAllLeases(): Promise<void> {
+  const pending: Promise<void>[] = [];
+  for (const lease of [...byId.values()]) {
+    const p = retire(lease);
+    if (p) pending.push(p);
+  }
+  await Promise.all(pending);
+}
+onShutdown(releaseAllLeases);
 
 /** Keeps a lease with calls in flight from expiring under them (a long stream, no draws meanwhile). */
 function renew(lease: Lease, now: number): void {

@@ -31,6 +31,8 @@ import { workerCount } from "./worker-count.mjs";
 const FAST_ROUTES = [{ method: "POST", path: "/v1/chat/completions" }];
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long the app's shutdown hooks (lib/shutdown.ts: releasing credit leases) may take. */
+const SHUTDOWN_HOOKS_MS = 3_000;
 const RESTART_DELAY_MS = 1_000;
 const EARLY_DEATH_MS = 10_000;
 const MAX_EARLY_DEATHS = 5;
@@ -84,13 +86,33 @@ async function serve() {
     stopping = true;
     server.close();
     server.closeIdleConnections();
-    const exit = () => process.exit(0);
+    let exiting = false;
+    const exit = () => {
+      if (exiting) return;
+      exiting = true;
+      void runShutdownHooks().finally(() => process.exit(0));
+    };
     if (inFlight === 0) exit();
     onIdle = exit;
     setTimeout(exit, SHUTDOWN_GRACE_MS).unref();
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/** Runs the hooks the app registered (lib/shutdown.ts), each failure reported, all within SHUTDOWN_HOOKS_MS. */
+async function runShutdownHooks() {
+  const hooks = /** @type {(() => unknown)[]} */ (/** @type {any} */ (globalThis)[Symbol.for("cockpit.shutdown-hooks")] ?? []);
+  const all = Promise.all(
+    hooks.map(async (hook) => {
+      try {
+        await hook();
+      } catch (err) {
+        say(`shutdown hook failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }),
+  );
+  await Promise.race([all, new Promise((r) => setTimeout(r, SHUTDOWN_HOOKS_MS).unref())]);
 }
 
 /**

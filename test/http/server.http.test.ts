@@ -1,15 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { makeCompany, makeKey } from "@/db/factories";
+import { companies, reservations } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
  * The production server (scripts/server/main.mjs): POST /v1/chat/completions through the fast lane
  * answers exactly as the same route through Next.js's router (FAST_LANE=0), for answers and for
- * refusals; and WEB_CONCURRENCY workers share the port, are restarted when one dies and all stop
- * on SIGTERM.
+ * refusals; WEB_CONCURRENCY workers share the port, are restarted when one dies and all stop on
+ * SIGTERM; a stopped server gives its credit leases back before it exits.
  */
 const common = () => ({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
 
@@ -146,6 +148,32 @@ describe("WEB_CONCURRENCY", () => {
       const all = [server.pid, ...childrenOf(server.pid)];
       await server.stop();
       await until(() => all.every((p) => !alive(p)));
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("stopping", () => {
+  it("SIGTERM right after a completion: the answer is billed and the server's credit lease released before it exits", async () => {
+    const server = await startNextServer({ ...common() });
+    const company = await makeCompany(db, { creditsOt: 100 });
+    const secret = (await makeKey(db, { companyId: company.id })).secret;
+    try {
+      const res = await call(server, {
+        headers: { authorization: `Bearer ${secret}` },
+        body: JSON.stringify({ model: "local-chat-latest", messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(res.status).toBe(200);
+      // The lease that held this call's credit is still open (it is released 2 s after its last call).
+      const held = await db.select().from(reservations).where(and(eq(reservations.companyId, company.id), eq(reservations.status, "held")));
+      expect(held.length).toBe(1);
+      await server.stop();
+      const after = await db.select().from(reservations).where(and(eq(reservations.companyId, company.id), eq(reservations.status, "held")));
+      expect(after).toEqual([]);
+      const [row] = await db.select().from(companies).where(eq(companies.id, company.id));
+      expect(row!.reservedMicro).toBe(0);
+      expect(row!.balanceMicro).toBeLessThan(100_000_000);
     } finally {
       await server.stop();
     }
