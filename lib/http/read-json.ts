@@ -15,7 +15,14 @@ async function readCapped(req: Request, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch {
+      // The client closed the connection mid-body: its fault, not ours (no one hears this 400).
+      throw new AppError("invalid_request", "The connection closed before the request body ended", { wireCode: "incomplete_body" });
+    }
+    const { done, value } = next;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
