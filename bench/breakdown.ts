@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
-  process.stdout.write(`\n/v1/me step by step (db ${db.mode}); srv = next start process, db = PostgreSQL processes\n\n`);
+  process.stdout.write(`\n/v1/me step by step (db ${db.mode}); srv = the server process (scripts/server/main.mjs), db = PostgreSQL processes\n\n`);
   process.stdout.write(
     `${renderTable(
       ["variant", "conns", "req/s", "p50 ms", "p99 ms", "status", "srv CPU ms/req", "srv sys %", "db CPU ms/req", "xact/req", "WAL B/req", "other cores"],

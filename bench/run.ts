@@ -125,7 +125,7 @@ async function withServer<T>(phase: Phase, baseEnv: Record<string, string>, fn: 
   const rss = new RssSampler(server.pid).start();
   const entry = { name: `server ${phase.name}`, fn: () => server.stop() };
   cleanups.push(entry);
-  log(`${phase.name}: next start pid ${server.pid} on ${server.baseUrl}, healthy after ${Date.now() - t} ms`);
+  log(`${phase.name}: server pid ${server.pid} on ${server.baseUrl}, healthy after ${Date.now() - t} ms`);
   try {
     return await fn(server, rss);
   } finally {

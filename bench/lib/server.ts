@@ -1,6 +1,7 @@
 /**
- * Production Next server for benchmarks: make sure a build exists, start `next start` on a free
- * loopback port in its own process group, wait for /api/health, stop it (the whole group) again.
+ * The production server for benchmarks: make sure a build exists, start scripts/server/main.mjs (as
+ * `npm start` does) on a free loopback port in its own process group, wait for /api/health, stop it
+ * (the whole group) again.
  * Every started server is also killed when the bench process exits, whatever the reason.
  */
 import { randomBytes } from "node:crypto";
@@ -246,7 +247,7 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
     cwd: appRoot,
     env: cleanEnv({ ...SERVER_ENV, PORT: String(port), ...opts.env }),
     stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // own process group: stop() reaches whatever `next start` spawns
+    detached: true, // own process group: stop() reaches whatever the server spawns (cluster workers)
   });
   live.add(child);
   const lines: string[] = [];

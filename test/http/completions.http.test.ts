@@ -10,7 +10,7 @@ import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
- * Chat completions end to end: `next start` with every provider group pointed at one fake upstream
+ * Chat completions end to end: the production server with every provider group pointed at one fake upstream
  * on loopback. Each test makes its own company and key; the fake's recordings and queue are reset
  * before each test, and tests run one after another.
  */
