@@ -60,6 +60,12 @@ function comparable(a: Answer) {
 const auth = () => ({ authorization: `Bearer ${key}` });
 
 describe("fast lane and Next.js router give the same answers", () => {
+  it("the fast lane is on (a Next.js upgrade that changed its route modules would turn it off)", () => {
+    expect(fast.stderr()).toContain("(fast lane: POST /v1/chat/completions)");
+    expect(fast.stderr()).not.toContain("fast lane off");
+    expect(routed.stderr()).toContain("(fast lane: off)");
+  });
+
   const cases: [string, () => { body?: string; headers?: Record<string, string> }][] = [
     ["a completion", () => ({ headers: auth(), body: JSON.stringify({ model: "local-chat-latest", messages: [{ role: "user", content: "Say hi" }] }) })],
     [

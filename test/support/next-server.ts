@@ -6,6 +6,8 @@ export interface RunningServer {
   port: number;
   /** The server's process (under WEB_CONCURRENCY > 1 the cluster primary). */
   pid: number;
+  /** What the server wrote to stderr so far (also passed on to ours). */
+  stderr: () => string;
   stop: () => Promise<void>;
 }
 
@@ -25,7 +27,12 @@ export async function startNextServer(env: Record<string, string> = {}): Promise
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ["scripts/server/main.mjs", "-p", String(port), "-H", "127.0.0.1"], {
     env: { ...process.env, AUTH_TRUST_HOST: "1", NODE_ENV: "production", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    stderr = (stderr + chunk.toString("utf8")).slice(-65_536);
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -44,6 +51,7 @@ export async function startNextServer(env: Record<string, string> = {}): Promise
     url,
     port,
     pid: child.pid!,
+    stderr: () => stderr,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
