@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/db/client";
+import { makeCompany, makeKey, makeUser } from "@/db/factories";
+import { apiKeys, ledgerEntries, threads } from "@/db/schema";
+import { startNextServer, type RunningServer } from "../support/next-server";
+
+/**
+ * The panel's JSON endpoints (/api/panel/*) over real HTTP with a real Auth.js session: no session
+ * is 401, a cross-site state change is 403, another company's key is 404, model overrides stay in
+ * the session's company, and the playground bills the session's company.
+ */
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+function cookiesOf(res: Response): string[] {
+  return res.headers.getSetCookie().map((c) => c.split(";")[0]!);
+}
+
+/** Signs in through Auth.js's credentials flow (CSRF token, then the callback); returns the Cookie header. */
+async function signIn(email: string, password: string): Promise<string> {
+  const csrfRes = await fetch(`${server.url}/api/auth/csrf`);
+  const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
+  const jar = cookiesOf(csrfRes);
+  const res = await fetch(`${server.url}/api/auth/callback/credentials`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; ") },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+    redirect: "manual",
+  });
+  const all = [...jar, ...cookiesOf(res)];
+  if (!all.some((c) => c.includes("session-token="))) throw new Error(`sign-in failed: HTTP ${res.status}`);
+  return all.join("; ");
+}
+
+async function tenant(creditsOt = 100) {
+  const company = await makeCompany(db, { creditsOt });
+  const { user, password } = await makeUser(db, { companyId: company.id });
+  const cookie = await signIn(user.email, password);
+  return { company, cookie };
+}
+
+function panel(cookie: string | null, path: string, init: { method?: string; body?: unknown; crossSite?: boolean } = {}) {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (cookie) headers.cookie = cookie;
+  headers["sec-fetch-site"] = init.crossSite ? "cross-site" : "same-origin";
+  return fetch(`${server.url}${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+}
+
+describe("panel endpoints", () => {
+  it("without a session: 401 in the OpenAI error shape", async () => {
+    for (const [method, path] of [
+      ["GET", "/api/panel/models"],
+      ["GET", "/api/panel/keys"],
+      ["POST", "/api/panel/playground"],
+    ] as const) {
+      const res = await panel(null, path, { method, body: method === "POST" ? {} : undefined });
+      expect(res.status, `${method} ${path}`).toBe(401);
+      const body = (await res.json()) as { error: { type: string } };
+      expect(body.error.type).toBe("authentication_error");
+    }
+  });
+
+  it("a cross-site state change is refused with 403 even with a valid session", async () => {
+    const { cookie } = await tenant();
+    const res = await panel(cookie, "/api/panel/models/gpt-4.1-mini", { method: "PUT", body: { hidden: true }, crossSite: true });
+    expect(res.status).toBe(403);
+  });
+
+  it("another company's key: revoking it is 404 and leaves it active", async () => {
+    const a = await tenant();
+    const other = await makeCompany(db, { creditsOt: 1 });
+    const { key } = await makeKey(db, { companyId: other.id });
+    const res = await panel(a.cookie, `/api/panel/keys/${key.id}`, { method: "DELETE" });
+    expect(res.status).toBe(404);
+    const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
+    expect(row!.status).toBe("active");
+  });
+
+  it("a model override made in one company's panel does not reach another company's /v1/models", async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const keyA = (await makeKey(db, { companyId: a.company.id })).secret;
+    const keyB = (await makeKey(db, { companyId: b.company.id })).secret;
+    const put = await panel(a.cookie, "/api/panel/models/gpt-4.1-mini", { method: "PUT", body: { hidden: true } });
+    expect(put.status).toBe(200);
+    const ids = async (key: string) => {
+      const res = await fetch(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+      return ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id);
+    };
+    expect(await ids(keyA)).not.toContain("gpt-4.1-mini");
+    expect(await ids(keyB)).toContain("gpt-4.1-mini");
+  });
+
+  it("the playground answers through the same pipeline and bills the session's company", async () => {
+    const a = await tenant();
+    const res = await panel(a.cookie, "/api/panel/playground", {
+      method: "POST",
+      body: { model: "local-chat-latest", messages: [{ role: "user", content: "hello from the panel" }] },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { usage: { total_tokens: number } };
+    expect(body.usage.total_tokens).toBeGreaterThan(0);
+    const rows = await db.select().from(ledgerEntries).where(and(eq(ledgerEntries.companyId, a.company.id), eq(ledgerEntries.kind, "completion")));
+    expect(rows.length).toBe(1);
+    const t = await db.select().from(threads).where(eq(threads.companyId, a.company.id));
+    expect(t.length).toBe(1);
+  });
+});
