@@ -4,10 +4,11 @@ import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
+import { storableText } from "@/lib/persistence/pg-text";
 
 export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  after: z.string().min(1).max(200).optional(),
+  after: storableText(z.string().min(1).max(200)).optional(),
   order: z.enum(["asc", "desc"]).default("desc"),
 });
 export type PageQuery = z.infer<typeof PageQuery>;

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { toStorableJson } from "@/lib/persistence/pg-text";
 import { rowToLedgerEntry, type EntryInput } from "./entries";
 import { microToOt } from "./money";
 
@@ -25,7 +26,7 @@ export function insertEntrySql(from: string, amountMicro: ReturnType<typeof sql>
                                 prompt_tokens, completion_tokens, reference_id, metadata)
     SELECT ${newId("ledger")}, c.id, ${entry.kind}::ledger_kind, ${entry.source}, ${amountMicro}, c.balance_micro,
            ${entry.model ?? null}, ${entry.promptTokens ?? null}::int, ${entry.completionTokens ?? null}::int,
-           ${entry.referenceId ?? null}, ${JSON.stringify(entry.metadata ?? {})}::jsonb
+           ${entry.referenceId ?? null}, ${toStorableJson(entry.metadata ?? {})}::jsonb
     FROM ${sql.raw(from)} c
     RETURNING ${sql.raw(returning)}`;
 }

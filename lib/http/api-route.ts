@@ -5,6 +5,7 @@ import { AppError } from "@/lib/errors";
 import { CORS_HEADERS } from "./cors";
 import { toErrorResponse } from "./error-response";
 import { logRequest } from "./log-request";
+import { readParams } from "./params";
 import { enforceRateLimit } from "./rate-limit";
 import { requestIdFor } from "./request-id";
 
@@ -80,7 +81,7 @@ export function apiRoute<P extends Params = Params>(
       if (opts.scope) requireScope(auth.scopes, opts.scope);
       const admitted = opts.overlapRateLimit ? limit.then(() => undefined) : ADMITTED;
       admitted.catch(() => {});
-      res = await handler({ req, auth, params: (await ctx.params) as P, requestId, admitted });
+      res = await handler({ req, auth, params: await readParams<P>(ctx.params), requestId, admitted });
       if (opts.overlapRateLimit) rateHeaders = await limit;
     } catch (caught) {
       let err = caught;
@@ -102,7 +103,7 @@ export function publicRoute<P extends Params = Params>(handler: (ctx: PublicCont
     const requestId = requestIdFor(req);
     let res: Response;
     try {
-      res = await handler({ req, params: (await ctx.params) as P, requestId });
+      res = await handler({ req, params: await readParams<P>(ctx.params), requestId });
     } catch (err) {
       res = toErrorResponse(err, requestId);
     }

@@ -4,3 +4,4 @@ export { readJson, readQuery } from "./read-json";
 export { routes } from "./routes";
 export { toErrorResponse } from "./error-response";
 export { panelRoute } from "./panel-route";
+export { decodeParam } from "./params";

@@ -6,6 +6,7 @@ import { getPanelSession } from "@/lib/panel/get-panel-session";
 import type { ApiContext, RouteHandler } from "./api-route";
 import { toErrorResponse } from "./error-response";
 import { logRequest } from "./log-request";
+import { readParams } from "./params";
 import { requestIdFor } from "./request-id";
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
@@ -47,7 +48,7 @@ export function panelRoute<P extends Record<string, string>>(handler: (ctx: ApiC
         rateLimitPerMinute: null,
       };
       // Panel sessions have no per-key rate limit: admitted at once.
-      res = await handler({ req, auth, params: (await ctx.params) as P, requestId, admitted: Promise.resolve() });
+      res = await handler({ req, auth, params: await readParams<P>(ctx.params), requestId, admitted: Promise.resolve() });
     } catch (err) {
       res = toErrorResponse(err, requestId);
     }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storableText } from "@/lib/persistence/pg-text";
 import { SCOPES } from "@/db/enums";
 
 export const ScopeList = z
@@ -10,7 +11,7 @@ export const RateLimitPerMinute = z.number().int().min(1).max(100_000);
 
 /** Body of POST /v1/sdk/keys (CONTRACT 5.5) and of the panel's create dialog. */
 export const CreateKeyInput = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: storableText(z.string().trim().min(1).max(100)),
   scopes: ScopeList,
   rate_limit_per_minute: RateLimitPerMinute.optional(),
   expires_at: z.iso

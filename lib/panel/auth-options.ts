@@ -2,11 +2,12 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { z } from "zod";
+import { storableText } from "@/lib/persistence/pg-text";
 import { db } from "@/db/client";
 import { authSecret } from "@/lib/auth/secret";
 import { verifyCredentials } from "@/lib/users";
 
-const LoginInput = z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(200) });
+const LoginInput = z.object({ email: storableText(z.string().min(1).max(254)), password: z.string().min(1).max(200) });
 
 /** Panel sessions: email + password, a JWT cookie carrying the user's company. */
 export const authOptions: NextAuthOptions = {

@@ -7,6 +7,7 @@ import type { EntryInput } from "@/lib/billing/entries";
 import { insertEntrySql } from "@/lib/billing/internal";
 import { newId } from "@/lib/ids";
 import { commitWithGroup } from "@/lib/persistence/group-commit";
+import { toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
 import type { RunContext } from "./context";
 
@@ -40,7 +41,7 @@ function recordSql(ctx: RunContext, status: RunStatus): SQL {
     run_messages AS (
       INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq)
       SELECT x.id, ${ctx.companyId}, ${ctx.threadId}, x.role, x.content, x.extra, x.run_id, x.seq
-      FROM jsonb_to_recordset(${JSON.stringify(storedMessages(ctx))}::jsonb)
+      FROM jsonb_to_recordset(${toStorableJson(storedMessages(ctx))}::jsonb)
         AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int)
       RETURNING id),
     run_row AS (
@@ -49,8 +50,8 @@ function recordSql(ctx: RunContext, status: RunStatus): SQL {
                         created_at, completed_at)
       VALUES (${ctx.runId}, ${ctx.companyId}, ${ctx.threadId}, ${ctx.requestedModel}, ${status}::run_status, ${ctx.stream},
               ${ctx.usage.promptTokens}, ${ctx.usage.completionTokens}, ${ctx.usage.cachedTokens}, ${ctx.costMicro},
-              ${latencyMs}, ${ctx.finishReason || null}, ${ctx.error ? JSON.stringify(ctx.error) : null}::jsonb,
-              ${JSON.stringify(ctx.toolCalls)}::jsonb, ${JSON.stringify(ctx.appliedRules)}::jsonb,
+              ${latencyMs}, ${ctx.finishReason || null}, ${ctx.error ? toStorableJson(ctx.error) : null}::jsonb,
+              ${toStorableJson(ctx.toolCalls)}::jsonb, ${toStorableJson(ctx.appliedRules)}::jsonb,
               now() - make_interval(secs => ${latencyMs / 1000}), now())
       RETURNING id)`;
 }

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { makeCompany, makeKey } from "@/db/factories";
-import { companies, reservations } from "@/db/schema";
+import { companies, messages, reservations } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
@@ -182,6 +182,43 @@ describe("stopping", () => {
       expect(row!.balanceMicro).toBeLessThan(100_000_000);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe("text PostgreSQL cannot store (NUL, unpaired surrogates)", () => {
+  it("in a completion's messages and answer: answered, and stored with U+FFFD in their place", async () => {
+    const company = await makeCompany(db, { creditsOt: 100 });
+    const secret = (await makeKey(db, { companyId: company.id })).secret;
+    for (const server of [fast, routed]) {
+      const res = await call(server, {
+        headers: { authorization: `Bearer ${secret}` },
+        body: JSON.stringify({ model: "local-chat-latest", messages: [{ role: "system", content: "s\u0000" }, { role: "user", content: "a\u0000b\ud800c" }] }),
+      });
+      expect(res.status).toBe(200);
+      // The local model quotes the user's message: the answer holds the NUL too, and reaches the client as it is.
+      const answer = (JSON.parse(res.body) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+      expect(answer).toContain("a\u0000b");
+    }
+    const stored = await db.select().from(messages).where(eq(messages.companyId, company.id));
+    expect(stored.length).toBe(6);
+    const texts = stored.map((m) => JSON.stringify(m.content));
+    expect(texts.some((t) => t.includes("a\ufffdb\ufffdc"))).toBe(true);
+    expect(texts.join("")).not.toMatch(/\\u0000/);
+  });
+
+  it("in names, cursors, metadata and path parameters: a 4xx naming the problem, never a 500", async () => {
+    const h = { ...auth(), "content-type": "application/json" };
+    const keyName = await fetch(`${fast.url}/v1/sdk/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "a\u0000", scopes: ["chat"] }) });
+    expect(keyName.status).toBe(400);
+    expect(((await keyName.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: "name" });
+    const cursor = await fetch(`${fast.url}/v1/threads?source=completions&after=%00`, { headers: h });
+    expect(cursor.status).toBe(400);
+    const usage = await fetch(`${fast.url}/v1/usage`, { method: "POST", headers: h, body: JSON.stringify({ source: "whisper", duration_s: 1, metadata: { note: "\ud800" } }) });
+    expect(usage.status).toBe(400);
+    for (const path of ["/v1/models/%00", "/v1/models/%25E0", "/v1/sdk/keys/%00"]) {
+      const res = await fetch(`${fast.url}${path}`, { method: path.startsWith("/v1/sdk") ? "DELETE" : "GET", headers: h });
+      expect(res.status, path).toBe(404);
     }
   });
 });
