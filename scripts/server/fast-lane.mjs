@@ -216,6 +216,26 @@ function drained(res) {
 }
 
 /**
+ * Answers 400 when the request path is not valid percent-encoding (`/v1/models/%E0`): Next.js
+ * fails such a path with a bare 500 while decoding route parameters. True when it answered.
+ * @param {import("node:http").IncomingMessage} req
+ * @param {import("node:http").ServerResponse} res
+ */
+export function refuseMalformedPath(req, res) {
+  const url = req.url ?? "";
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  if (!path.includes("%")) return false;
+  try {
+    decodeURIComponent(path);
+    return false;
+  } catch {
+    sendError(res, 400, "invalid_request_error", "invalid_path", "The URL path is not valid percent-encoding");
+    return true;
+  }
+}
+
+/**
  * The OpenAI error body (CONTRACT 4) for failures before any handler answered.
  * @param {import("node:http").ServerResponse} res
  * @param {number} status

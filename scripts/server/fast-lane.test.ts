@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { fastHandlerFor, serveFetch } from "./fast-lane.mjs";
+import { fastHandlerFor, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
 import { workerCount } from "./worker-count.mjs";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -237,6 +237,25 @@ describe("serveFetch", () => {
     });
     expect(got.length).toBe(parts * part.length);
     for (let i = 0; i < parts; i++) expect(got[i * part.length + 7]).toBe(i % 256);
+  });
+});
+
+describe("refuseMalformedPath", () => {
+  it("answers 400 in the OpenAI shape for a path that is not valid percent-encoding, and lets others through", async () => {
+    const server = http.createServer((req, res) => {
+      if (!refuseMalformedPath(req, res)) res.end("through");
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const ok of ["/v1/models/gpt-4o", "/v1/models/a%2Fb", "/v1/x?q=%E0", "/caf%C3%A9"]) {
+      expect((await request(`${base}${ok}`, { method: "GET" })).body, ok).toBe("through");
+    }
+    for (const bad of ["/v1/models/%E0", "/v1/models/%E0%A4%A", "/%ZZ"]) {
+      const res = await request(`${base}${bad}`, { method: "GET" });
+      expect(res.status, bad).toBe(400);
+      expect(JSON.parse(res.body)).toMatchObject({ error: { type: "invalid_request_error", code: "invalid_path" } });
+    }
   });
 });
 

@@ -24,7 +24,7 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { fastHandlerFor, loadFastRoutes, serveFetch } from "./fast-lane.mjs";
+import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
 import { workerCount } from "./worker-count.mjs";
 
 /** Hot routes served by the fast lane (exact paths). Their handlers must not use Next.js request APIs. */
@@ -70,6 +70,7 @@ async function serve() {
     res.once("close", () => {
       if (--inFlight === 0) onIdle();
     });
+    if (refuseMalformedPath(req, res)) return;
     const handler = fastHandlerFor(fast, req);
     if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     else handle(req, res);

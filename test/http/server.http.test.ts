@@ -216,6 +216,11 @@ describe("text PostgreSQL cannot store (NUL, unpaired surrogates)", () => {
     expect(cursor.status).toBe(400);
     const usage = await fetch(`${fast.url}/v1/usage`, { method: "POST", headers: h, body: JSON.stringify({ source: "whisper", duration_s: 1, metadata: { note: "\ud800" } }) });
     expect(usage.status).toBe(400);
+    for (const path of ["/v1/models/%E0%A4%A", "/v1/models/%E0"]) {
+      const res = await fetch(`${fast.url}${path}`, { headers: h });
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_path");
+    }
     for (const path of ["/v1/models/%00", "/v1/models/%25E0", "/v1/sdk/keys/%00"]) {
       const res = await fetch(`${fast.url}${path}`, { method: path.startsWith("/v1/sdk") ? "DELETE" : "GET", headers: h });
       expect(res.status, path).toBe(404);
