@@ -45,13 +45,14 @@ function finish(res: Response, requestId: string, extra: Record<string, string> 
   return out;
 }
 
+/** The verdict of routes that awaited the limiter before their handler: already admitted. */
+const ADMITTED: Promise<void> = Promise.resolve();
+
 /**
  * The wrapper of every keyed /v1 route: key or JWT → company and scopes, rate limit, scope check,
  * params, then the handler; every error becomes the OpenAI error body. Nothing of this is repeated
  * in handlers.
  */
-/** The verdict of routes that awaited the limiter before their handler: already admitted. */
-const ADMITTED: Promise<void> = Promise.resolve();
 
 export function apiRoute<P extends Params = Params>(
   opts: {

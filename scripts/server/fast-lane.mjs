@@ -64,8 +64,13 @@ export async function loadFastRoutes(dir, routes, warn) {
  */
 export function fastHandlerFor(handlers, req) {
   if (handlers.size === 0 || !req.url || req.url[0] !== "/") return undefined;
-  const q = req.url.indexOf("?");
-  return handlers.get(`${req.method} ${q === -1 ? req.url : req.url.slice(0, q)}`);
+  return handlers.get(`${req.method} ${pathOf(req.url)}`);
+}
+
+/** The path of a request target, without its query string. @param {string} url */
+function pathOf(url) {
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
 }
 
 /**
@@ -222,9 +227,7 @@ function drained(res) {
  * @param {import("node:http").ServerResponse} res
  */
 export function refuseMalformedPath(req, res) {
-  const url = req.url ?? "";
-  const q = url.indexOf("?");
-  const path = q === -1 ? url : url.slice(0, q);
+  const path = pathOf(req.url ?? "");
   if (!path.includes("%")) return false;
   try {
     decodeURIComponent(path);
