@@ -9,6 +9,8 @@ interface CatalogModel {
   slug: string;
   upstream_id: string;
   context_window: number;
+  /** The provider's documented maximum output per request, where it is below the default cap or matters. */
+  max_output_tokens?: number;
   supports_images: boolean;
   supports_tools: boolean;
   input_per_m: number;

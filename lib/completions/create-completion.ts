@@ -32,6 +32,10 @@ export interface CompletionCall {
 function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunContext["model"], signal: AbortSignal, admitted: Promise<void>): RunContext {
   const params: Record<string, unknown> = {};
   for (const k of PASS_THROUGH) if (input[k] != null) params[k] = input[k];
+  // The output cap is not passed through as given: the adapter sends the cap the credit hold
+  // covers, in the field its provider honours (some read only max_tokens, OpenAI's reasoning
+  // models only max_completion_tokens). With both set, the smaller one binds.
+  const caps = [input.max_tokens, input.max_completion_tokens].filter((n): n is number => n != null);
   const all = input.messages as ChatMessage[];
   const runId = newId("run");
   return {
@@ -53,7 +57,7 @@ function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunC
     tools: (input.tools ?? undefined) as ToolDefinition[] | undefined,
     toolChoice: input.tool_choice ?? undefined,
     params,
-    maxOutputTokens: input.max_completion_tokens ?? input.max_tokens ?? undefined,
+    maxOutputTokens: caps.length ? Math.min(...caps) : undefined,
     passages: [],
     imageNotes: [],
     appliedRules: [],

@@ -94,12 +94,10 @@ export const ChatCompletionInput = z.strictObject({
 });
 export type ChatCompletionInput = z.infer<typeof ChatCompletionInput>;
 
-/** Request fields forwarded to the provider as given (when set). */
+/** Request fields forwarded to the provider as given (when set). The output cap is not one: see the run context's maxOutputTokens. */
 export const PASS_THROUGH = [
   "temperature",
   "top_p",
-  "max_tokens",
-  "max_completion_tokens",
   "stop",
   "seed",
   "user",

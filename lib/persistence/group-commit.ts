@@ -1,6 +1,7 @@
 import "server-only";
 import type { SQL } from "drizzle-orm";
 import { db } from "@/db/client";
+import type { Tx } from "@/db/types";
 import { log } from "@/lib/log";
 
 /**
@@ -20,6 +21,12 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+interface Exclusive {
+  work: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * One commit in flight per process; the next batch gathers meanwhile. More would deadlock: run
  * statements draw from this process's shared credit leases, so two concurrent batches can each
@@ -30,7 +37,8 @@ interface Pending {
 const MAX_IN_FLIGHT = 1;
 const MAX_BATCH = 64;
 
-const queue: Pending[] = [];
+const queue: (Pending | Exclusive)[] = [];
+const isExclusive = (p: Pending | Exclusive): p is Exclusive => "work" in p;
 let inFlight = 0;
 
 const alone = async (p: Pending) => p.resolve((await db.execute(p.statement)) as unknown as unknown[]);
@@ -51,13 +59,33 @@ async function runBatch(batch: Pending[]): Promise<void> {
 
 function pump(): void {
   while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
-    const batch = queue.splice(0, MAX_BATCH);
+    let job: Promise<void>;
+    if (isExclusive(queue[0]!)) {
+      const x = queue.shift() as Exclusive;
+      job = db.transaction((tx) => x.work(tx)).then(x.resolve, x.reject);
+    } else {
+      const end = queue.findIndex(isExclusive);
+      job = runBatch(queue.splice(0, Math.min(MAX_BATCH, end < 0 ? queue.length : end)) as Pending[]);
+    }
     inFlight++;
-    void runBatch(batch).finally(() => {
+    void job.finally(() => {
       inFlight--;
       pump();
     });
   }
+}
+
+/**
+ * Runs `work` in a transaction of its own, in this process's commit order: no batch of this
+ * process runs beside it. For the rare multi-statement bill that locks a lease row and then the
+ * company row (billWithHold): beside a batch that holds this process's other lease and the company
+ * row, it could deadlock; other processes never touch this process's leases.
+ */
+export function commitExclusive<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+    pump();
+  });
 }
 
 /**

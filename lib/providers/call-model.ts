@@ -4,7 +4,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { ProviderGroupConfig } from "./config";
 import { adapterFor } from "./registry";
-import { UpstreamError, type ChatChunk, type ChatRequest, type ChatResult } from "./types";
+import { UpstreamError, type CallOptions, type ChatChunk, type ChatRequest, type ChatResult } from "./types";
 
 export interface ModelTarget {
   group: ProviderGroupConfig;
@@ -66,19 +66,19 @@ async function withRetries<T>(target: ModelTarget, signal: AbortSignal, attempt:
   throw toBadGateway(last!, target.upstreamIds);
 }
 
-export async function completeModel(target: ModelTarget, req: Omit<ChatRequest, "model">, signal: AbortSignal): Promise<ChatResult> {
+export async function completeModel(target: ModelTarget, req: Omit<ChatRequest, "model">, opts: CallOptions): Promise<ChatResult> {
   const adapter = adapterFor(target.group);
-  return withRetries(target, signal, (model) => adapter.complete({ ...req, model }, { signal }));
+  return withRetries(target, opts.signal, (model) => adapter.complete({ ...req, model }, opts));
 }
 
 /**
  * Streams from the first upstream id that answers. Failures after the first chunk surface as
  * AppError upstream_error from the iterator, never as a clean end.
  */
-export async function* streamModel(target: ModelTarget, req: Omit<ChatRequest, "model">, signal: AbortSignal): AsyncIterable<ChatChunk> {
+export async function* streamModel(target: ModelTarget, req: Omit<ChatRequest, "model">, opts: CallOptions): AsyncIterable<ChatChunk> {
   const adapter = adapterFor(target.group);
-  const { iterator, first } = await withRetries(target, signal, async (model) => {
-    const it = adapter.stream({ ...req, model }, { signal })[Symbol.asyncIterator]();
+  const { iterator, first } = await withRetries(target, opts.signal, async (model) => {
+    const it = adapter.stream({ ...req, model }, opts)[Symbol.asyncIterator]();
     try {
       return { iterator: it, first: await it.next() };
     } catch (err) {

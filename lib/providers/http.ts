@@ -56,6 +56,13 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
+/** A failure to open the connection: the provider never saw the request. */
+function neverConnected(err: unknown): boolean {
+  if (err instanceof undiciErrors.ConnectTimeoutError) return true;
+  const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
+  return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EHOSTUNREACH" || code === "ENETUNREACH";
+}
+
 /**
  * POSTs JSON to an upstream. Non-2xx becomes an UpstreamError (retryable on 429/5xx) carrying the
  * provider's status and message; network errors and timeouts are retryable UpstreamErrors too.
@@ -67,9 +74,11 @@ export async function postJson(args: {
   body: unknown;
   signal: AbortSignal;
   secrets: (string | undefined)[];
+  onDispatch?: (sent: boolean) => void;
 }): Promise<UpstreamResponse> {
   const url = new URL(args.url);
   let res: Dispatcher.ResponseData;
+  args.onDispatch?.(true);
   try {
     res = await dispatcher().request({
       origin: url.origin,
@@ -81,6 +90,7 @@ export async function postJson(args: {
     });
   } catch (err) {
     if (args.signal.aborted) throw err;
+    if (neverConnected(err)) args.onDispatch?.(false);
     const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
     const what = timeout ? "timed out" : "could not be reached";
     throw new UpstreamError(args.provider, null, `${args.provider} ${what}: ${(err as Error).message}`, true);

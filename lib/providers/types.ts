@@ -79,6 +79,12 @@ export interface ChatChunk {
 
 export interface CallOptions {
   signal: AbortSignal;
+  /**
+   * Told `true` when a request goes out to the provider and `false` when it provably never got
+   * there (the connection failed): a call cancelled after the provider received it is billed
+   * for its prompt, since the provider bills us for it.
+   */
+  onDispatch?: (sent: boolean) => void;
 }
 
 /** One upstream protocol. Errors are UpstreamError; `stream` yields nothing before the call succeeds. */

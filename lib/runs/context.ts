@@ -53,6 +53,8 @@ export interface RunContext {
   appliedRules: AppliedRule[];
   citations: Citation[];
 
+  /** The prompt's exact token count when the reserve-credit stage tokenized it (long prompts), so it is counted once. */
+  promptTokens?: number;
   /** The call's credit hold (reserve-credit stage), ended by persist. */
   hold?: CreditHold;
   /** Set by the model stage. */
@@ -62,6 +64,11 @@ export interface RunContext {
   usage: Usage;
   /** True when the usage came from the provider; else the tokenizer counted it. */
   usageReported: boolean;
+  /**
+   * Set once a request was sent upstream (the model stage): from then on the provider may bill us
+   * for the prompt, so a call that ends cancelled is still billed for it.
+   */
+  upstreamReached?: boolean;
   costMicro: number;
   error?: { code: string; message: string };
   /**

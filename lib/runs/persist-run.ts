@@ -1,12 +1,13 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
-import { db } from "@/db/client";
+import type { Tx } from "@/db/types";
 import { LEDGER_KIND, RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
-import { chargeUpTo, drawHoldCtes, endHold } from "@/lib/billing";
+import { drawHoldCtes, endHold, type CreditHold } from "@/lib/billing";
+import { billWithHold } from "@/lib/billing/bill-with-hold";
 import type { EntryInput } from "@/lib/billing/entries";
 import { insertEntrySql } from "@/lib/billing/internal";
 import { newId } from "@/lib/ids";
-import { commitWithGroup } from "@/lib/persistence/group-commit";
+import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit";
 import { toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
 import type { RunContext } from "./context";
@@ -74,28 +75,45 @@ function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
  * round trip. Then the request is answered.
  *
  * Billing tail of that statement: draw the actual cost from the call's credit lease (the normal
- * case: the cost is within the call's hold, so the lease has it). A run that produced nothing
- * billable is recorded alone and its hold simply goes back to the lease. When the draw finds too
- * little left (the reconciler released the lease after a presumed crash, or the run outgrew it),
- * the record is written alone and chargeUpTo() bills under row locks, never below zero.
+ * case: the cost is within the call's hold, because the cap the hold covers is the cap the
+ * upstream received). A call that cost more than its hold (a provider that ignored the cap or
+ * counted the prompt higher than we did), or whose lease the reconciler released, is billed by
+ * billWithHold: its own hold first, then the unreserved balance, never below zero, the shortfall
+ * noted; for the first case the record and the bill share one transaction.
  */
 export async function persistRun(ctx: RunContext, status: RunStatus): Promise<void> {
   const hold = ctx.hold;
-  const billable = status === RUN_STATUS.completed || ctx.usage.completionTokens > 0;
+  // A cancelled call the provider received costs at least its prompt (the provider bills it); a
+  // failed one is billed only for what it generated (providers do not bill their own errors).
+  const billable =
+    status === RUN_STATUS.completed || ctx.usage.completionTokens > 0 || (status === RUN_STATUS.cancelled && ctx.upstreamReached === true);
   if (!billable) ctx.costMicro = 0;
   const entry = ledgerEntry(ctx, status);
   const cost = ctx.costMicro;
-  const lease = billable ? hold?.lease : null;
-  const tail = lease ? sql`, ${drawHoldCtes(lease, cost)} ${insertEntrySql("c", -cost, entry, "id")}` : sql`SELECT 1`;
-  let drawn = false;
+  const record = recordSql(ctx, status);
+  let drawn = 0;
+  const billRest = (tx: Tx, lease: CreditHold["lease"], holdMicro: number) =>
+    billWithHold(tx, { companyId: ctx.companyId, lease, holdMicro, costMicro: cost, entry }).then((r) => {
+      drawn = r.drawnMicro;
+      if (r.entry) ctx.costMicro = -r.entry.amountMicro;
+    });
   try {
-    const rows = await commitWithGroup(sql`WITH ${recordSql(ctx, status)} ${tail}`);
-    drawn = lease != null && rows.length > 0;
+    if (!billable) {
+      await commitWithGroup(sql`WITH ${record} SELECT 1`);
+    } else if (cost === 0) {
+      await commitWithGroup(sql`WITH ${record}, c AS (SELECT id, balance_micro FROM companies WHERE id = ${ctx.companyId}) ${insertEntrySql("c", 0, entry, "id")}`);
+    } else if (hold?.lease && cost <= hold.amountMicro) {
+      const rows = await commitWithGroup(sql`WITH ${record}, ${drawHoldCtes(hold.lease, cost)} ${insertEntrySql("c", -cost, entry, "id")}`);
+      if (rows.length > 0) drawn = cost;
+      // The lease was released under us (the record is stored): bill from the balance.
+      else await commitExclusive((tx) => billRest(tx, null, 0));
+    } else {
+      await commitExclusive(async (tx) => {
+        await tx.execute(sql`WITH ${record} SELECT 1`);
+        await billRest(tx, hold?.lease ?? null, hold?.amountMicro ?? 0);
+      });
+    }
   } finally {
-    if (hold) endHold(hold, drawn ? cost : 0);
-  }
-  if (billable && !drawn) {
-    const row = await chargeUpTo(db, { companyId: ctx.companyId, costMicro: cost, entry });
-    if (row) ctx.costMicro = -row.amountMicro;
+    if (hold) endHold(hold, drawn);
   }
 }

@@ -2,23 +2,24 @@ import "server-only";
 import type { ProviderGroupConfig } from "../config";
 import { bodyError, postJson } from "../http";
 import { sseEvents } from "../sse";
-import { UpstreamError, type ChatChunk, type ProviderAdapter } from "../types";
+import { UpstreamError, type CallOptions, type ChatChunk, type ProviderAdapter } from "../types";
 import { ANTHROPIC_VERSION, anthropicStreamTranslator, type AnthropicStreamEvent, fromAnthropicResponse, toAnthropicRequest } from "./translate";
 
 export function anthropicAdapter(group: ProviderGroupConfig): ProviderAdapter {
-  const call = (body: unknown, signal: AbortSignal) =>
+  const call = (body: unknown, opts: CallOptions) =>
     postJson({
       provider: group.id,
       url: `${group.baseUrl}/v1/messages`,
       headers: { "x-api-key": group.apiKey ?? "", "anthropic-version": ANTHROPIC_VERSION },
       body,
-      signal,
+      signal: opts.signal,
+      onDispatch: opts.onDispatch,
       secrets: [group.apiKey],
     });
 
   return {
     async complete(req, opts) {
-      const res = await call(toAnthropicRequest(req, false), opts.signal);
+      const res = await call(toAnthropicRequest(req, false), opts);
       try {
         return fromAnthropicResponse((await res.body.json()) as Parameters<typeof fromAnthropicResponse>[0]);
       } catch (err) {
@@ -27,7 +28,7 @@ export function anthropicAdapter(group: ProviderGroupConfig): ProviderAdapter {
     },
 
     async *stream(req, opts): AsyncIterable<ChatChunk> {
-      const res = await call(toAnthropicRequest(req, true), opts.signal);
+      const res = await call(toAnthropicRequest(req, true), opts);
       const translate = anthropicStreamTranslator();
       let finished = false;
       try {

@@ -16,6 +16,7 @@ function truncate(text: string, maxTokens: number | undefined): { text: string; 
 export const localAdapter: ProviderAdapter = {
   async complete(req: ChatRequest, opts: CallOptions): Promise<ChatResult> {
     opts.signal.throwIfAborted();
+    opts.onDispatch?.(true);
     const reply = localReply(req);
     const promptTokens = countPromptTokens(req.messages, req.tools);
     if (reply.kind === "tool_call") {

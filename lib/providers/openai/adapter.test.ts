@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChatRequest } from "../types";
-import { fromWireResponse, fromWireUsage, toWireRequest } from "./adapter";
+import { capFieldFor, fromWireResponse, fromWireUsage, toWireRequest } from "./adapter";
 
 const tool = { type: "function" as const, function: { name: "lookup", parameters: { type: "object", properties: {} } } };
 
@@ -11,7 +11,7 @@ describe("toWireRequest", () => {
       { role: "system", content: "Be brief." },
       { role: "user", content: [{ type: "text", text: "Hi" }, { type: "image_url", image_url: { url: "https://example.com/a.png" } }] },
     ],
-    params: { temperature: 0.3, top_p: 0.8, max_tokens: 50, stop: ["END"], seed: 7, user: "u1", response_format: { type: "json_object" }, parallel_tool_calls: false },
+    params: { temperature: 0.3, top_p: 0.8, stop: ["END"], seed: 7, user: "u1", response_format: { type: "json_object" }, parallel_tool_calls: false },
     maxOutputTokens: 50,
     passages: [{ text: "not sent as a field" }],
     imageNotes: ["not sent either"],
@@ -31,6 +31,16 @@ describe("toWireRequest", () => {
       parallel_tool_calls: false,
       stream: false,
     });
+  });
+
+  it("sends the output cap the hold covers in the field the provider honours, exactly one of the two", () => {
+    const withStray = { ...req, params: { ...req.params, max_tokens: 9999, max_completion_tokens: 9999 } };
+    expect(toWireRequest(withStray, false, "max_completion_tokens")).toMatchObject({ max_completion_tokens: 50 });
+    expect(toWireRequest(withStray, false, "max_completion_tokens")).not.toHaveProperty("max_tokens");
+    expect(toWireRequest(withStray, false, "max_tokens")).toMatchObject({ max_tokens: 50 });
+    expect(toWireRequest(withStray, false, "max_tokens")).not.toHaveProperty("max_completion_tokens");
+    expect(capFieldFor("openai")).toBe("max_completion_tokens");
+    for (const g of ["deepseek", "mistral", "openrouter", "google"]) expect(capFieldFor(g)).toBe("max_tokens");
   });
 
   it("asks for usage in streams so partial and streamed calls bill from the provider's counts", () => {

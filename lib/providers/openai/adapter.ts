@@ -21,9 +21,19 @@ interface WireUsage {
   prompt_tokens_details?: { cached_tokens?: number } | null;
 }
 
-export function toWireRequest(req: ChatRequest, stream: boolean) {
+/**
+ * Which request field carries the output cap. OpenAI's own API takes `max_completion_tokens`
+ * (its reasoning models refuse `max_tokens`); DeepSeek, Mistral, OpenRouter and Gemini's OpenAI
+ * endpoint honour `max_tokens`. Exactly one is sent, never both.
+ */
+export type CapField = "max_tokens" | "max_completion_tokens";
+export const capFieldFor = (groupId: string): CapField => (groupId === "openai" ? "max_completion_tokens" : "max_tokens");
+
+export function toWireRequest(req: ChatRequest, stream: boolean, capField: CapField = "max_tokens") {
+  const { max_tokens: _a, max_completion_tokens: _b, ...params } = req.params;
   return {
-    ...req.params,
+    ...params,
+    ...(req.maxOutputTokens ? { [capField]: req.maxOutputTokens } : {}),
     model: req.model,
     messages: req.messages,
     ...(req.tools?.length ? { tools: req.tools } : {}),
@@ -68,8 +78,9 @@ export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
       provider: group.id,
       url: `${group.baseUrl}/chat/completions`,
       headers: { authorization: `Bearer ${group.apiKey}`, accept: stream ? "text/event-stream" : "application/json" },
-      body: toWireRequest(req, stream),
+      body: toWireRequest(req, stream, capFieldFor(group.id)),
       signal: opts.signal,
+      onDispatch: opts.onDispatch,
       secrets: [group.apiKey],
     });
 

@@ -19,12 +19,39 @@ function mergeToolCalls(calls: ToolCall[], chunk: ChatChunk): void {
 export function finalizeUsage(ctx: RunContext, prompt: ReturnType<typeof modelRequest>): void {
   if (!ctx.usageReported) {
     ctx.usage = {
-      promptTokens: countPromptTokens(prompt.messages, prompt.tools),
+      promptTokens: ctx.promptTokens ?? countPromptTokens(prompt.messages, prompt.tools),
       completionTokens: countTextTokens(ctx.content) + (ctx.toolCalls.length ? countTextTokens(JSON.stringify(ctx.toolCalls)) : 0),
       cachedTokens: 0,
     };
   }
   ctx.costMicro = costMicro(ctx.usage, ctx.model.prices);
+}
+
+/**
+ * When the client leaves after the answer's last chunk (finish_reason) but before the provider's
+ * usage chunk, the upstream stream is read this much longer for it: the provider bills what it
+ * reports, so that is what the call costs. A client that leaves mid-answer stops the upstream at
+ * once (every further token would be billed too) and the tokenizer counts what was generated.
+ */
+export const USAGE_GRACE_MS = 2_000;
+
+/** The upstream call's signal: the client's, except for the usage grace above. */
+function upstreamSignal(ctx: RunContext): { signal: AbortSignal; done: () => void } {
+  const upstream = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    if (ctx.stream && ctx.finishReason && !ctx.usageReported) timer = setTimeout(() => upstream.abort(ctx.signal.reason), USAGE_GRACE_MS);
+    else upstream.abort(ctx.signal.reason);
+  };
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: upstream.signal,
+    done: () => {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", onAbort);
+    },
+  };
 }
 
 /**
@@ -37,9 +64,11 @@ export const callModelStage: Stage = {
   async run(ctx) {
     const req = modelRequest(ctx);
     const target = { group: ctx.model.group, upstreamIds: ctx.model.upstreamIds };
+    const { signal, done } = upstreamSignal(ctx);
+    const opts = { signal, onDispatch: (sent: boolean) => void (ctx.upstreamReached = sent) };
     try {
       if (!ctx.stream) {
-        const result = await completeModel(target, req, ctx.signal);
+        const result = await completeModel(target, req, opts);
         ctx.content = result.content ?? "";
         ctx.toolCalls = result.toolCalls;
         ctx.finishReason = result.finishReason;
@@ -50,7 +79,7 @@ export const callModelStage: Stage = {
         return;
       }
       const calls: ToolCall[] = [];
-      for await (const chunk of streamModel(target, req, ctx.signal)) {
+      for await (const chunk of streamModel(target, req, opts)) {
         if (chunk.content) ctx.content += chunk.content;
         if (chunk.toolCalls) mergeToolCalls(calls, chunk);
         if (chunk.finishReason) ctx.finishReason = chunk.finishReason;
@@ -63,6 +92,7 @@ export const callModelStage: Stage = {
         if (wait) await wait;
       }
     } finally {
+      done();
       finalizeUsage(ctx, req);
     }
   },
