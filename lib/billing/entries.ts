@@ -9,6 +9,10 @@ export interface EntryInput {
   promptTokens?: number | null;
   completionTokens?: number | null;
   referenceId?: string | null;
+  /**
+   * The server's own fields only (a shortfall note is added after them). Anything a client sent goes
+   * under one key of its own (`caller_metadata`), never spread in beside these.
+   */
   metadata?: Record<string, unknown>;
 }
 

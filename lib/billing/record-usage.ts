@@ -66,7 +66,9 @@ export async function recordUsage(
           kind: LEDGER_KIND.usage,
           source: input.source,
           referenceId: id,
-          metadata: { duration_s: input.duration_s, direction: input.direction, ...input.metadata },
+          // The caller's metadata is nested, never spread: spread in, it could overwrite (forge) the
+          // entry's own fields (duration_s, a shortfall note…) that the panel and auditors read.
+          metadata: { duration_s: input.duration_s, direction: input.direction, caller_metadata: input.metadata },
         },
       });
       const [event] = await tx

@@ -3,9 +3,8 @@ import { apiKeys, type ApiKey } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import type { Scope } from "@/db/enums";
 import { newId } from "@/lib/ids";
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from "./schemas";
 import { displayPrefix, generateKeySecret, hashKeySecret } from "./secret";
-
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 
 /** Creates a key and returns its secret: the only time the secret exists outside the caller's hands. */
 export async function createKey(

@@ -1,4 +1,5 @@
 export * from "./create-key";
+export * from "./create-child-key";
 export * from "./list-keys";
 export * from "./revoke-key";
 export * from "./schemas";

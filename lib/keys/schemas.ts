@@ -7,6 +7,9 @@ export const ScopeList = z
   .min(1, "at least one scope is required")
   .transform((s) => [...new Set(s)]);
 
+/** A new key's rate limit when none is asked for (a key creating a key: at most its own). */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+
 export const RateLimitPerMinute = z.number().int().min(1).max(100_000);
 
 /** Body of POST /v1/sdk/keys (CONTRACT 5.5) and of the panel's create dialog. */

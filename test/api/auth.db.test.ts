@@ -188,12 +188,39 @@ describe("authentication and tenancy on /v1", () => {
       expect(twice.status).toBe(409);
     });
 
-    it("a key can only mint keys with scopes it holds", async () => {
+    it("a key can only mint keys with scopes it holds: 400 naming scopes", async () => {
       const adminOnly = (await makeKey(db, { companyId, scopes: ["admin"] })).secret;
       const res = await callRoute(keys.POST, { method: "POST", key: adminOnly, body: { name: "x", scopes: ["admin", "chat"] } });
-      expect(res.status).toBe(403);
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ type: "invalid_request_error", param: "scopes" });
       const ok = await callRoute(keys.POST, { method: "POST", key: adminOnly, body: { name: "x", scopes: ["admin"] } });
       expect(ok.status).toBe(201);
+    });
+
+    it("a token cannot create keys (403) but lists, reads and revokes them", async () => {
+      const { token: jwt } = await mintSdkToken({ keyId: allKey.id, companyId, scopes: ["admin"] });
+      const res = await callRoute(keys.POST, { method: "POST", key: jwt, body: { name: "x", scopes: ["admin"], rate_limit_per_minute: 100_000 } });
+      expect(res.status).toBe(403);
+      expect(res.json.error).toMatchObject({ type: "permission_error", code: "sdk_key_required" });
+      const victim = await makeKey(db, { companyId, scopes: ["chat"] });
+      expect((await callRoute(keys.GET, { key: jwt, path: "/v1/sdk/keys" })).status).toBe(200);
+      expect((await callRoute(keyById.GET, { key: jwt, params: { keyId: victim.key.id } })).status).toBe(200);
+      expect((await callRoute(keyById.DELETE, { method: "DELETE", key: jwt, params: { keyId: victim.key.id } })).status).toBe(200);
+    });
+
+    it("a created key's rate limit and expiry never exceed the creator's", async () => {
+      const creatorExpiry = new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000);
+      const creator = (await makeKey(db, { companyId, scopes: ["chat", "admin"], rateLimitPerMinute: 30, expiresAt: creatorExpiry })).secret;
+      const post = (body: unknown) => callRoute(keys.POST, { method: "POST", key: creator, body });
+      const tooFast = await post({ name: "x", scopes: ["chat"], rate_limit_per_minute: 31 });
+      expect(tooFast.status).toBe(400);
+      expect(tooFast.json.error.param).toBe("rate_limit_per_minute");
+      const tooLate = await post({ name: "x", scopes: ["chat"], expires_at: new Date(creatorExpiry.getTime() + 1000).toISOString() });
+      expect(tooLate.status).toBe(400);
+      expect(tooLate.json.error.param).toBe("expires_at");
+      const defaults = await post({ name: "defaults", scopes: ["chat"] });
+      expect(defaults.status).toBe(201);
+      expect(defaults.json).toMatchObject({ rate_limit_per_minute: 30, expires_at: creatorExpiry.getTime() / 1000 });
     });
 
     it("validates the body: unknown fields, bad scopes, past expiry, wrong types", async () => {

@@ -28,6 +28,17 @@ describe("POST/GET /v1/usage", () => {
     expect(whisper.json).toMatchObject({ cost_ot: 0.33, balance_ot: 87.17, direction: "inbound" });
   });
 
+  it("the caller's metadata cannot overwrite the ledger entry's own fields; it is kept under caller_metadata", async () => {
+    const forged = { duration_s: 0, direction: "inbound", cost_micro_unbilled: 0, call: "c2" };
+    const res = await post({ source: "voice_call", duration_s: 2, direction: "outbound", metadata: forged });
+    expect(res.status).toBe(201);
+    expect(res.json.metadata).toEqual(forged);
+    const list = await callRoute(usage.GET, { key, path: "/v1/usage?limit=100" });
+    const entry = list.json.data.find((e: { reference_id: string }) => e.reference_id === res.json.id);
+    expect(entry.amount_ot).toBe(-2);
+    expect(entry.metadata).toEqual({ duration_s: 2, direction: "outbound", caller_metadata: forged });
+  });
+
   it.each([
     [{ source: "fax", duration_s: 1 }, "source"],
     [{ source: "whisper", duration_s: -1 }, "duration_s"],

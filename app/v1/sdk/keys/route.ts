@@ -1,15 +1,16 @@
 import { db } from "@/db/client";
-import { SCOPE, requireSubset } from "@/lib/auth/scopes";
+import { SCOPE } from "@/lib/auth/scopes";
 import { apiRoute, readJson, readQuery, routes } from "@/lib/http";
-import { createKey, CreateKeyInput, listKeys, toPublicKey } from "@/lib/keys";
+import { createChildKey, CreateKeyInput, listKeys, requireKeyCredential, toPublicKey } from "@/lib/keys";
 import { PageQuery, toListResponse } from "@/lib/pagination";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   POST: apiRoute({ scope: SCOPE.admin }, async ({ req, auth }) => {
+    // A token is refused before its body is read, like a missing scope.
+    requireKeyCredential(auth);
     const input = await readJson(req, CreateKeyInput);
-    requireSubset(auth.scopes, input.scopes);
-    const { key, secret } = await createKey(db, {
-      companyId: auth.companyId,
+    const { key, secret } = await createChildKey(db, {
+      creator: auth,
       name: input.name,
       scopes: input.scopes,
       rateLimitPerMinute: input.rate_limit_per_minute,
