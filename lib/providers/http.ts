@@ -1,6 +1,7 @@
 import "server-only";
 import { Agent, errors as undiciErrors, type Dispatcher } from "undici";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 import { UpstreamError } from "./types";
 
 /**
@@ -93,7 +94,9 @@ export async function postJson(args: {
     if (neverConnected(err)) args.onDispatch?.(false);
     const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
     const what = timeout ? "timed out" : "could not be reached";
-    throw new UpstreamError(args.provider, null, `${args.provider} ${what}: ${(err as Error).message}`, true);
+    // The network error names the upstream's address and port: logged, never sent to the client.
+    log.warn({ err, provider: args.provider }, `upstream ${what}`);
+    throw new UpstreamError(args.provider, null, `The ${args.provider} provider ${what}`, true);
   }
   if (res.statusCode < 200 || res.statusCode >= 300) {
     const message = sanitizeUpstreamMessage(await errorMessage({ status: res.statusCode, body: res.body }), args.secrets);
@@ -112,5 +115,6 @@ export async function postJson(args: {
 export function bodyError(provider: string, err: unknown): UpstreamError {
   if (err instanceof UpstreamError) return err;
   const timeout = err instanceof undiciErrors.BodyTimeoutError;
-  return new UpstreamError(provider, null, `${provider} stream ${timeout ? "stalled" : "failed"}: ${(err as Error).message}`, false);
+  log.warn({ err, provider }, "upstream response body failed");
+  return new UpstreamError(provider, null, `The ${provider} provider's response ${timeout ? "stalled" : "broke off"}`, false);
 }

@@ -51,6 +51,14 @@ function reply(res: http.ServerResponse, body: any, usage: { prompt_tokens: numb
 const sseData = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
 const chunk = (delta: object, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
 
+async function closedPort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
 beforeAll(async () => {
   upstream = http.createServer(async (req, res) => {
     const parts: Buffer[] = [];
@@ -70,6 +78,9 @@ beforeAll(async () => {
     OPENAI_API_KEY: "sk-up-openai",
     DEEPSEEK_BASE_URL: upstreamUrl,
     DEEPSEEK_API_KEY: "sk-up-deepseek",
+    // Nothing listens there: a provider that cannot be reached (finding 8e).
+    MISTRAL_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1`,
+    MISTRAL_API_KEY: "sk-up-mistral",
     UPSTREAM_RETRIES: "0",
     LOG_LEVEL: "error",
   });
@@ -276,5 +287,18 @@ describe("finding 6: cancelled and disconnected calls", () => {
     expect(row!.promptTokens).toBeGreaterThan(0);
     expect(row!.completionTokens).toBeGreaterThan(0);
     expect(row!.completionTokens).toBeLessThan(100);
+  });
+});
+
+describe("finding 8e: provider errors", () => {
+  it("a provider that cannot be reached is a 502 naming the provider group, never its address", async () => {
+    const { key } = await tenant(10);
+    const res = await post(key, { model: "mistral-small-latest", messages: user("hi") });
+    expect(res.status).toBe(502);
+    const body = await res.json();
+    expect(body.error.type).toBe("upstream_error");
+    expect(body.error.message).toContain("mistral");
+    // Old code: "mistral could not be reached: connect ECONNREFUSED 127.0.0.1:41234".
+    expect(body.error.message).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|:\d{2,5}/);
   });
 });
