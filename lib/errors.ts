@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, type: "rate_limit_error" },
   upstream_error: { status: 502, type: "upstream_error" },
   internal: { status: 500, type: "api_error" },
+  /** The server is protecting itself (too many large bodies in flight); retry shortly. */
+  unavailable: { status: 503, type: "api_error" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -27,9 +27,12 @@ export interface CompletionCall {
   signal: AbortSignal;
   /** Settles when the rate limiter admitted the call (see apiRoute's overlapRateLimit). */
   admitted: Promise<void>;
+  /** What the CPU worker learnt parsing a large body (readCompletionBody). */
+  textTokens?: number;
+  imageDigests?: Record<string, string>;
 }
 
-function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunContext["model"], signal: AbortSignal, admitted: Promise<void>): RunContext {
+function buildContext({ auth, input, admitted, textTokens, imageDigests }: CompletionCall, model: RunContext["model"], signal: AbortSignal): RunContext {
   const params: Record<string, unknown> = {};
   for (const k of PASS_THROUGH) if (input[k] != null) params[k] = input[k];
   // The output cap is not passed through as given: the adapter sends the cap the credit hold
@@ -49,6 +52,8 @@ function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunC
     startedAt: performance.now(),
     signal,
     admitted,
+    promptTextTokens: textTokens,
+    imageDigests,
     stream: input.stream === true,
     // SPEC rule 1: system messages become orchestrator instructions; other roles pass unchanged.
     instructions: all.filter(isInstruction).map((m) => messageText(m.content)),
@@ -71,12 +76,13 @@ function buildContext(auth: AuthContext, input: ChatCompletionInput, model: RunC
   };
 }
 
-async function startRun({ auth, input, admitted }: CompletionCall, signal: AbortSignal): Promise<RunContext> {
+async function startRun(call: CompletionCall, signal: AbortSignal): Promise<RunContext> {
+  const { auth, input } = call;
   const model = await resolveModel({ companyId: auth.companyId, slug: input.model });
   if (input.tools?.length && !model.model.supportsTools) {
     throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, { param: "tools", wireCode: "tools_not_supported" });
   }
-  const ctx = buildContext(auth, input, model, signal, admitted);
+  const ctx = buildContext(call, model, signal);
   await prepare(ctx);
   return ctx;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { authenticate, type AuthContext } from "@/lib/auth/authenticate";
 import { requireScope, type Scope } from "@/lib/auth/scopes";
 import { AppError } from "@/lib/errors";
+import { SMALL_BODY_BYTES } from "./body-budget";
 import { CORS_HEADERS } from "./cors";
 import { toErrorResponse } from "./error-response";
 import { logRequest } from "./log-request";
@@ -45,6 +46,12 @@ function finish(res: Response, requestId: string, extra: Record<string, string> 
   return out;
 }
 
+/** A body small enough to read while the rate limiter decides (declared size, else assumed large). */
+function smallBody(req: Request): boolean {
+  const declared = Number(req.headers.get("content-length") ?? "NaN");
+  return Number.isFinite(declared) && declared <= SMALL_BODY_BYTES;
+}
+
 /** The verdict of routes that awaited the limiter before their handler: already admitted. */
 const ADMITTED: Promise<void> = Promise.resolve();
 
@@ -78,12 +85,15 @@ export function apiRoute<P extends Params = Params>(
       auth = await authenticate(req);
       limit = enforceRateLimit(auth);
       limit.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
-      if (!opts.overlapRateLimit) rateHeaders = await limit;
+      // Only a small body is read while the limiter decides: a large one (or one of unknown size)
+      // waits for the verdict, so a client over its limit cannot make us read megabytes.
+      const overlap = opts.overlapRateLimit === true && smallBody(req);
+      if (!overlap) rateHeaders = await limit;
       if (opts.scope) requireScope(auth.scopes, opts.scope);
-      const admitted = opts.overlapRateLimit ? limit.then(() => undefined) : ADMITTED;
+      const admitted = overlap ? limit.then(() => undefined) : ADMITTED;
       admitted.catch(() => {});
       res = await handler({ req, auth, params: await readParams<P>(ctx.params), requestId, admitted });
-      if (opts.overlapRateLimit) rateHeaders = await limit;
+      if (overlap) rateHeaders = await limit;
     } catch (caught) {
       let err = caught;
       // The limiter's verdict comes first, as if it had been awaited before the handler ran.

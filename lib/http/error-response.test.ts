@@ -25,6 +25,7 @@ describe("error mapping", () => {
       rate_limited: [429, "rate_limit_error"],
       upstream_error: [502, "upstream_error"],
       internal: [500, "api_error"],
+      unavailable: [503, "api_error"],
     };
     for (const [code, [status, type]] of Object.entries(expected) as [ErrorCode, [number, string]][]) {
       expect(ERROR_CODES[code]).toEqual({ status, type });

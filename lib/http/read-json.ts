@@ -1,37 +1,74 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { SMALL_BODY_BYTES, acquireBodyBytes } from "./body-budget";
 
 export const DEFAULT_JSON_LIMIT_BYTES = 1024 * 1024;
 
 const tooLarge = (limit: number) =>
   new AppError("payload_too_large", `Request body exceeds ${Math.round(limit / 1024)} KiB`, { wireCode: "payload_too_large" });
 
-/** Reads the body with a hard byte cap, whatever Content-Length claims. */
-async function readCapped(req: Request, limit: number): Promise<string> {
+export interface RawBody {
+  chunks: Uint8Array[];
+  size: number;
+  /** Gives the body's share of the process-wide budget back (after parsing); idempotent. */
+  release: () => void;
+}
+
+/**
+ * Reads the body with a hard byte cap, whatever Content-Length claims. A body above
+ * SMALL_BODY_BYTES (declared, or once it grows past it) first takes its size from the
+ * process-wide body budget, waiting its turn before reading on (503 if the turn does not come).
+ */
+export async function readBody(req: Request, limit: number): Promise<RawBody> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    let next: ReadableStreamReadResult<Uint8Array>;
-    try {
-      next = await reader.read();
-    } catch {
-      // The client closed the connection mid-body: its fault, not ours (no one hears this 400).
-      throw new AppError("invalid_request", "The connection closed before the request body ended", { wireCode: "incomplete_body" });
+  let held = 0;
+  const releases: (() => void)[] = [];
+  const release = () => releases.splice(0).forEach((r) => r());
+  const grow = async (bytes: number) => {
+    releases.push(await acquireBodyBytes(bytes - held));
+    held = bytes;
+  };
+  try {
+    if (Number.isFinite(declared) && declared > SMALL_BODY_BYTES) await grow(declared);
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (req.body) {
+      const reader = req.body.getReader();
+      for (;;) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await reader.read();
+        } catch {
+          // The client closed the connection mid-body: its fault, not ours (no one hears this 400).
+          throw new AppError("invalid_request", "The connection closed before the request body ended", { wireCode: "incomplete_body" });
+        }
+        const { done, value } = next;
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) {
+          await reader.cancel();
+          throw tooLarge(limit);
+        }
+        // A body without Content-Length takes its share as it grows, doubling (at most the limit).
+        if (size > SMALL_BODY_BYTES && size > held) await grow(Math.min(limit, Math.max(size, held * 2, 1024 * 1024)));
+        chunks.push(value);
+      }
     }
-    const { done, value } = next;
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
+    return { chunks, size, release };
+  } catch (err) {
+    release();
+    throw err;
   }
-  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function readCapped(req: Request, limit: number): Promise<string> {
+  const body = await readBody(req, limit);
+  try {
+    return Buffer.concat(body.chunks).toString("utf8");
+  } finally {
+    body.release();
+  }
 }
 
 /**
@@ -45,6 +82,12 @@ export async function readJson<S extends z.ZodType>(
   opts: { limitBytes?: number; optional?: boolean } = {},
 ): Promise<z.infer<S>> {
   const text = await readCapped(req, opts.limitBytes ?? DEFAULT_JSON_LIMIT_BYTES);
+  return schema.parse(parseJsonObject(text, opts.optional));
+}
+
+/** JSON text → a plain object. Malformed JSON or a non-object → 400 `invalid_json`; with `optional`, empty text is `{}`. */
+export function parseJsonObject(text: string, optional = false): Record<string, unknown> {
+  const opts = { optional };
   let value: unknown;
   if (text.trim() === "") {
     if (!opts.optional) throw new AppError("invalid_request", "Request body must be a JSON object", { wireCode: "invalid_json" });
@@ -59,7 +102,7 @@ export async function readJson<S extends z.ZodType>(
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new AppError("invalid_request", "Request body must be a JSON object", { wireCode: "invalid_json" });
   }
-  return schema.parse(value);
+  return value as Record<string, unknown>;
 }
 
 /** Parses URL query parameters (first value of each) against a schema. */

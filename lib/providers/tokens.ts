@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { imagePartTokens } from "./image-tokens";
 import type { ChatMessage, ToolDefinition } from "./types";
 
 type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
@@ -26,8 +27,6 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 /** OpenAI's chat framing: ~3 tokens per message plus 3 to prime the reply. */
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
-/** Images are billed by providers by size; without decoding we count a low-detail tile. */
-const IMAGE_TOKENS = 85;
 
 export function messageText(content: ChatMessage["content"]): string {
   if (typeof content === "string") return content;
@@ -42,16 +41,33 @@ export function countImages(content: ChatMessage["content"]): number {
   return Array.isArray(content) ? content.filter((p) => p.type === "image_url").length : 0;
 }
 
-/** A prompt's size in OpenAI's chat framing, each text measured by `measure`. */
-function promptSize(messages: ChatMessage[], tools: ToolDefinition[] | undefined, measure: (text: string) => number): number {
-  let n = REPLY_PRIMING;
-  for (const m of messages) {
-    n += PER_MESSAGE + measure(m.role) + measure(messageText(m.content)) + countImages(m.content) * IMAGE_TOKENS;
-    if (m.tool_calls) n += measure(JSON.stringify(m.tool_calls));
-    if (m.name) n += measure(m.name);
-  }
-  if (tools?.length) n += measure(JSON.stringify(tools));
+function imageTokens(content: ChatMessage["content"]): number {
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const p of content) if (p.type === "image_url") n += imagePartTokens(p as { image_url?: { url?: unknown; detail?: unknown } });
   return n;
+}
+
+/**
+ * A prompt in OpenAI's chat framing: the texts a tokenizer must measure, and the tokens that need
+ * none (framing and images, by the provider's image rule).
+ */
+export function promptParts(messages: ChatMessage[], tools?: ToolDefinition[]): { texts: string[]; fixed: number } {
+  let fixed = REPLY_PRIMING;
+  const texts: string[] = [];
+  for (const m of messages) {
+    fixed += PER_MESSAGE + imageTokens(m.content);
+    texts.push(m.role, messageText(m.content));
+    if (m.tool_calls) texts.push(JSON.stringify(m.tool_calls));
+    if (m.name) texts.push(m.name);
+  }
+  if (tools?.length) texts.push(JSON.stringify(tools));
+  return { texts, fixed };
+}
+
+function promptSize(messages: ChatMessage[], tools: ToolDefinition[] | undefined, measure: (text: string) => number): number {
+  const { texts, fixed } = promptParts(messages, tools);
+  return texts.reduce((n, t) => n + measure(t), fixed);
 }
 
 export function countPromptTokens(messages: ChatMessage[], tools?: ToolDefinition[]): number {

@@ -53,6 +53,10 @@ export interface RunContext {
   appliedRules: AppliedRule[];
   citations: Citation[];
 
+  /** o200k tokens of the request's texts, counted by the CPU worker that parsed a large body. */
+  promptTextTokens?: number;
+  /** SHA-256 of the request's data: images the worker hashed, keyed `message.part` (inputMessages' indexes). */
+  imageDigests?: Record<string, string>;
   /** The prompt's exact token count when the reserve-credit stage tokenized it (long prompts), so it is counted once. */
   promptTokens?: number;
   /** The call's credit hold (reserve-credit stage), ended by persist. */

@@ -1,7 +1,9 @@
 import { holdCredit } from "@/lib/billing/lease";
 import { worstCaseMicro } from "@/lib/models";
-import { countPromptTokens, promptTokenBound } from "@/lib/providers/tokens";
-import type { Stage } from "../context";
+import { AppError } from "@/lib/errors";
+import { countPromptTokens, promptParts, promptTokenBound } from "@/lib/providers/tokens";
+import { countTokensOffLoop } from "@/lib/workers/cpu-pool";
+import type { RunContext, Stage } from "../context";
 import { modelRequest } from "../model-request";
 import { outputCap } from "../output-cap";
 
@@ -11,6 +13,28 @@ import { outputCap } from "../output-cap";
  * above it the prompt is tokenized so long prompts are not over-held.
  */
 export const EXACT_COUNT_ABOVE_BYTES = 4096;
+/** Prompts whose byte bound is above this are tokenized in the CPU worker, not on the event loop. */
+export const TOKENIZE_OFF_LOOP_ABOVE_BYTES = 64 * 1024;
+
+const contextExceeded = (window: number, tokens?: number) =>
+  new AppError(
+    "invalid_request",
+    `This model's maximum context length is ${window} tokens; the messages are ${tokens ? `${tokens} tokens` : "longer"}. Shorten them.`,
+    { param: "messages", wireCode: "context_length_exceeded" },
+  );
+
+/** The prompt's tokens for the hold: its byte bound when small, else an exact count (never megabytes on the event loop). */
+async function promptTokensFor(ctx: RunContext, req: ReturnType<typeof modelRequest>): Promise<number> {
+  const bound = promptTokenBound(req.messages, req.tools);
+  if (bound <= EXACT_COUNT_ABOVE_BYTES) return bound;
+  const window = ctx.model.model.contextWindow;
+  if (ctx.promptTextTokens !== undefined) return (ctx.promptTokens = promptParts(req.messages, req.tools).fixed + ctx.promptTextTokens);
+  if (bound <= TOKENIZE_OFF_LOOP_ABOVE_BYTES) return (ctx.promptTokens = countPromptTokens(req.messages, req.tools));
+  const { texts, fixed } = promptParts(req.messages, req.tools);
+  const n = await countTokensOffLoop(texts, Math.max(0, window - fixed));
+  if (n === null) throw contextExceeded(window);
+  return (ctx.promptTokens = fixed + n);
+}
 
 /**
  * Holds the worst case (input + output cap at the model's prices) before any upstream call: 402 if
@@ -21,8 +45,9 @@ export const reserveCreditStage: Stage = {
   name: "reserve-credit",
   async run(ctx) {
     const req = modelRequest(ctx);
-    const bound = promptTokenBound(req.messages, req.tools);
-    const promptTokens = bound <= EXACT_COUNT_ABOVE_BYTES ? bound : (ctx.promptTokens = countPromptTokens(req.messages, req.tools));
+    const promptTokens = await promptTokensFor(ctx, req);
+    // Refused here, before any credit is held or upstream call made (the provider would refuse it too).
+    if (promptTokens > ctx.model.model.contextWindow) throw contextExceeded(ctx.model.model.contextWindow, promptTokens);
     const room = ctx.model.model.contextWindow - promptTokens;
     ctx.maxOutputTokens = outputCap({ requested: ctx.maxOutputTokens, slug: ctx.model.model.slug, contextRoom: room });
     ctx.hold = await holdCredit(ctx.companyId, worstCaseMicro(promptTokens, ctx.maxOutputTokens, ctx.model.prices));

@@ -1,14 +1,14 @@
-import { COMPLETION_BODY_LIMIT, ChatCompletionInput } from "@/lib/completions/schemas";
+import { readCompletionBody } from "@/lib/completions/read-body";
 import { createCompletion, streamCompletion } from "@/lib/completions/create-completion";
-import { eventStreamResponse, panelRoute, readJson } from "@/lib/http";
+import { eventStreamResponse, panelRoute } from "@/lib/http";
 
 /**
  * The panel's playground: POST /v1/chat/completions for a signed-in user, who holds no SDK key.
  * Same body, same SSE frames, same pipeline; billed to the session's company like any call.
  */
 export const POST = panelRoute(async ({ req, auth, admitted }) => {
-  const input = await readJson(req, ChatCompletionInput, { limitBytes: COMPLETION_BODY_LIMIT });
-  const call = { auth, input, signal: req.signal, admitted };
-  if (!input.stream) return Response.json(await createCompletion(call));
+  const body = await readCompletionBody(req);
+  const call = { auth, ...body, signal: req.signal, admitted };
+  if (!body.input.stream) return Response.json(await createCompletion(call));
   return eventStreamResponse(await streamCompletion(call));
 });

@@ -1,0 +1,98 @@
+// A worker thread for CPU work on large request bodies, so the server's event loop never decodes,
+// parses or tokenizes megabytes (issue 8, finding 4). Plain JavaScript: it runs as is, outside the
+// Next.js bundle. Protocol: { id, op, ... } in, { id, ok, ... } out. See lib/workers/cpu-pool.ts.
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import { parentPort, workerData } from "node:worker_threads";
+
+const require = createRequire(import.meta.url);
+/** @type {Record<string, number>} slug → context window (tokens) */
+const contextWindows = workerData?.contextWindows ?? {};
+/** No o200k token is longer than this many UTF-8 bytes, so a text has at least bytes/128 tokens. */
+const MAX_TOKEN_BYTES = 128;
+const DATA_URI = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
+
+let tokenizer;
+const countWithin = (text, limit) => {
+  tokenizer ??= require("gpt-tokenizer/encoding/o200k_base");
+  // Special-token strings in user text are plain text here, as in lib/providers/tokens.ts.
+  return tokenizer.isWithinTokenLimit(text, limit, { disallowedSpecial: new Set() });
+};
+
+/** Counts the tokens of texts, stopping as soon as `limit` is passed (then returns false). */
+function countTexts(texts, limit) {
+  let total = 0;
+  for (const t of texts) {
+    if (!t) continue;
+    const n = countWithin(t, Math.max(0, limit - total));
+    if (n === false) return false;
+    total += n;
+  }
+  return total;
+}
+
+const fail = (status, code, message, param = null) => ({ ok: false, error: { status, code, message, param } });
+
+/** Texts a model reads, gathered loosely from an unvalidated body (validation happens later). */
+function bodyTexts(body) {
+  const texts = [];
+  const images = [];
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  messages.forEach((m, i) => {
+    if (!m || typeof m !== "object") return;
+    if (typeof m.content === "string") texts.push(m.content);
+    else if (Array.isArray(m.content)) {
+      m.content.forEach((p, j) => {
+        if (p?.type === "text" && typeof p.text === "string") texts.push(p.text);
+        const url = p?.type === "image_url" ? p.image_url?.url : undefined;
+        if (typeof url === "string" && url.startsWith("data:")) images.push({ i, j, url });
+      });
+    }
+    if (m.tool_calls) texts.push(JSON.stringify(m.tool_calls));
+  });
+  if (body.tools) texts.push(JSON.stringify(body.tools));
+  return { texts, images };
+}
+
+function parseBody({ chunks }) {
+  let body;
+  try {
+    body = JSON.parse(Buffer.concat(chunks.map((c) => Buffer.from(c))).toString("utf8"));
+  } catch {
+    return fail(400, "invalid_json", "Request body is not valid JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return fail(400, "invalid_json", "Request body must be a JSON object");
+  const { texts, images } = bodyTexts(body);
+  const digests = [];
+  for (const { i, j, url } of images) {
+    const param = `messages.${i}.content.${j}.image_url.url`;
+    if (!DATA_URI.test(url)) return fail(400, "invalid_value", "must be an https:// URL or a data:image/…;base64 URI", param);
+    digests.push({ i, j, sha256: createHash("sha256").update(url).digest("hex") });
+  }
+  const window = contextWindows[body.model];
+  let textTokens;
+  if (window) {
+    const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t, "utf8"), 0);
+    const tooLong = () =>
+      fail(400, "context_length_exceeded", `This model's maximum context length is ${window} tokens; the messages alone are longer.`, "messages");
+    if (bytes / MAX_TOKEN_BYTES > window) return tooLong();
+    const n = countTexts(texts, window);
+    if (n === false) return tooLong();
+    textTokens = n;
+  }
+  return { ok: true, value: body, textTokens, digests };
+}
+
+parentPort.on("message", (msg) => {
+  let out;
+  try {
+    if (msg.op === "parse") out = parseBody(msg);
+    else if (msg.op === "count") {
+      const n = countTexts(msg.texts, msg.limit);
+      out = { ok: true, tokens: n === false ? null : n };
+    } else out = fail(500, "internal_error", `unknown op ${msg.op}`);
+  } catch (err) {
+    out = fail(500, "internal_error", err instanceof Error ? err.message : String(err));
+  }
+  parentPort.postMessage({ id: msg.id, ...out });
+});
