@@ -11,6 +11,7 @@ import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit
 import { toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
 import type { RunContext } from "./context";
+import { storableContent } from "./storable-content";
 
 function storedMessages(ctx: RunContext) {
   const all: ChatMessage[] = [...ctx.inputMessages];
@@ -20,7 +21,7 @@ function storedMessages(ctx: RunContext) {
   return all.map(({ role, content, ...extra }, seq) => ({
     id: newId("message"),
     role,
-    content: content ?? "",
+    content: storableContent(content ?? "", seq, ctx.imageDigests),
     extra,
     run_id: seq >= ctx.inputMessages.length ? ctx.runId : null,
     seq,
