@@ -17,7 +17,10 @@
  * Flags (npm run bench -- --flag): --duration S (10), --warmup S (3), --connections 1,32,
  * --no-redis, --rebuild, --isolated-build (build + serve a private copy in the temp dir, immune to
  * `next build` runs in a shared checkout), --cpu-prof (server CPU profiles in bench/results/profiles/),
- * --name foundation, --foundation-only (skip the chat-completions bench that follows),
+ * --name foundation, --foundation-only (skip the chat-completions and body-flood benches that follow),
+ * --body-flood-only (only bench/body-flood.ts: event-loop delay and RSS while clients send 30 MiB
+ * bodies; with --flood-duration S (20), --flood-clients N (10), --flood-body-mib M (30), and
+ * --database-in-place to use DATABASE_URL's database itself instead of a fresh one),
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
  * --repeat N (1; measure each row N times: the row is the median of the undisturbed repetitions).
  *
@@ -39,6 +42,7 @@ import { RssSampler } from "./lib/proc";
 import { appEnv, currentBuildId, prepareBuild, redisAnswers, ROOT, runningBuilds, startNext, type BuildInfo, type NextServer } from "./lib/server";
 import { summarizeProfile, type ProfileSummary } from "./lib/cpuprofile";
 import { fmt, renderTable } from "./lib/table";
+import { runBodyFloodBench } from "./body-flood";
 import { runCompletionsBench } from "./completions";
 
 const { values: flags } = parseArgs({
@@ -56,8 +60,15 @@ const { values: flags } = parseArgs({
     "isolated-build": { type: "boolean", default: false },
     "cpu-prof": { type: "boolean", default: false },
     name: { type: "string", default: "foundation" },
-    /** Only the foundation bench, without the chat-completions bench that follows it. */
+    /** Only the foundation bench, without the chat-completions and body-flood benches that follow it. */
     "foundation-only": { type: "boolean", default: false },
+    /** Only the body-flood bench (bench/body-flood.ts). */
+    "body-flood-only": { type: "boolean", default: false },
+    "flood-duration": { type: "string", default: "20" },
+    "flood-clients": { type: "string", default: "10" },
+    "flood-body-mib": { type: "string", default: "30" },
+    /** Body-flood bench: use DATABASE_URL's database itself instead of a fresh one on its server. */
+    "database-in-place": { type: "boolean", default: false },
   },
   strict: true,
 });
@@ -233,7 +244,19 @@ function git(args: string[]): string | null {
 
 // --- main ----------------------------------------------------------------------------------------
 
+function bodyFlood() {
+  return runBodyFloodBench({
+    durationS: Number(flags["flood-duration"]),
+    clients: Number(flags["flood-clients"]),
+    bodyMiB: Number(flags["flood-body-mib"]),
+    databaseInPlace: flags["database-in-place"],
+    isolatedBuild: flags["isolated-build"],
+    rebuild: flags.rebuild,
+  });
+}
+
 async function main(): Promise<number> {
+  if (flags["body-flood-only"]) return (await bodyFlood()).valid ? 0 : 1;
   const errors: string[] = [];
   let build: BuildInfo | undefined;
   let db: BenchDatabase | undefined;
@@ -436,7 +459,8 @@ async function main(): Promise<number> {
   out.write(`\nsaved ${path.relative(ROOT, file)} and bench/results/${flags.name}-latest.json\n`);
   if (flags["foundation-only"]) return record.valid ? 0 : 1;
   const completions = await runCompletionsBench({ isolatedBuild: flags["isolated-build"] });
-  return record.valid && completions.valid ? 0 : 1;
+  const flood = await bodyFlood();
+  return record.valid && completions.valid && flood.valid ? 0 : 1;
 }
 
 main()

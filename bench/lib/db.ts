@@ -1,7 +1,8 @@
 /**
  * A throw-away, migrated database per benchmark run:
  *  - DATABASE_URL set: a fresh `cockpit_bench_<timestamp>` database on that server, dropped at the end;
- *  - else: an embedded PostgreSQL in a temp dir on a free port, stopped and deleted at the end.
+ *  - else: an embedded PostgreSQL in a temp dir on a free port, stopped and deleted at the end;
+ *  - or (useDatabase) a given database as it is, migrated, never dropped.
  * Also: pids of the PostgreSQL backends serving the bench database, for CPU accounting.
  */
 import fs from "node:fs";
@@ -45,6 +46,29 @@ export async function provisionDatabase(opts: { serverUrl?: string } = {}): Prom
     throw err;
   }
   return db;
+}
+
+/**
+ * The database of `url` itself, migrated and never dropped: for a shared server where a benchmark
+ * may only use its own database (the caller's rows are left alone; the bench adds its own
+ * companies).
+ */
+export async function useDatabase(url: string): Promise<BenchDatabase> {
+  const u = new URL(url);
+  const name = decodeURIComponent(u.pathname.replace(/^\//, ""));
+  const t = Date.now();
+  await runMigrations(url);
+  log(`using database ${name} on ${u.host} in place (migrated in ${Date.now() - t} ms)`);
+  const backends = makeBackendLister(url, name);
+  return {
+    mode: "server",
+    url,
+    name,
+    where: u.host,
+    backendPids: () => backends.list(),
+    postmasterPid: null,
+    cleanup: () => backends.end(),
+  };
 }
 
 function makeBackendLister(url: string, dbName: string): { list(): Promise<number[]>; end(): Promise<void> } {

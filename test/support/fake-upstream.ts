@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
  * A fake provider on loopback that speaks the real wire protocols: OpenAI Chat Completions
  * (`POST /v1/chat/completions`, JSON or SSE) and Anthropic Messages (`POST /v1/messages`, JSON or
  * SSE). It records every request so tests can check what the gateway sent, and can be told to
- * fail, stall or break mid-stream.
+ * fail, stall, pace or break a stream. Like a real provider it never reports more completion
+ * tokens than the output cap it received in a field it honours (`capFields`).
  */
 export interface RecordedRequest {
   path: string;
@@ -14,6 +15,18 @@ export interface RecordedRequest {
   /** Set when the client closed the connection before the response ended. */
   abortedAt?: number;
   receivedAt: number;
+  /** The body did not arrive whole (the client hung up while sending it); the request was not answered. */
+  incomplete?: boolean;
+  /** The output cap this fake honoured: the smallest honoured cap field present, null when none was sent. */
+  cap: number | null;
+  /** The usage this request's answer reports (cached tokens inside prompt), once computed. */
+  usage?: { prompt: number; completion: number; cached: number };
+  /** When that usage went on the wire (the JSON answer, or the stream's usage chunk); unset if the client left before. */
+  usageSentAt?: number;
+  /** When the stream chunk carrying finish_reason was written. */
+  finishSentAt?: number;
+  /** The answer text written so far (whole for JSON, the pieces sent for streams). */
+  sentText: string;
 }
 
 export type Behaviour =
@@ -28,16 +41,82 @@ export type Behaviour =
   | { kind: "break-stream"; chunks: number; intervalMs?: number }
   /** Stream `chunks` pieces `intervalMs` apart (client-disconnect tests). */
   | { kind: "slow-stream"; chunks: number; intervalMs: number }
+  /**
+   * A stream paced like a real model: the role chunk at once, the first content piece after
+   * `firstTokenMs`, further pieces `intervalMs` apart (`chunks` in all, default one per word of
+   * the reply), the finish_reason chunk, then the usage chunk (when asked for) as a separate event
+   * `usageDelayMs` later, as OpenAI sends it. A JSON request is simply answered.
+   */
+  | { kind: "paced"; firstTokenMs?: number; intervalMs?: number; chunks?: number; usageDelayMs?: number }
   /** Accept the TCP connection and never answer. */
   | { kind: "hang" };
+
+export type UsageFn = (body: any, reply: string, cap: number | null) => { prompt: number; completion: number; cached?: number };
 
 export interface FakeUpstreamOptions {
   /** Reply text; default depends on the last user message. */
   reply?: (body: any) => string;
-  /** Usage to report; default counts words. */
-  usage?: (body: any, reply: string) => { prompt: number; completion: number; cached?: number };
+  /** Usage to report; default counts words. `cap` is the output cap honoured (see capFields). */
+  usage?: UsageFn;
   /** Tool call to make when the request offers tools and tool_choice is not "none". */
   toolCall?: (body: any) => { name: string; arguments: Record<string, unknown> } | null;
+  /**
+   * The body fields this upstream honours as its output cap, per request (default: OpenAI's
+   * `max_completion_tokens` and `max_tokens`; Anthropic's `max_tokens`). Real providers differ:
+   * OpenAI's reasoning models take only `max_completion_tokens`, DeepSeek and Mistral only
+   * `max_tokens`; a field they do not honour is ignored here.
+   */
+  capFields?: (body: any, path: string) => readonly string[];
+  /** The behaviour for one request, chosen from its body (for concurrent calls); before `queue`. */
+  behaviourFor?: (body: any) => Behaviour | undefined;
+  /** Called once a request's body was read and recorded, before it is answered. */
+  onRequest?: (record: RecordedRequest) => void;
+}
+
+/** A small seeded PRNG (mulberry32): numbers in [0, 1), the same sequence for the same seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** FNV-1a of a string mixed with a seed: a per-request seed that does not depend on arrival order. */
+export function hashSeed(seed: number, text: string): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/**
+ * Random usage as a provider would report it: completion tokens 1..cap (1..`uncappedMax` when the
+ * request carried no cap the upstream honours: an unbounded answer), prompt tokens 1..`promptMax`,
+ * and for half the requests a random part of the prompt cached. Drawn from `seed` and the request's
+ * messages, so the same call gets the same usage whatever order concurrent calls arrive in. The
+ * reply text stays short: only the reported counts are large.
+ */
+export function randomUsage(opts: { seed: number; promptMax?: number; uncappedMax?: number }): UsageFn {
+  const promptMax = opts.promptMax ?? 20_000;
+  const uncappedMax = opts.uncappedMax ?? 200_000;
+  return (body, _reply, cap) => {
+    const rnd = seededRandom(hashSeed(opts.seed, JSON.stringify(body.messages ?? [])));
+    const completion = 1 + Math.floor(rnd() * (cap ?? uncappedMax));
+    const prompt = 1 + Math.floor(rnd() * promptMax);
+    const cached = rnd() < 0.5 ? 0 : Math.floor(rnd() * prompt);
+    return { prompt, completion, cached };
+  };
+}
+
+const DEFAULT_CAP_FIELDS = (_body: any, path: string): readonly string[] =>
+  path.startsWith("/v1/messages") ? ["max_tokens"] : ["max_completion_tokens", "max_tokens"];
+
+function honouredCap(body: any, fields: readonly string[]): number | null {
+  const caps = fields.map((f) => body?.[f]).filter((v): v is number => typeof v === "number" && Number.isFinite(v) && v > 0);
+  return caps.length ? Math.min(...caps) : null;
 }
 
 export interface FakeUpstream {
@@ -74,21 +153,31 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
 
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    let incomplete = false;
+    try {
+      for await (const c of req) chunks.push(c as Buffer);
+    } catch {
+      incomplete = true; // the client hung up while sending
+    }
     let body: any = {};
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
     } catch {
       body = { raw: Buffer.concat(chunks).toString("utf8") };
     }
-    const record: RecordedRequest = { path: req.url ?? "", headers: req.headers, body, receivedAt: Date.now() };
+    const path = req.url ?? "";
+    const cap = honouredCap(body, (opts.capFields ?? DEFAULT_CAP_FIELDS)(body, path));
+    const record: RecordedRequest = { path, headers: req.headers, body, receivedAt: Date.now(), cap, sentText: "" };
+    if (incomplete) record.incomplete = true;
     requests.push(record);
+    if (incomplete) return void res.destroy();
     res.on("close", () => {
       if (!res.writableFinished) record.abortedAt = Date.now();
     });
+    opts.onRequest?.(record);
 
-    const anthropic = (req.url ?? "").startsWith("/v1/messages");
-    const behaviour = queue.shift();
+    const anthropic = path.startsWith("/v1/messages");
+    const behaviour = opts.behaviourFor?.(body) ?? queue.shift();
     if (behaviour?.kind === "hang") return;
     if (behaviour?.kind === "delay") await new Promise((r) => setTimeout(r, behaviour.ms));
     if (behaviour?.kind === "error") {
@@ -101,17 +190,24 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     }
 
     const reply = (opts.reply ?? defaultReply)(body);
-    const usageOf = opts.usage ?? ((b: any, r: string) => ({ prompt: words(JSON.stringify(b.messages ?? [])), completion: words(r), cached: 0 }));
-    const u: { prompt: number; completion: number; cached?: number } = usageOf(body, reply);
+    const usageOf: UsageFn = opts.usage ?? ((b, r) => ({ prompt: words(JSON.stringify(b.messages ?? [])), completion: words(r), cached: 0 }));
+    const reported = usageOf(body, reply, cap);
+    const u = { prompt: reported.prompt, completion: reported.completion, cached: reported.cached ?? 0 };
+    record.usage = u;
     const offersTools = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== "none" && body.tool_choice?.type !== "none";
     const tool = offersTools ? (opts.toolCall?.(body) ?? null) : null;
     const pieces = reply.match(/\S+\s*/g) ?? [reply];
     const stream = body.stream === true;
-    const chunkCount = behaviour?.kind === "break-stream" || behaviour?.kind === "slow-stream" ? behaviour.chunks : pieces.length;
-    const interval = behaviour?.kind === "slow-stream" || behaviour?.kind === "break-stream" ? (behaviour.intervalMs ?? 0) : 0;
+    const paced = behaviour?.kind === "paced" ? behaviour : undefined;
+    const chunkCount = behaviour?.kind === "break-stream" || behaviour?.kind === "slow-stream" ? behaviour.chunks : (paced?.chunks ?? pieces.length);
+    const interval = behaviour?.kind === "slow-stream" || behaviour?.kind === "break-stream" ? (behaviour.intervalMs ?? 0) : (paced?.intervalMs ?? 0);
     const piece = (i: number) => pieces[i % pieces.length]!;
+    const sleep = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
+    const gone = () => res.destroyed || record.abortedAt !== undefined;
 
     if (!stream) {
+      record.sentText = tool ? "" : reply;
+      record.usageSentAt = Date.now();
       res.writeHead(200, { "content-type": "application/json" });
       if (anthropic) {
         res.end(
@@ -122,7 +218,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
             model: body.model,
             content: tool ? [{ type: "tool_use", id: "toolu_fake1", name: tool.name, input: tool.arguments }] : [{ type: "text", text: reply }],
             stop_reason: tool ? "tool_use" : "end_turn",
-            usage: { input_tokens: u.prompt - (u.cached ?? 0), output_tokens: u.completion, cache_read_input_tokens: u.cached ?? 0 },
+            usage: { input_tokens: u.prompt - u.cached, output_tokens: u.completion, cache_read_input_tokens: u.cached },
           }),
         );
       } else {
@@ -141,7 +237,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
                 finish_reason: tool ? "tool_calls" : "stop",
               },
             ],
-            usage: { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion, prompt_tokens_details: { cached_tokens: u.cached ?? 0 } },
+            usage: { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion, prompt_tokens_details: { cached_tokens: u.cached } },
           }),
         );
       }
@@ -151,11 +247,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const send = (event: string | null, data: unknown) =>
       res.write(`${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
-    const wait = () => (interval ? new Promise((r) => setTimeout(r, interval)) : Promise.resolve());
+    const wait = () => sleep(interval);
     const breakIt = behaviour?.kind === "break-stream";
 
     if (anthropic) {
-      send("message_start", { type: "message_start", message: { id: "msg_fake", type: "message", role: "assistant", model: body.model, content: [], usage: { input_tokens: u.prompt - (u.cached ?? 0), output_tokens: 1, cache_read_input_tokens: u.cached ?? 0 } } });
+      send("message_start", { type: "message_start", message: { id: "msg_fake", type: "message", role: "assistant", model: body.model, content: [], usage: { input_tokens: u.prompt - u.cached, output_tokens: 1, cache_read_input_tokens: u.cached } } });
       if (tool) {
         send("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_fake1", name: tool.name, input: {} } });
         send("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(tool.arguments) } });
@@ -165,6 +261,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
         for (let i = 0; i < chunkCount; i++) {
           if (res.destroyed) return;
           send("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: piece(i) } });
+          record.sentText += piece(i);
           await wait();
         }
         if (breakIt) {
@@ -174,6 +271,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
         send("content_block_stop", { type: "content_block_stop", index: 0 });
       }
       send("message_delta", { type: "message_delta", delta: { stop_reason: tool ? "tool_use" : "end_turn" }, usage: { output_tokens: u.completion } });
+      record.finishSentAt = record.usageSentAt = Date.now();
       send("message_stop", { type: "message_stop" });
       res.end();
       return;
@@ -185,19 +283,28 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       send(null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_fake1", type: "function", function: { name: tool.name, arguments: "" } }] }, finish_reason: null }] });
       send(null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(tool.arguments) } }] }, finish_reason: null }] });
     } else {
+      await sleep(paced?.firstTokenMs ?? 0);
       for (let i = 0; i < chunkCount; i++) {
-        if (res.destroyed) return;
+        if (gone()) return;
+        if (paced && i > 0) await wait();
+        if (gone()) return;
         send(null, { ...base, choices: [{ index: 0, delta: { content: piece(i) }, finish_reason: null }] });
-        await wait();
+        record.sentText += piece(i);
+        if (!paced) await wait();
       }
       if (breakIt) {
         await wait();
         return void res.destroy();
       }
     }
+    if (gone()) return;
     send(null, { ...base, choices: [{ index: 0, delta: {}, finish_reason: tool ? "tool_calls" : "stop" }] });
+    record.finishSentAt = Date.now();
     if (body.stream_options?.include_usage) {
-      send(null, { ...base, choices: [], usage: { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion, prompt_tokens_details: { cached_tokens: u.cached ?? 0 } } });
+      await sleep(paced?.usageDelayMs ?? 0);
+      if (gone()) return;
+      send(null, { ...base, choices: [], usage: { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion, prompt_tokens_details: { cached_tokens: u.cached } } });
+      record.usageSentAt = Date.now();
     }
     send(null, "[DONE]");
     res.end();
