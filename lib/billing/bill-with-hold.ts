@@ -15,7 +15,10 @@ import { LEASE_TTL_S } from "./lease";
  * (`cost_micro_requested`, `cost_micro_unbilled`). One ledger row either way.
  *
  * Must run in a transaction. Locks the lease row, then the company row: the order of every other
- * writer of both (the run's draw, release, the reconciler), so it cannot deadlock with them.
+ * writer of both (the run's draw, release, the reconciler), so it cannot deadlock with them. The
+ * locks are FOR NO KEY UPDATE: the run record inserted before in the same transaction holds a KEY
+ * SHARE lock on the company row (its foreign keys), and so do other servers' transactions doing
+ * the same; FOR UPDATE conflicts with those and two such transactions deadlocked under load.
  * Returns the entry and how much was drawn from the lease (for endHold).
  */
 export async function billWithHold(
@@ -27,11 +30,11 @@ export async function billWithHold(
   if (args.lease) {
     const [held] = (await tx.execute(sql`
       SELECT amount_micro FROM reservations
-      WHERE id = ${args.lease.id} AND company_id = ${args.companyId} AND status = 'held' FOR UPDATE`)) as unknown as { amount_micro: string }[];
+      WHERE id = ${args.lease.id} AND company_id = ${args.companyId} AND status = 'held' FOR NO KEY UPDATE`)) as unknown as { amount_micro: string }[];
     leaseLeft = held ? Number(held.amount_micro) : 0;
   }
   const [co] = (await tx.execute(sql`
-    SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${args.companyId} FOR UPDATE`)) as unknown as { unreserved: string }[];
+    SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${args.companyId} FOR NO KEY UPDATE`)) as unknown as { unreserved: string }[];
   if (!co) return { entry: null, drawnMicro: 0 };
   const drawn = Math.min(cost, Math.max(0, args.holdMicro), leaseLeft);
   const extra = Math.min(cost - drawn, Math.max(0, Number(co.unreserved)));

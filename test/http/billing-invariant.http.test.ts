@@ -5,6 +5,7 @@ import { db } from "@/db/client";
 import { makeCompany, makeKey } from "@/db/factories";
 import { costMicro, type Prices } from "@/lib/models/pricing";
 import { countPromptTokens, countTextTokens, promptTokenBound } from "@/lib/providers/tokens";
+import { modelMaxOutputTokens } from "@/lib/runs/output-cap";
 import { randomUsage, seededRandom, startFakeUpstream, type Behaviour, type FakeUpstream, type RecordedRequest } from "../support/fake-upstream";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
@@ -134,7 +135,8 @@ function planCalls(): PlannedCall[] {
 /** The cap the gateway must send: the request's smaller cap, else the default (the prompts here are tiny). */
 function expectedCap(call: PlannedCall): number {
   const caps = [call.maxTokens, call.maxCompletionTokens].filter((v): v is number => v !== undefined);
-  return caps.length ? Math.min(...caps) : DEFAULT_OUTPUT_CAP;
+  // Without a cap, the default bounded by the model's documented maximum (deepseek-chat: 8,192).
+  return caps.length ? Math.min(...caps) : Math.min(DEFAULT_OUTPUT_CAP, modelMaxOutputTokens(call.slug) ?? DEFAULT_OUTPUT_CAP);
 }
 
 const markerOf = (body: any): string | undefined => /\bbill-\d{3}\b/.exec(JSON.stringify(body?.messages ?? []))?.[0];
