@@ -61,6 +61,8 @@ test("the catalog is listed by provider group with counts, the local group as of
 });
 
 test("hiding a model removes it from /v1/models for this company only; showing it restores it", async ({ page, request, tenant, cliKey, loginPage, modelsPage }) => {
+  // Three operator CLI calls (each boots the app's code) before the page is even opened.
+  test.slow();
   const slug = "deepseek-reasoner";
   const { key } = await cliKey(["chat"]);
   const other = await admin<{ company_id: string }>("company", "create", "--name", "E2E other company");
@@ -107,6 +109,8 @@ test("prices are read-only on the page; the operator's price for the company (CL
   loginPage,
   modelsPage,
 }) => {
+  // Three operator CLI calls (each boots the app's code) and three page loads.
+  test.slow();
   const { key } = await cliKey(["chat"]);
   const wire = async (slug: string) => {
     const res = await request.get("/v1/models", { headers: { Authorization: `Bearer ${key}` } });
