@@ -36,10 +36,12 @@ describe("operator CLI (npm run admin)", () => {
     const meRes = await callRoute(me.GET, { key: key.json.key });
     expect(meRes.json).toEqual({ company_id: companyId, company_name: "CLI Co" });
 
-    const user = runCli(["user", "create", "--company", companyId, "--email", "Ops@Example.test", "--password", "correct horse"]);
-    expect(user.json).toEqual({ user_id: expect.stringMatching(/^usr_/), email: "ops@example.test" });
-    expect(await verifyCredentials(db, { email: "ops@example.test", password: "correct horse" })).not.toBeNull();
-    expect(await verifyCredentials(db, { email: "ops@example.test", password: "wrong" })).toBeNull();
+    // Unique per run: emails are unique across companies and the database may be reused.
+    const tag = companyId.slice(-8).toLowerCase();
+    const user = runCli(["user", "create", "--company", companyId, "--email", `Ops-${tag}@Example.test`, "--password", "correct horse"]);
+    expect(user.json).toEqual({ user_id: expect.stringMatching(/^usr_/), email: `ops-${tag}@example.test` });
+    expect(await verifyCredentials(db, { email: `ops-${tag}@example.test`, password: "correct horse" })).not.toBeNull();
+    expect(await verifyCredentials(db, { email: `ops-${tag}@example.test`, password: "wrong" })).toBeNull();
 
     const revoke = runCli(["key", "revoke", "--id", key.json.id]);
     expect(revoke.json).toEqual({ id: key.json.id, revoked: true });
