@@ -61,6 +61,8 @@ test("the catalog is listed by provider group with counts, the local group as of
 });
 
 test("hiding a model removes it from /v1/models for this company only; showing it restores it", async ({ page, request, tenant, cliKey, loginPage, modelsPage }) => {
+  // Three operator CLI calls (each boots the app's code) before the page is even opened.
+  test.slow();
   const slug = "deepseek-reasoner";
   const { key } = await cliKey(["chat"]);
   const other = await admin<{ company_id: string }>("company", "create", "--name", "E2E other company");
@@ -99,7 +101,16 @@ test("hiding a model removes it from /v1/models for this company only; showing i
   expect(await listed(key)).toContain(slug);
 });
 
-test("custom prices and an enabled disabled slug reach /v1/models; reset to catalog undoes them", async ({ request, tenant, cliKey, loginPage, modelsPage }) => {
+test("prices are read-only on the page; the operator's price for the company (CLI model price) reaches the page and /v1/models, --reset undoes it; enabling a disabled slug and reset to catalog", async ({
+  page,
+  request,
+  tenant,
+  cliKey,
+  loginPage,
+  modelsPage,
+}) => {
+  // Three operator CLI calls (each boots the app's code) and three page loads.
+  test.slow();
   const { key } = await cliKey(["chat"]);
   const wire = async (slug: string) => {
     const res = await request.get("/v1/models", { headers: { Authorization: `Bearer ${key}` } });
@@ -111,29 +122,36 @@ test("custom prices and an enabled disabled slug reach /v1/models; reset to cata
 
   await loginPage.signInAs(tenant);
   await modelsPage.goto();
+  await expect(modelsPage.pricesNote).toHaveText(/Prices are set by the gateway operator and cannot be changed here/);
+  // Nothing on the page edits a price: no price button, no input in any row.
+  await expect(page.getByRole("button", { name: /price/i })).toHaveCount(0);
+  await expect(modelsPage.rows.locator("input")).toHaveCount(0);
+  await expect(modelsPage.rows.getByRole("spinbutton")).toHaveCount(0);
+  expect(await modelsPage.rowPrices(slug)).toEqual({ input: 100, cached_input: 100, output: 300 });
 
-  // The dialog refuses a negative price before calling the API.
-  await modelsPage.openPrices(slug);
-  await modelsPage.fillPrices({ input: "-1", cached: "0.5", output: "3" });
-  await modelsPage.priceDialog.getByRole("button", { name: "Save prices" }).click();
-  await expect(modelsPage.priceDialog.getByRole("alert")).toContainText("Input: enter a price from 0");
-  await modelsPage.priceDialog.getByRole("button", { name: "Cancel" }).click();
-
-  await modelsPage.editPrices(slug, { input: "1.5", cached: "0.5", output: "3" });
+  // The operator prices the slug for this company: the page and the API follow, read-only.
+  const priced = await admin("model", "price", "--company", tenant.companyId, "--model", slug, "--input", "1.5", "--cached-input", "0.5", "--output", "3");
+  expect(priced).toEqual({ company_id: tenant.companyId, model: slug, pricing: { input: 1.5, cached_input: 0.5, output: 3 } });
+  await expect.poll(async () => (await wire(slug)).pricing).toMatchObject({ input: 1.5, cached_input: 0.5, output: 3 });
+  await page.reload();
   await expect.poll(() => modelsPage.rowPrices(slug)).toEqual({ input: 1.5, cached_input: 0.5, output: 3 });
-  expect((await wire(slug)).pricing).toMatchObject({ input: 1.5, cached_input: 0.5, output: 3 });
+  await expect(modelsPage.row(slug).getByTestId("price-input")).toHaveAttribute("data-source", "operator");
+  await expect(modelsPage.row(slug).getByRole("button")).toHaveCount(0);
 
-  await modelsPage.resetToCatalog(slug);
-  await expect(modelsPage.row(slug).getByRole("button", { name: `Reset ${slug} to catalog` })).toHaveCount(0);
+  const reset = await admin("model", "price", "--company", tenant.companyId, "--model", slug, "--reset");
+  expect(reset).toEqual({ company_id: tenant.companyId, model: slug, pricing: { input: 100, cached_input: 100, output: 300 } });
+  await expect.poll(async () => (await wire(slug)).pricing).toMatchObject(catalog);
+  await page.reload();
   await expect.poll(() => modelsPage.rowPrices(slug)).toEqual({ input: 100, cached_input: 100, output: 300 });
-  expect((await wire(slug)).pricing).toMatchObject(catalog);
+  await expect(modelsPage.row(slug).getByTestId("price-input")).toHaveAttribute("data-source", "catalog");
 
   const claude = "claude-haiku-4-5";
   expect((await wire(claude)).status).toBe("disabled");
   await modelsPage.setEnabled(claude, true);
   await expect(modelsPage.row(claude).getByTestId("model-status")).toHaveText("enabled by you");
   expect((await wire(claude)).status).toBe("active");
-  await modelsPage.setEnabled(claude, false);
+  await modelsPage.resetToCatalog(claude);
+  await expect(modelsPage.row(claude).getByRole("button", { name: `Reset ${claude} to catalog` })).toHaveCount(0);
   await expect(modelsPage.row(claude).getByTestId("model-status")).toHaveText("disabled");
   expect((await wire(claude)).status).toBe("disabled");
 });

@@ -10,10 +10,9 @@ export interface ModelList {
   data: PanelModel[];
 }
 
-/** PUT body: any subset; a null price goes back to the catalog price, `enabled: null` to the catalog status. */
+/** PUT body: `hidden` and/or `enabled` (`null` goes back to the catalog status). Prices are the operator's: a price field is a 400. */
 export type ModelOverrideBody = ModelOverrideInput;
 
-export type ModelPricing = PanelModel["pricing"];
 
 export function fetchModels(): Promise<ModelList> {
   return fetchJson<ModelList>("/api/panel/models");

@@ -9,7 +9,6 @@ import { errorMessage } from "@/components/panel/fetch-json";
 import { formatCompact, formatInt, formatOt, formatUsd } from "@/components/panel/format";
 import { MODEL_STATUS } from "@/db/enums";
 import type { PanelModel } from "./api";
-import { PriceDialog } from "./price-dialog";
 import { isCustomised, ResetModelDialog } from "./reset-model-dialog";
 import { useModelMutations } from "./use-model-mutations";
 
@@ -25,7 +24,7 @@ export function ModelsTable({ models }: { models: PanelModel[] }) {
         <col className="w-24" />
         <col className="w-24" />
         <col className="w-20" />
-        <col className="w-40" />
+        <col className="w-24" />
       </colgroup>
       <THead>
         <tr>
@@ -122,9 +121,9 @@ function ModelRow({ model }: { model: PanelModel }) {
           {!images && !model.supports_tools && <span className="text-xs text-slate-400">Text only</span>}
         </div>
       </TD>
-      <PriceCell ot={model.pricing.input} catalogOt={model.catalog.pricing.input} testId="price-input" />
-      <PriceCell ot={model.pricing.cached_input} catalogOt={model.catalog.pricing.cached_input} testId="price-cached" />
-      <PriceCell ot={model.pricing.output} catalogOt={model.catalog.pricing.output} testId="price-output" />
+      <PriceCell ot={model.pricing.input} catalogOt={model.catalog.pricing.input} operator={model.operator_priced} testId="price-input" />
+      <PriceCell ot={model.pricing.cached_input} catalogOt={model.catalog.pricing.cached_input} operator={model.operator_priced} testId="price-cached" />
+      <PriceCell ot={model.pricing.output} catalogOt={model.catalog.pricing.output} operator={model.operator_priced} testId="price-output" />
       <TD>
         <div className="flex items-center gap-2">
           <Switch
@@ -138,21 +137,24 @@ function ModelRow({ model }: { model: PanelModel }) {
         </div>
       </TD>
       <TD align="right">
-        <div className="flex justify-end gap-1">
-          <PriceDialog model={model} />
-          {isCustomised(model) && <ResetModelDialog model={model} />}
-        </div>
+        <div className="flex justify-end gap-1">{isCustomised(model) && <ResetModelDialog model={model} />}</div>
       </TD>
     </TR>
   );
 }
 
-function PriceCell({ ot, catalogOt, testId }: { ot: number; catalogOt: number; testId: string }) {
-  const custom = ot !== catalogOt;
+/** Read-only: prices are the operator's (CONTRACT 7). A price the operator set for this company is marked, with the catalog's in its title. */
+function PriceCell({ ot, catalogOt, operator, testId }: { ot: number; catalogOt: number; operator: boolean; testId: string }) {
   return (
-    <TD align="right" data-testid={testId} data-ot={ot} title={custom ? `Custom price; catalog ${formatOt(catalogOt)} O₮ (${formatUsd(catalogOt)})` : undefined}>
-      <div className={custom ? "font-medium text-indigo-700" : "text-slate-900"}>
-        {custom && <span className="mr-1 inline-block size-1.5 rounded-full bg-indigo-500 align-middle" aria-label="custom price" />}
+    <TD
+      align="right"
+      data-testid={testId}
+      data-ot={ot}
+      data-source={operator ? "operator" : "catalog"}
+      title={operator ? `Price set by the operator for your company; catalog ${formatOt(catalogOt)} O₮ (${formatUsd(catalogOt)})` : undefined}
+    >
+      <div className={operator ? "font-medium text-indigo-700" : "text-slate-900"}>
+        {operator && <span className="mr-1 inline-block size-1.5 rounded-full bg-indigo-500 align-middle" aria-label="operator price" />}
         {formatOt(ot)}
       </div>
       <div className="text-xs text-slate-400">{formatUsd(ot)}</div>

@@ -9,7 +9,6 @@ import { errorMessage } from "@/components/panel/fetch-json";
 import type { ModelList } from "./api";
 import { groupModels, LOCAL_GROUP, type ModelGroup } from "./groups";
 import { ModelsTable } from "./models-table";
-import { hasCustomPrices } from "./price-dialog";
 import { useModelList } from "./use-model-list";
 
 export function ModelsView({ initialData, loadedAt }: { initialData: ModelList; loadedAt: number }) {
@@ -24,13 +23,21 @@ export function ModelsView({ initialData, loadedAt }: { initialData: ModelList; 
     .map((g) => ({ group: g, models: needle ? g.models.filter((m) => m.id.toLowerCase().includes(needle)) : g.models }))
     .filter((g) => g.models.length > 0);
   const hidden = models.filter((m) => m.hidden).length;
-  const custom = models.filter(hasCustomPrices).length;
+  const operatorPriced = models.filter((m) => m.operator_priced).length;
 
   return (
     <>
       <PageHeader
         title="Models"
-        description="Every model your keys can call, by provider group. Hide models from /v1/models, set your company's own prices or enable a disabled slug. Prices are per 1M tokens, in O₮ and in dollars (1 O₮ = $0.001)."
+        description={
+          <>
+            Every model your keys can call, by provider group. Hide models from /v1/models or enable a disabled slug. Prices are per 1M tokens, in O₮
+            and in dollars (1 O₮ = $0.001).
+            <span className="mt-1 block" data-testid="prices-note">
+              Prices are set by the gateway operator and cannot be changed here; a price agreed for your company is marked with a dot.
+            </span>
+          </>
+        }
       />
       <div className="mb-5 flex flex-wrap items-center justify-between gap-3">
         <div className="relative w-full sm:w-80">
@@ -50,7 +57,7 @@ export function ModelsView({ initialData, loadedAt }: { initialData: ModelList; 
         <p className="text-sm text-slate-500" data-testid="models-summary">
           {models.length} models in {groups.length} groups
           {hidden > 0 && <> · {hidden} hidden</>}
-          {custom > 0 && <> · {custom} with custom prices</>}
+          {operatorPriced > 0 && <> · {operatorPriced} at prices the operator set for you</>}
         </p>
       </div>
       {query.isError && <ErrorMessage className="mb-4">Could not refresh the models: {errorMessage(query.error)}</ErrorMessage>}

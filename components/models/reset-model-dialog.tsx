@@ -6,14 +6,12 @@ import { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from 
 import { ErrorMessage } from "@/components/ui/input";
 import { errorMessage } from "@/components/panel/fetch-json";
 import type { PanelModel } from "./api";
-import { hasCustomPrices } from "./price-dialog";
 import { useModelMutations } from "./use-model-mutations";
 
-/** What the company changed on this slug, in words, for the confirmation. */
+/** What the company changed on this slug, in words, for the confirmation (never a price: those are the operator's). */
 function changes(model: PanelModel): string[] {
   const out: string[] = [];
   if (model.hidden) out.push("Hidden from /v1/models: it will be listed again");
-  if (hasCustomPrices(model)) out.push("Custom prices: back to the catalog prices");
   if (model.status !== model.catalog.status) out.push(`Status ${model.status}: back to ${model.catalog.status}`);
   return out;
 }

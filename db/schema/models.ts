@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, integer, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, check, integer, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { MODEL_STATUSES, PROVIDER_PROTOCOLS } from "../enums";
 import { createdAt, microOt } from "./columns";
 import { companies } from "./companies";
@@ -34,7 +34,11 @@ export const models = pgTable("models", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** A company's changes to the catalog: hide a slug, enable a disabled one, or set its own prices. */
+/**
+ * A company admin's changes to the catalog, made on the panel: hide a slug, enable a disabled one.
+ * Never a price (CONTRACT 7): the price a call is held and billed at is the operator's, so a tenant
+ * that could write one could call any model for free. Prices live in `model_prices`.
+ */
 export const modelOverrides = pgTable(
   "model_overrides",
   {
@@ -42,13 +46,32 @@ export const modelOverrides = pgTable(
     slug: text("slug").notNull().references(() => models.slug),
     hidden: boolean("hidden").notNull().default(false),
     enabled: boolean("enabled"),
-    inputMicroPerM: microOt("input_micro_per_m"),
-    cachedInputMicroPerM: microOt("cached_input_micro_per_m"),
-    outputMicroPerM: microOt("output_micro_per_m"),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.slug] })],
 );
 
+/**
+ * The operator's per-company price of a slug (CLI `model price`), replacing the catalog's; µO₮ per
+ * million tokens like `models`. Written only by lib/models/set-model-price.ts, which no panel or
+ * API route calls.
+ */
+export const modelPrices = pgTable(
+  "model_prices",
+  {
+    companyId: text("company_id").notNull().references(() => companies.id),
+    slug: text("slug").notNull().references(() => models.slug),
+    inputMicroPerM: microOt("input_micro_per_m").notNull(),
+    cachedInputMicroPerM: microOt("cached_input_micro_per_m").notNull(),
+    outputMicroPerM: microOt("output_micro_per_m").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.companyId, t.slug] }),
+    check("model_prices_non_negative", sql`${t.inputMicroPerM} >= 0 AND ${t.cachedInputMicroPerM} >= 0 AND ${t.outputMicroPerM} >= 0`),
+  ],
+);
+
 export type Model = typeof models.$inferSelect;
 export type ModelOverride = typeof modelOverrides.$inferSelect;
+export type ModelPrice = typeof modelPrices.$inferSelect;

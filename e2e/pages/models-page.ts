@@ -5,7 +5,7 @@ export class ModelsPage {
   readonly search: Locator;
   readonly groups: Locator;
   readonly rows: Locator;
-  readonly priceDialog: Locator;
+  readonly pricesNote: Locator;
   readonly resetDialog: Locator;
 
   constructor(readonly page: Page) {
@@ -13,7 +13,7 @@ export class ModelsPage {
     this.search = page.getByRole("searchbox", { name: "Search models" });
     this.groups = page.getByTestId("model-group");
     this.rows = page.getByTestId("model-row");
-    this.priceDialog = page.getByRole("dialog", { name: "Edit prices" });
+    this.pricesNote = page.getByTestId("prices-note");
     this.resetDialog = page.getByRole("dialog", { name: "Reset to catalog" });
   }
 
@@ -57,25 +57,6 @@ export class ModelsPage {
     await this.setSwitch(this.enabledSwitch(slug), enabled);
   }
 
-  /** Prices in O₮ per 1M tokens, as typed into the dialog. */
-  async openPrices(slug: string): Promise<void> {
-    await this.row(slug).getByRole("button", { name: `Edit prices of ${slug}` }).click();
-    await expect(this.priceDialog).toBeVisible();
-  }
-
-  async fillPrices(prices: { input: string; cached: string; output: string }): Promise<void> {
-    await this.priceDialog.getByLabel("Input", { exact: true }).fill(prices.input);
-    await this.priceDialog.getByLabel("Cached input", { exact: true }).fill(prices.cached);
-    await this.priceDialog.getByLabel("Output", { exact: true }).fill(prices.output);
-  }
-
-  async editPrices(slug: string, prices: { input: string; cached: string; output: string }): Promise<void> {
-    await this.openPrices(slug);
-    await this.fillPrices(prices);
-    await this.priceDialog.getByRole("button", { name: "Save prices" }).click();
-    await expect(this.priceDialog).toBeHidden();
-  }
-
   async resetToCatalog(slug: string): Promise<void> {
     await this.row(slug).getByRole("button", { name: `Reset ${slug} to catalog` }).click();
     await expect(this.resetDialog).toBeVisible();
@@ -83,7 +64,7 @@ export class ModelsPage {
     await expect(this.resetDialog).toBeHidden();
   }
 
-  /** The O₮ prices a row shows (its cells carry the exact number). */
+  /** The O₮ prices a row shows, read-only (its cells carry the exact number). */
   async rowPrices(slug: string): Promise<{ input: number; cached_input: number; output: number }> {
     const row = this.row(slug);
     const read = async (testId: string) => Number(await row.getByTestId(testId).getAttribute("data-ot"));

@@ -8,18 +8,23 @@ import { CompanyName, createCompany, getCompany } from "@/lib/companies";
 import { AppError } from "@/lib/errors";
 import { createKey, revokeKey } from "@/lib/keys";
 import { getKeyById } from "@/lib/keys/get-key-by-id";
+import { OtPerM, resetModelPrice, setModelPrice, type Prices } from "@/lib/models";
 import { createUser, Email, Password } from "@/lib/users";
 
 type Flags = Record<string, string | undefined>;
 
-function flags(argv: string[], names: string[]): Flags {
+/** Parses `--name value` flags; `switches` are flags without a value, read as "true" when given. */
+function flags(argv: string[], names: string[], switches: string[] = []): Flags {
   const { values } = parseArgs({
     args: argv,
-    options: Object.fromEntries(names.map((n) => [n, { type: "string" as const }])),
+    options: Object.fromEntries([
+      ...names.map((n) => [n, { type: "string" as const }]),
+      ...switches.map((n) => [n, { type: "boolean" as const }]),
+    ]),
     strict: true,
     allowPositionals: false,
   });
-  return values as Flags;
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === true ? "true" : v === false ? undefined : v])) as Flags;
 }
 
 function need(f: Flags, name: string): string {
@@ -27,6 +32,24 @@ function need(f: Flags, name: string): string {
   if (v === undefined || v === "") throw new AppError("invalid_request", `--${name} is required`, { param: name });
   return v;
 }
+
+const PRICE_FLAGS = { input: "input", cached_input: "cached-input", output: "output" } as const;
+
+/** A price flag in O₮ per 1M tokens: a plain decimal number (no hex, no exponent, never negative). */
+function otPerM(f: Flags, name: string): number {
+  const raw = need(f, name).trim();
+  const parsed = OtPerM.safeParse(/^(\d+(\.\d*)?|\.\d+)$/.test(raw) ? Number(raw) : Number.NaN);
+  if (!parsed.success) {
+    throw new AppError("invalid_request", `--${name} must be a price in O₮ per 1M tokens from 0 to 1000000, got '${raw}'`, { param: name });
+  }
+  return parsed.data;
+}
+
+const toPricing = (p: Prices) => ({
+  input: microToOt(p.inputMicroPerM),
+  cached_input: microToOt(p.cachedInputMicroPerM),
+  output: microToOt(p.outputMicroPerM),
+});
 
 const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string, unknown>>> = {
   "company create": async (db, argv) => {
@@ -77,6 +100,22 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
     });
     return { user_id: user.id, email: user.email };
   },
+  "model price": async (db, argv) => {
+    const f = flags(argv, ["company", "model", ...Object.values(PRICE_FLAGS)], ["reset"]);
+    const companyId = need(f, "company");
+    const slug = need(f, "model");
+    const given = Object.values(PRICE_FLAGS).filter((n) => f[n] !== undefined);
+    let prices: Prices;
+    if (f.reset) {
+      if (given.length > 0) throw new AppError("invalid_request", `--reset takes no prices (got --${given.join(", --")})`, { param: "reset" });
+      prices = await resetModelPrice(db, { companyId, slug });
+    } else {
+      if (given.length === 0) throw new AppError("invalid_request", "give --input, --cached-input and --output (O₮ per 1M tokens), or --reset", { param: "input" });
+      const input = { input: otPerM(f, PRICE_FLAGS.input), cached_input: otPerM(f, PRICE_FLAGS.cached_input), output: otPerM(f, PRICE_FLAGS.output) };
+      prices = await setModelPrice(db, { companyId, slug, prices: input });
+    }
+    return { company_id: companyId, model: slug, pricing: toPricing(prices) };
+  },
 };
 
 /** Commands of CONTRACT 3 whose tables arrive with later issues. */
@@ -87,7 +126,8 @@ export const ADMIN_USAGE = `usage: npm run admin -- <command> [flags]
   key create --company ID --scopes chat,view,action,admin [--name N] [--rpm N] [--expires ISO]
   key revoke --id KEY_ID
   credits grant --company ID --amount OT [--note TEXT]
-  user create --company ID --email E --password P`;
+  user create --company ID --email E --password P
+  model price --company ID --model SLUG (--input OT --cached-input OT --output OT | --reset)`;
 
 /** Runs one operator command; returns the JSON object to print. Throws on any error. */
 export async function runAdminCommand(db: Db, argv: string[]): Promise<Record<string, unknown>> {

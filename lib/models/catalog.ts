@@ -1,14 +1,14 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import { db } from "@/db/client";
-import { modelOverrides, models, type Model, type ModelOverride } from "@/db/schema";
+import { modelOverrides, modelPrices, models, type Model, type ModelOverride, type ModelPrice } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";
 
 /**
  * The system catalog changes only at start (catalog file sync), so each process keeps it in
- * memory and re-reads it every few minutes. Per-company overrides are cached per company and
- * evicted everywhere by NOTIFY when a company changes them.
+ * memory and re-reads it every few minutes. Per-company overrides and operator prices are cached
+ * per company and evicted everywhere by NOTIFY when the company's admin or the operator changes them.
  */
 const CATALOG_TTL_MS = 5 * 60_000;
 let catalog: { bySlug: Map<string, Model>; list: Model[]; at: number } | undefined;
@@ -31,21 +31,47 @@ export async function catalogModels(): Promise<{ bySlug: Map<string, Model>; lis
   return catalog!;
 }
 
-const OVERRIDES_TTL_MS = 60_000;
-const TOPIC = "model_overrides";
-const overrides = new Map<string, { bySlug: Map<string, ModelOverride>; at: number }>();
-const overridesLive = registerCache(TOPIC, (companyId) => overrides.delete(companyId), () => overrides.clear());
-
-export async function companyOverrides(companyId: string): Promise<Map<string, ModelOverride>> {
-  const live = overridesLive();
-  const hit = overrides.get(companyId);
-  if (live && hit && Date.now() - hit.at < OVERRIDES_TTL_MS) return hit.bySlug;
-  const rows = await db.select().from(modelOverrides).where(eq(modelOverrides.companyId, companyId));
-  const bySlug = new Map(rows.map((r) => [r.slug, r]));
-  if (live) overrides.set(companyId, { bySlug, at: Date.now() });
-  return bySlug;
+/** What one company changes in the catalog: its admin's overrides and the operator's prices for it. */
+export interface CompanyModelSettings {
+  overrides: Map<string, ModelOverride>;
+  prices: Map<string, ModelPrice>;
 }
 
-export async function announceOverridesChanged(conn: DbOrTx, companyId: string): Promise<void> {
+const SETTINGS_TTL_MS = 60_000;
+const TOPIC = "company_models";
+const settings = new Map<string, { value: CompanyModelSettings; at: number }>();
+/**
+ * Bumped by every invalidation (of any company: invalidations are rare): a read that started before
+ * one must not be cached, since it may predate the change that caused it (an operator's new price).
+ */
+let generation = 0;
+const settingsLive = registerCache(
+  TOPIC,
+  (companyId) => {
+    settings.delete(companyId);
+    generation++;
+  },
+  () => {
+    settings.clear();
+    generation++;
+  },
+);
+
+export async function companyModelSettings(companyId: string): Promise<CompanyModelSettings> {
+  const live = settingsLive();
+  const hit = settings.get(companyId);
+  if (live && hit && Date.now() - hit.at < SETTINGS_TTL_MS) return hit.value;
+  const readAt = generation;
+  const [overrideRows, priceRows] = await Promise.all([
+    db.select().from(modelOverrides).where(eq(modelOverrides.companyId, companyId)),
+    db.select().from(modelPrices).where(eq(modelPrices.companyId, companyId)),
+  ]);
+  const value = { overrides: new Map(overrideRows.map((r) => [r.slug, r])), prices: new Map(priceRows.map((r) => [r.slug, r])) };
+  if (live && generation === readAt) settings.set(companyId, { value, at: Date.now() });
+  return value;
+}
+
+/** Evicts the company's settings in every process, when `conn`'s transaction commits (the CLI's included). */
+export async function announceCompanyModelsChanged(conn: DbOrTx, companyId: string): Promise<void> {
   await publishInvalidation(conn, TOPIC, companyId);
 }

@@ -5,4 +5,6 @@ export * from "./pricing";
 export * from "./resolve-model";
 export * from "./to-public-model";
 export * from "./set-override";
+export * from "./set-model-price";
+export * from "./reset-model-price";
 export * from "./to-panel-model";

@@ -3,7 +3,7 @@ import { MODEL_STATUS } from "@/db/enums";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { providerGroup, type ProviderGroupConfig } from "@/lib/providers/config";
-import { catalogModels, companyOverrides } from "./catalog";
+import { catalogModels, companyModelSettings } from "./catalog";
 import { effectiveModel, type EffectiveModel } from "./effective-model";
 import { LOCAL_GROUP } from "./list-models";
 
@@ -22,10 +22,10 @@ const modelNotFound = (slug: string) =>
 
 /** A slug as GET /v1/models shows it (disabled slugs included). @throws 404 model_not_found */
 export async function resolveVisibleModel(args: { companyId: string; slug: string }): Promise<EffectiveModel> {
-  const [{ bySlug }, overrides] = await Promise.all([catalogModels(), companyOverrides(args.companyId)]);
+  const [{ bySlug }, company] = await Promise.all([catalogModels(), companyModelSettings(args.companyId)]);
   const model = bySlug.get(args.slug);
   if (!model || (model.providerGroup === LOCAL_GROUP && env.LOCAL_MODELS !== "1")) throw modelNotFound(args.slug);
-  const eff = effectiveModel(model, overrides.get(args.slug));
+  const eff = effectiveModel(model, company.overrides.get(args.slug), company.prices.get(args.slug));
   if (eff.hidden) throw modelNotFound(args.slug);
   return eff;
 }

@@ -3,23 +3,26 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { modelOverrides, type ModelOverride } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { otToMicro } from "@/lib/billing/money";
-import { announceOverridesChanged, catalogModels } from "./catalog";
+import { announceCompanyModelsChanged, catalogModels } from "./catalog";
 import { AppError } from "@/lib/errors";
 
-const PricePerM = z.number().min(0).max(1_000_000).nullable();
+/**
+ * Prices are the operator's (CONTRACT 7): a price field in a panel body is refused outright, never
+ * ignored, so a client built against the old panel learns its change did not happen.
+ */
+const OperatorOnly = z
+  .never({ error: "prices are set by the gateway operator (CLI `model price`); a company admin can hide, show or enable a model, not price it" })
+  .optional();
 
-/** Panel body: any subset; a null price returns to the catalog price. Prices in O₮ per 1M tokens. */
+/** Panel body: any subset. `enabled: null` returns to the catalog's status. */
 export const ModelOverrideInput = z.strictObject({
   hidden: z.boolean().optional(),
   enabled: z.boolean().nullable().optional(),
-  input_per_m: PricePerM.optional(),
-  cached_input_per_m: PricePerM.optional(),
-  output_per_m: PricePerM.optional(),
+  input_per_m: OperatorOnly,
+  cached_input_per_m: OperatorOnly,
+  output_per_m: OperatorOnly,
 });
-export type ModelOverrideInput = z.infer<typeof ModelOverrideInput>;
-
-const micro = (v: number | null | undefined) => (v === undefined ? undefined : v === null ? null : otToMicro(v));
+export type ModelOverrideInput = Pick<z.infer<typeof ModelOverrideInput>, "hidden" | "enabled">;
 
 /**
  * Creates or updates a company's override of one catalog slug, and evicts every process's cache.
@@ -28,25 +31,19 @@ const micro = (v: number | null | undefined) => (v === undefined ? undefined : v
 export async function setModelOverride(db: DbOrTx, args: { companyId: string; slug: string; input: ModelOverrideInput }): Promise<ModelOverride> {
   const { bySlug } = await catalogModels();
   if (!bySlug.has(args.slug)) throw new AppError("not_found", `No model '${args.slug}' in the catalog`, { wireCode: "model_not_found" });
-  const changes = {
-    hidden: args.input.hidden,
-    enabled: args.input.enabled,
-    inputMicroPerM: micro(args.input.input_per_m),
-    cachedInputMicroPerM: micro(args.input.cached_input_per_m),
-    outputMicroPerM: micro(args.input.output_per_m),
-  };
+  const changes = { hidden: args.input.hidden, enabled: args.input.enabled };
   const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   const [row] = await db
     .insert(modelOverrides)
     .values({ companyId: args.companyId, slug: args.slug, ...set })
     .onConflictDoUpdate({ target: [modelOverrides.companyId, modelOverrides.slug], set: { ...set, updatedAt: new Date() } })
     .returning();
-  await announceOverridesChanged(db, args.companyId);
+  await announceCompanyModelsChanged(db, args.companyId);
   return row!;
 }
 
-/** Drops a company's override of a slug (back to the catalog). Idempotent. */
+/** Drops a company's override of a slug (back to the catalog's visibility and status; the operator's price stays). Idempotent. */
 export async function clearModelOverride(db: DbOrTx, args: { companyId: string; slug: string }): Promise<void> {
   await db.delete(modelOverrides).where(and(eq(modelOverrides.companyId, args.companyId), eq(modelOverrides.slug, args.slug)));
-  await announceOverridesChanged(db, args.companyId);
+  await announceCompanyModelsChanged(db, args.companyId);
 }

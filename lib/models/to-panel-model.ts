@@ -15,10 +15,11 @@ function catalogPosition(slug: string): number | null {
 }
 
 /**
- * The panel's view of a model: the public object with this company's overrides applied, plus what
- * the catalog says without them (so the panel can show a custom price next to the list price and
- * know a slug is disabled upstream even after the company enabled it), and whether the gateway
- * has a key for the provider group (calls to an unconfigured group fail with 400).
+ * The panel's view of a model: the public object with this company's overrides and prices applied,
+ * plus what the catalog says without them (so the panel can show the operator's price for the
+ * company next to the list price, read-only, and know a slug is disabled upstream even after the
+ * company enabled it), and whether the gateway has a key for the provider group (calls to an
+ * unconfigured group fail with 400).
  */
 export function toPanelModel(e: EffectiveModel) {
   const m = e.model;
@@ -27,6 +28,8 @@ export function toPanelModel(e: EffectiveModel) {
     ...toPublicModel(e),
     hidden: e.hidden,
     overridden: e.overridden,
+    /** The operator set this company's price of the slug; only the operator can change or reset it. */
+    operator_priced: e.operatorPriced,
     catalog: {
       status: m.status,
       /** null: the slug left the catalog file (it stays, deprecated). */

@@ -24,7 +24,9 @@ const limiters = new Map<string, RateLimiterAbstract>();
 /**
  * One fixed-window limiter per distinct per-minute limit, all sharing one store so every server
  * process counts against the same budget: Redis when REDIS_URL is set, else PostgreSQL. Never a
- * per-process memory counter (grants only hand out calls the store already counted).
+ * per-process memory counter (grants only hand out calls the store already counted). A limiter is
+ * a few small objects on the shared client with no timer of its own (the PostgreSQL table has one
+ * sweep per process), so keys with many distinct limits cost no more than memory.
  */
 function limiterFor(points: number, granted: boolean): RateLimiterAbstract {
   const id = `${points}:${granted ? "g" : "1"}`;

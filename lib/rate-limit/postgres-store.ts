@@ -4,8 +4,9 @@ import { RateLimiterRes, type IRateLimiterStoreOptions } from "rate-limiter-flex
 // The store base class is not re-exported from the package index; it is the documented way to
 // write a custom store (every bundled store extends it).
 import RateLimiterStoreAbstract from "rate-limiter-flexible/lib/RateLimiterStoreAbstract";
+import { log } from "@/lib/log";
 
-const CLEANUP_EVERY_MS = 5 * 60_000;
+export const SWEEP_EVERY_MS = 5 * 60_000;
 
 interface Row {
   points: number;
@@ -22,12 +23,12 @@ interface Row {
  */
 export class RateLimiterPostgresJs extends RateLimiterStoreAbstract {
   private readonly sql: postgres.Sql;
-  private cleanupTimer?: NodeJS.Timeout;
 
+  /** Cheap: there is one per distinct limit, all on one table, swept by one process-wide timer. */
   constructor(opts: IRateLimiterStoreOptions & { storeClient: postgres.Sql }) {
     super(opts);
     this.sql = opts.storeClient;
-    this.scheduleCleanup();
+    startRateLimitSweeper(this.sql);
   }
 
   _getRateLimiterRes(_rlKey: string, changedPoints: number, row: Row): RateLimiterRes {
@@ -67,14 +68,31 @@ export class RateLimiterPostgresJs extends RateLimiterStoreAbstract {
     const rows = await this.sql`DELETE FROM rate_limits WHERE key = ${key} RETURNING key`;
     return rows.length > 0;
   }
+}
 
-  /** Windows that ended over an hour ago are dead weight; any process may sweep them. */
-  private scheduleCleanup(): void {
-    this.cleanupTimer = setTimeout(() => {
-      this.sql`DELETE FROM rate_limits WHERE expire < now() - interval '1 hour'`
-        .catch(() => {})
-        .finally(() => this.scheduleCleanup());
-    }, CLEANUP_EVERY_MS);
-    this.cleanupTimer.unref();
-  }
+/**
+ * Deletes the rows of every limit whose window ended over an hour ago (dead weight: a key's next
+ * call starts a new window in its row anyway). Uses the index on `expire`. Any process may sweep.
+ */
+export async function sweepExpiredRateLimits(sql: postgres.Sql): Promise<number> {
+  const result = await sql`DELETE FROM rate_limits WHERE expire < now() - interval '1 hour'`;
+  return result.count;
+}
+
+// On globalThis: a bundler may load this module once per route bundle, and the sweep is per process.
+const state = globalThis as { __cockpitRateLimitSweeper?: NodeJS.Timeout };
+
+/** One sweep of the whole table per process, however many limiters exist; never keeps the process alive. Idempotent. */
+export function startRateLimitSweeper(sql: postgres.Sql): void {
+  if (state.__cockpitRateLimitSweeper) return;
+  const next = () => {
+    const sweeper = setTimeout(() => {
+      sweepExpiredRateLimits(sql)
+        .catch((err: unknown) => log.warn({ err }, "rate-limit sweep failed; retried at the next interval"))
+        .finally(next);
+    }, SWEEP_EVERY_MS);
+    sweeper.unref();
+    state.__cockpitRateLimitSweeper = sweeper;
+  };
+  next();
 }

@@ -5,6 +5,7 @@ import { db } from "@/db/client";
 import { makeCompany, makeKey, makeUser } from "@/db/factories";
 import { apiKeys, ledgerEntries, threads } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
+import { runCli } from "../support/run-cli";
 
 /**
  * The panel's JSON endpoints (/api/panel/*) over real HTTP with a real Auth.js session: no session
@@ -113,5 +114,109 @@ describe("panel endpoints", () => {
     expect(rows.length).toBe(1);
     const t = await db.select().from(threads).where(eq(threads.companyId, a.company.id));
     expect(t.length).toBe(1);
+  });
+});
+
+/**
+ * Issue 8, finding 2: a company admin set its own prices to zero on the panel and then called any
+ * model for free at a zero balance (a zero hold skips the balance check). Prices are the operator's
+ * (CONTRACT 7): the panel refuses any price field, and only the operator CLI prices a company.
+ */
+describe("prices are the operator's, never the company admin's", () => {
+  const ZERO = { input_per_m: 0, cached_input_per_m: 0, output_per_m: 0 };
+
+  async function getModel(key: string, slug: string) {
+    const res = await fetch(`${server.url}/v1/models/${slug}`, { headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, body: (await res.json()) as { status: string; pricing: { input: number; cached_input: number; output: number } } };
+  }
+
+  it("PUT with any price field is a 400 naming the field, and the price stays the catalog's", async () => {
+    const a = await tenant(0);
+    const { secret: key } = await makeKey(db, { companyId: a.company.id });
+    const before = (await getModel(key, "gpt-5")).body.pricing;
+    expect(before).toMatchObject({ input: 1250, cached_input: 125, output: 10000 });
+
+    for (const [body, param] of [
+      [ZERO, "input_per_m"],
+      [{ cached_input_per_m: 0 }, "cached_input_per_m"],
+      [{ output_per_m: 0.000001 }, "output_per_m"],
+      // null used to mean "back to the catalog price": a price field all the same.
+      [{ input_per_m: null }, "input_per_m"],
+      // Refused as a whole: the visibility change in the same body does not happen either.
+      [{ hidden: true, output_per_m: 0 }, "output_per_m"],
+    ] as const) {
+      const res = await panel(a.cookie, "/api/panel/models/gpt-5", { method: "PUT", body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      const err = (await res.json()) as { error: { type: string; param: string; message: string } };
+      expect(err.error).toMatchObject({ type: "invalid_request_error", param });
+      expect(err.error.message).toContain("operator");
+    }
+    const after = await getModel(key, "gpt-5");
+    expect(after.status).toBe(200);
+    expect(after.body.pricing).toEqual(before);
+  });
+
+  it("the attack: zero prices refused, so a zero-balance company's call is still a 402 and nothing is billed", async () => {
+    const a = await tenant(0);
+    const { secret: key } = await makeKey(db, { companyId: a.company.id });
+    const put = await panel(a.cookie, "/api/panel/models/local-chat-latest", { method: "PUT", body: ZERO });
+    expect(put.status).toBe(400);
+    expect((await getModel(key, "local-chat-latest")).body.pricing).toMatchObject({ input: 100, output: 400 });
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "local-chat-latest", messages: [{ role: "user", content: "free tokens please" }] }),
+    });
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as { error: { type: string } }).error.type).toBe("insufficient_balance");
+    expect(await db.select().from(ledgerEntries).where(eq(ledgerEntries.companyId, a.company.id))).toHaveLength(0);
+  });
+
+  it("hide, show and enable still work", async () => {
+    const a = await tenant();
+    const { secret: key } = await makeKey(db, { companyId: a.company.id });
+    expect((await panel(a.cookie, "/api/panel/models/gpt-5", { method: "PUT", body: { hidden: true } })).status).toBe(200);
+    expect((await getModel(key, "gpt-5")).status).toBe(404);
+    expect((await panel(a.cookie, "/api/panel/models/gpt-5", { method: "PUT", body: { hidden: false } })).status).toBe(200);
+    expect((await getModel(key, "gpt-5")).status).toBe(200);
+
+    expect((await getModel(key, "claude-haiku-4-5")).body.status).toBe("disabled");
+    expect((await panel(a.cookie, "/api/panel/models/claude-haiku-4-5", { method: "PUT", body: { enabled: true } })).status).toBe(200);
+    expect((await getModel(key, "claude-haiku-4-5")).body.status).toBe("active");
+    expect((await panel(a.cookie, "/api/panel/models/claude-haiku-4-5", { method: "DELETE" })).status).toBe(200);
+    expect((await getModel(key, "claude-haiku-4-5")).body.status).toBe("disabled");
+  });
+
+  it("the operator's price (CLI, another process) reaches the running server: shown, held and billed at; --reset returns to the catalog", async () => {
+    const a = await tenant(1);
+    const { secret: key } = await makeKey(db, { companyId: a.company.id });
+    const slug = "local-chat-latest";
+    const call = () =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: slug, max_tokens: 50, messages: [{ role: "user", content: "what does it cost" }] }),
+      });
+    // Cached by the server before the operator's change.
+    expect((await getModel(key, slug)).body.pricing).toMatchObject({ input: 100, cached_input: 10, output: 400 });
+
+    const set = runCli(["model", "price", "--company", a.company.id, "--model", slug, "--input", "1000", "--cached-input", "100", "--output", "2000"]);
+    expect(set.json).toEqual({ company_id: a.company.id, model: slug, pricing: { input: 1000, cached_input: 100, output: 2000 } });
+    await expect.poll(async () => (await getModel(key, slug)).body.pricing).toMatchObject({ input: 1000, cached_input: 100, output: 2000 });
+
+    const res = await call();
+    expect(res.status).toBe(200);
+    const { usage } = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    const [entry] = await db.select().from(ledgerEntries).where(and(eq(ledgerEntries.companyId, a.company.id), eq(ledgerEntries.kind, "completion")));
+    expect(entry!.amountMicro).toBe(-(usage.prompt_tokens * 1000 + usage.completion_tokens * 2000));
+
+    // The hold is the worst case at the operator's price too: 50 output tokens at 200,000 O₮/M is 10 O₮, above the balance.
+    expect(runCli(["model", "price", "--company", a.company.id, "--model", slug, "--input", "1000", "--cached-input", "100", "--output", "200000"]).code).toBe(0);
+    await expect.poll(async () => (await getModel(key, slug)).body.pricing.output).toBe(200000);
+    expect((await call()).status).toBe(402);
+
+    const reset = runCli(["model", "price", "--company", a.company.id, "--model", slug, "--reset"]);
+    expect(reset.json).toEqual({ company_id: a.company.id, model: slug, pricing: { input: 100, cached_input: 10, output: 400 } });
+    await expect.poll(async () => (await getModel(key, slug)).body.pricing).toMatchObject({ input: 100, cached_input: 10, output: 400 });
   });
 });
