@@ -6,7 +6,23 @@ import { ZodError } from "zod";
 import { db, sql } from "@/db/client";
 import { ensureDatabase } from "@/db/ensure";
 import { ADMIN_USAGE, runAdminCommand } from "@/lib/cli/admin-commands";
+import { AppError } from "@/lib/errors";
 import { zodToAppError } from "@/lib/http/error-response";
+
+/**
+ * The message of a failed command. A failed query's own message carries its parameters (a new
+ * user's password hash, for one), so only the database's reason is shown, never the statement.
+ */
+function errorMessage(err: unknown): string {
+  if (err instanceof ZodError) return zodToAppError(err).message;
+  if (err instanceof AppError) return err.message;
+  const cause = (err as { cause?: { code?: unknown; message?: unknown; constraint_name?: unknown } }).cause;
+  if (cause && typeof cause.message === "string") {
+    if (cause.code === "23505") return `already exists${typeof cause.constraint_name === "string" ? ` (${cause.constraint_name})` : ""}`;
+    return `database error: ${cause.message}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
@@ -21,8 +37,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
   } catch (err) {
-    const message = err instanceof ZodError ? zodToAppError(err).message : err instanceof Error ? err.message : String(err);
-    process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    process.stdout.write(`${JSON.stringify({ error: errorMessage(err) })}\n`);
     return 1;
   } finally {
     await sql.end({ timeout: 5 });

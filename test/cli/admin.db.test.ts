@@ -48,6 +48,16 @@ describe("operator CLI (npm run admin)", () => {
     expect((await findKeyById(key.json.id))?.status).toBe("revoked");
   });
 
+  it("a failed statement never prints its parameters (a duplicate user's password hash)", async () => {
+    const company = await makeCompany(db);
+    const email = `dup-${company.id.slice(-8).toLowerCase()}@example.test`;
+    expect(runCli(["user", "create", "--company", company.id, "--email", email, "--password", "first password"]).code).toBe(0);
+    const again = runCli(["user", "create", "--company", company.id, "--email", email, "--password", "second password"]);
+    expect(again.code).toBe(1);
+    expect(again.json.error).toMatch(/^already exists/);
+    expect(again.stdout).not.toMatch(/\$2[aby]\$|params:|insert into/i);
+  });
+
   it("errors print {error} and exit 1", () => {
     for (const args of [
       ["company", "create"],
