@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button, Spinner } from "@/components/ui/button";
 import { ErrorMessage, Input, Label } from "@/components/ui/input";
+import { safeRedirectPath } from "@/lib/panel/safe-redirect";
 
 /** next-auth's error code when `authorize` returned null. */
 const BAD_CREDENTIALS = "CredentialsSignin";
@@ -26,7 +27,8 @@ export function LoginForm({ redirectTo }: { redirectTo: string }) {
         password: String(form.get("password") ?? ""),
       });
       if (res?.ok && !res.error) {
-        router.replace(redirectTo);
+        // Checked again here: whatever reaches this prop, the browser never leaves our origin.
+        router.replace(safeRedirectPath(redirectTo));
         router.refresh();
         return;
       }
