@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeUser } from "@/db/factories";
+import { makeCompany, makeKey, makeUser } from "@/db/factories";
 import { startNextServer, type RunningServer } from "../support/next-server";
 import { credentialsSignIn } from "../support/panel-sign-in";
 
 /**
- * Attacks on signing in, over real HTTP against the production server: an open redirect through
- * the login page's callbackUrl.
+ * Attacks on signing in and on SDK tokens, over real HTTP against the production server: an open
+ * redirect through the login page's callbackUrl, and an SDK JWT forged with an `iat` in the future.
  */
 const AUTH_SECRET = process.env.AUTH_SECRET ?? randomBytes(32).toString("hex");
 let server: RunningServer;
@@ -61,5 +62,34 @@ describe("login redirect (callbackUrl)", () => {
     const res = await fetch(`${server.url}/login?callbackUrl=%2Fusage%3Fsource%3Dwhisper`, { headers: { cookie: cookie! }, redirect: "manual" });
     expect(res.status).toBe(307);
     expect(res.headers.get("location")).toBe("/usage?source=whisper");
+  });
+});
+
+describe("SDK JWT", () => {
+  const signingKey = new TextEncoder().encode(`sdk-jwt:${AUTH_SECRET}`);
+  const forge = (claims: { sub: string; cid: string }, iat: number) =>
+    new SignJWT({ cid: claims.cid, scp: ["chat"] })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setIssuer("cockpit-gateway")
+      .setAudience("cockpit-sdk")
+      .setSubject(claims.sub)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 300)
+      .sign(signingKey);
+  const me = (token: string) => fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+
+  it("a token whose iat is in the future is refused with 401, so no token outlives 300 s", async () => {
+    const company = await makeCompany(db, { creditsOt: 1 });
+    const { key } = await makeKey(db, { companyId: company.id, scopes: ["chat"] });
+    const now = Math.floor(Date.now() / 1000);
+    for (const ahead of [60, 3600, 365 * 86_400]) {
+      const res = await me(await forge({ sub: key.id, cid: company.id }, now + ahead));
+      expect(res.status, `iat now + ${ahead} s`).toBe(401);
+      const body = (await res.json()) as { error: { type: string; code: string } };
+      expect(body.error).toMatchObject({ type: "authentication_error", code: "invalid_token" });
+    }
+    // A clock a second or two ahead on the minting server is tolerated.
+    expect((await me(await forge({ sub: key.id, cid: company.id }, now + 2))).status).toBe(200);
+    expect((await me(await forge({ sub: key.id, cid: company.id }, now))).status).toBe(200);
   });
 });
