@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * The production HTTP server: `node [flags] scripts/server/main.mjs [-p port] [-H host]`, run by
- * `npm start`, the benchmarks and the HTTP and browser tests. The production build in `.next` served
- * through Next.js's documented custom-server API (`next()` + `getRequestHandler()`), with two
- * additions:
+ * The production HTTP server: `node [flags] scripts/server/main.mjs [-p port] [-H host]` (else PORT
+ * and HOST: 3000 on 127.0.0.1), run by `npm start`, the benchmarks and the HTTP and browser tests.
+ * The production build in `.next` served through Next.js's documented custom-server API (`next()` +
+ * `getRequestHandler()`), with two additions:
  *
  * - The fast lane (fast-lane.mjs): POST /v1/chat/completions is handed to its compiled route
  *   handler without Next.js's per-request routing, which costs as much CPU as the whole request
@@ -30,6 +30,7 @@ import { workerCount } from "./worker-count.mjs";
 /** Hot routes served by the fast lane (exact paths). Their handlers must not use Next.js request APIs. */
 const FAST_ROUTES = [{ method: "POST", path: "/v1/chat/completions" }];
 
+const DEFAULT_HOST = "127.0.0.1";
 const SHUTDOWN_GRACE_MS = 10_000;
 /** How long the app's shutdown hooks (lib/shutdown.ts: releasing credit leases) may take. */
 const SHUTDOWN_HOOKS_MS = 3_000;
@@ -47,7 +48,10 @@ function options() {
   });
   const port = Number(values.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port ?? process.env.PORT}"`);
-  return { port, hostname: values.hostname };
+  // Loopback unless told otherwise: a server on every interface is reachable from the network
+  // without the reverse proxy in front of it (containers set HOST=0.0.0.0).
+  const hostname = values.hostname || process.env.HOST || DEFAULT_HOST;
+  return { port, hostname };
 }
 
 /** One server process: Next.js plus the fast lane on one listening socket (shared under cluster). */
@@ -57,10 +61,10 @@ async function serve() {
   Object.assign(process.env, { NODE_ENV: "production" });
   const dir = process.cwd();
   const next = createRequire(path.join(dir, "package.json"))("next");
-  const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port });
+  const app = next({ dev: false, dir, hostname, port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const origin = `http://${hostname && !hostname.includes(":") ? hostname : "localhost"}:${port}`;
+  const origin = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
   const fast = process.env.FAST_LANE === "0" ? new Map() : await loadFastRoutes(dir, FAST_ROUTES, say);
 
   let inFlight = 0;
@@ -79,7 +83,9 @@ async function serve() {
     server.once("error", reject);
     server.listen(port, hostname, () => resolve(undefined));
   });
-  say(`ready on http://${hostname ?? "localhost"}:${port} (fast lane: ${[...fast.keys()].join(", ") || "off"})`);
+  const bound = /** @type {import("node:net").AddressInfo} */ (server.address());
+  const shown = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+  say(`ready on http://${shown}:${bound.port} (fast lane: ${[...fast.keys()].join(", ") || "off"})`);
 
   let stopping = false;
   const stop = () => {
