@@ -6,9 +6,7 @@ import { useState, type FormEvent } from "react";
 import { Button, Spinner } from "@/components/ui/button";
 import { ErrorMessage, Input, Label } from "@/components/ui/input";
 import { safeRedirectPath } from "@/lib/panel/safe-redirect";
-
-/** next-auth's error code when `authorize` returned null. */
-const BAD_CREDENTIALS = "CredentialsSignin";
+import { signInErrorMessage } from "@/lib/panel/sign-in-errors";
 
 export function LoginForm({ redirectTo }: { redirectTo: string }) {
   const router = useRouter();
@@ -32,7 +30,7 @@ export function LoginForm({ redirectTo }: { redirectTo: string }) {
         router.refresh();
         return;
       }
-      setError(res?.error === BAD_CREDENTIALS ? "Incorrect email or password." : "Sign-in failed. Please try again.");
+      setError(signInErrorMessage(res?.error));
     } catch {
       setError("Could not reach the server. Check your connection and try again.");
     }

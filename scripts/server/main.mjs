@@ -19,6 +19,7 @@
  * SIGINT/SIGTERM: stop accepting, let requests in flight finish for up to SHUTDOWN_GRACE_MS
  * (streams included), then exit.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import cluster from "node:cluster";
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -37,6 +38,14 @@ const SHUTDOWN_HOOKS_MS = 3_000;
 const RESTART_DELAY_MS = 1_000;
 const EARLY_DEATH_MS = 10_000;
 const MAX_EARLY_DEATHS = 5;
+
+/**
+ * The socket's remote address of the request being served, for the app (lib/http/client-ip.ts):
+ * route handlers never see the socket, and X-Forwarded-For is the client's to write.
+ * @type {AsyncLocalStorage<{ address: string | null }>}
+ */
+const requestPeer = new AsyncLocalStorage();
+/** @type {any} */ (globalThis)[Symbol.for("cockpit.request-peer")] = requestPeer;
 
 /** @param {string} message */
 const say = (message) => process.stderr.write(`[server ${process.pid}] ${message}\n`);
@@ -77,7 +86,7 @@ async function serve() {
     if (refuseMalformedPath(req, res)) return;
     const handler = fastHandlerFor(fast, req);
     if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
-    else handle(req, res);
+    else requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => handle(req, res));
   });
   await new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -1,4 +1,4 @@
-import { fetch, type Dispatcher } from "undici";
+import { Agent, fetch, type Dispatcher } from "undici";
 
 export interface SignInResult {
   /** The HTTP status of Auth.js's credentials callback (200 signed in, 401 refused). */
@@ -10,6 +10,20 @@ export interface SignInResult {
 }
 
 const cookiesOf = (res: { headers: { getSetCookie(): string[] } }) => res.headers.getSetCookie().map((c) => c.split(";")[0]!);
+
+/**
+ * A client whose connections leave from `address` (any 127.x.y.z on Linux reaches a server bound
+ * to 127.0.0.1): to the server, a different client IP, as the socket reports it.
+ */
+export function clientFrom(address: string): Dispatcher {
+  return new Agent({ localAddress: address });
+}
+
+/** A random loopback address other than 127.0.0.1, so counters kept by client IP start fresh. */
+export function randomLoopback(): string {
+  const byte = () => 1 + Math.floor(Math.random() * 254);
+  return `127.${byte()}.${byte()}.${1 + byte()}`;
+}
 
 /** Signs in through Auth.js's credentials flow exactly as next-auth/react's signIn does (CSRF token, then the callback with json=true). */
 export async function credentialsSignIn(
