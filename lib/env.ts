@@ -16,6 +16,17 @@ const ServerEnv = z.object({
   REDIS_URL: optionalUrl,
   AUTH_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, "must be at least 32 characters").optional()),
   PORT: intWithDefault(3000, 1, 65535),
+  // Read by the production server (scripts/server/main.mjs) too. Loopback by default: containers
+  // and hosts without a reverse proxy in front set 0.0.0.0.
+  HOST: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9.:-]+$/, "must be a host name or an IP address").default("127.0.0.1")),
+  /**
+   * How many reverse proxies in front of the server append to X-Forwarded-For; 0 (default) trusts
+   * none and takes the client address from the socket. With N, the client is the Nth address from
+   * the right (what the outermost trusted proxy saw); entries further left are the client's to forge.
+   */
+  TRUST_PROXY: intWithDefault(0, 0, 10),
+  /** Window of the panel's sign-in throttle (failures per email and per client address). */
+  LOGIN_THROTTLE_WINDOW_S: intWithDefault(900, 1, 86_400),
   // Read by the production server (scripts/server/main.mjs) too; validated here so `npm start` fails at boot.
   WEB_CONCURRENCY: intWithDefault(1, 1, 64),
   FAST_LANE: z.preprocess(emptyAsUndefined, z.enum(["0", "1"]).default("1")),

@@ -43,7 +43,9 @@ async function main() {
     if (build.status !== 0) throw new Error("next build failed");
   }
   const stopWorker = startWorker();
-  const serverArgs = dev ? [nextBin, "dev", "-p", String(env.PORT)] : [...SERVER_NODE_FLAGS, SERVER_MAIN, "-p", String(env.PORT)];
+  const serverArgs = dev
+    ? [nextBin, "dev", "-p", String(env.PORT), "-H", env.HOST]
+    : [...SERVER_NODE_FLAGS, SERVER_MAIN, "-p", String(env.PORT), "-H", env.HOST];
   const server = spawn(process.execPath, serverArgs, {
     stdio: "inherit",
     env: dev ? childEnv : { ...SERVER_ENV, ...childEnv },

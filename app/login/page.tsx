@@ -3,18 +3,12 @@ import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/panel/login-form";
 import { Logo } from "@/components/panel/logo";
 import { getPanelSession } from "@/lib/panel/get-panel-session";
+import { safeRedirectPath } from "@/lib/panel/safe-redirect";
 
 export const metadata: Metadata = { title: "Sign in · Cockpit Gateway" };
 
-const HOME = "/sdk-keys";
-
-/** Only same-site paths: an absolute or protocol-relative callbackUrl would be an open redirect. */
-function safeRedirect(value: string | string[] | undefined): string {
-  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") ? value : HOME;
-}
-
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const redirectTo = safeRedirect((await searchParams).callbackUrl);
+  const redirectTo = safeRedirectPath((await searchParams).callbackUrl);
   if (await getPanelSession()) redirect(redirectTo);
   return (
     <main className="flex min-h-screen flex-col items-center justify-center px-4 py-12">

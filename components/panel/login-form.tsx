@@ -5,9 +5,8 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button, Spinner } from "@/components/ui/button";
 import { ErrorMessage, Input, Label } from "@/components/ui/input";
-
-/** next-auth's error code when `authorize` returned null. */
-const BAD_CREDENTIALS = "CredentialsSignin";
+import { safeRedirectPath } from "@/lib/panel/safe-redirect";
+import { signInErrorMessage } from "@/lib/panel/sign-in-errors";
 
 export function LoginForm({ redirectTo }: { redirectTo: string }) {
   const router = useRouter();
@@ -26,11 +25,12 @@ export function LoginForm({ redirectTo }: { redirectTo: string }) {
         password: String(form.get("password") ?? ""),
       });
       if (res?.ok && !res.error) {
-        router.replace(redirectTo);
+        // Checked again here: whatever reaches this prop, the browser never leaves our origin.
+        router.replace(safeRedirectPath(redirectTo));
         router.refresh();
         return;
       }
-      setError(res?.error === BAD_CREDENTIALS ? "Incorrect email or password." : "Sign-in failed. Please try again.");
+      setError(signInErrorMessage(res?.error));
     } catch {
       setError("Could not reach the server. Check your connection and try again.");
     }

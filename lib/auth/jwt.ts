@@ -8,6 +8,12 @@ const ALG = "HS256";
 const ISSUER = "cockpit-gateway";
 const AUDIENCE = "cockpit-sdk";
 export const SDK_TOKEN_TTL_S = 300;
+/**
+ * How far in the future a token's `iat` may be: the clocks of the server that minted it and the
+ * one checking it may differ this much. Beyond it the token is refused, or it would live longer
+ * than SDK_TOKEN_TTL_S (`exp` is set from `iat`).
+ */
+export const CLOCK_SKEW_S = 5;
 
 let keyBytes: Uint8Array | undefined;
 // Derived per purpose so the panel session secret and SDK tokens never share key material.
@@ -33,6 +39,7 @@ export async function mintSdkToken(claims: SdkTokenClaims, nowS = Math.floor(Dat
 }
 
 const invalid = (message: string) => new AppError("unauthenticated", message, { wireCode: "invalid_token" });
+const expired = () => new AppError("unauthenticated", "Token has expired", { wireCode: "token_expired" });
 
 /** @throws AppError unauthenticated for any bad, expired or foreign token. */
 export async function verifySdkToken(token: string): Promise<SdkTokenClaims> {
@@ -42,9 +49,12 @@ export async function verifySdkToken(token: string): Promise<SdkTokenClaims> {
       issuer: ISSUER,
       audience: AUDIENCE,
       requiredClaims: ["exp", "iat", "sub"],
-      // No tolerance: a token one second past `exp` is expired.
-      clockTolerance: 0,
+      // An `iat` older than the lifetime or more than the skew in the future is refused.
+      maxTokenAge: SDK_TOKEN_TTL_S,
+      clockTolerance: CLOCK_SKEW_S,
     });
+    // The tolerance is for `iat` only: a token one second past `exp` is expired.
+    if (payload.exp! <= Math.floor(Date.now() / 1000)) throw expired();
     const scopes = payload.scp;
     if (
       typeof payload.sub !== "string" ||
@@ -58,7 +68,8 @@ export async function verifySdkToken(token: string): Promise<SdkTokenClaims> {
     return { keyId: payload.sub, companyId: payload.cid, scopes };
   } catch (err) {
     if (err instanceof AppError) throw err;
-    if (err instanceof joseErrors.JWTExpired) throw new AppError("unauthenticated", "Token has expired", { wireCode: "token_expired" });
+    if (err instanceof joseErrors.JWTExpired) throw expired();
+    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === "iat" && err.reason === "check_failed") throw invalid("Token is issued in the future");
     throw invalid("Invalid token");
   }
 }

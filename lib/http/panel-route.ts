@@ -11,21 +11,31 @@ import { requestIdFor } from "./request-id";
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
+const crossSite = () => new AppError("forbidden", "Cross-site request refused", { wireCode: "csrf" });
+
+/** The host[:port] of an Origin header, or null when it is absent, opaque (`null`) or not an http(s) origin. */
+function originHost(origin: string | null): string | null {
+  if (!origin || !URL.canParse(origin)) return null;
+  const url = new URL(origin);
+  return url.protocol === "http:" || url.protocol === "https:" ? url.host : null;
+}
+
 /**
  * Cookie-authenticated JSON endpoints of the panel. Because the browser sends the cookie on its
  * own, a state-changing call must come from our own origin (CSRF): Sec-Fetch-Site or Origin.
+ * Anything else, an Origin that cannot be parsed included, is a 403.
  */
 function assertSameOrigin(req: Request): void {
   if (SAFE_METHODS.has(req.method)) return;
   const site = req.headers.get("sec-fetch-site");
   if (site) {
     if (site === "same-origin") return;
-    throw new AppError("forbidden", "Cross-site request refused", { wireCode: "csrf" });
+    throw crossSite();
   }
-  const origin = req.headers.get("origin");
+  const origin = originHost(req.headers.get("origin"));
   const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  if (origin && host && new URL(origin).host === host) return;
-  throw new AppError("forbidden", "Cross-site request refused", { wireCode: "csrf" });
+  if (origin && host && origin === host.toLowerCase()) return;
+  throw crossSite();
 }
 
 /** Like apiRoute, for the panel: the session's company, every scope (panel users administer their company). */

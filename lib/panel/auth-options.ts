@@ -5,7 +5,11 @@ import { z } from "zod";
 import { storableText } from "@/lib/persistence/pg-text";
 import { db } from "@/db/client";
 import { authSecret } from "@/lib/auth/secret";
-import { verifyCredentials } from "@/lib/users";
+import { AppError } from "@/lib/errors";
+import { clientAddress } from "@/lib/http/client-ip";
+import { log } from "@/lib/log";
+import { throttledSignInError } from "./sign-in-errors";
+import { signInWithPassword } from "./sign-in";
 
 const LoginInput = z.object({ email: storableText(z.string().min(1).max(254)), password: z.string().min(1).max(200) });
 
@@ -19,11 +23,21 @@ export const authOptions: NextAuthOptions = {
     CredentialsProvider({
       name: "Email",
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(raw) {
+      async authorize(raw, req) {
         const parsed = LoginInput.safeParse(raw);
         if (!parsed.success) return null;
-        const user = await verifyCredentials(db, parsed.data);
-        return user ? { id: user.id, email: user.email, companyId: user.companyId } : null;
+        const forwardedFor: unknown = req.headers?.["x-forwarded-for"];
+        const address = clientAddress(typeof forwardedFor === "string" ? forwardedFor : null);
+        try {
+          const user = await signInWithPassword(db, { ...parsed.data, address });
+          return user ? { id: user.id, email: user.email, companyId: user.companyId } : null;
+        } catch (err) {
+          // Auth.js sends the message of what authorize throws to the client as its `error`.
+          if (err instanceof AppError && err.code === "rate_limited") throw new Error(throttledSignInError(Number(err.headers["retry-after"])));
+          // Anything else (the store or the database down) is logged; the client only learns that it failed.
+          log.error({ err }, "panel sign-in failed");
+          throw new Error("SignInFailed");
+        }
       },
     }),
   ],

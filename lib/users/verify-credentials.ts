@@ -1,8 +1,8 @@
 import "server-only";
-import bcrypt from "bcryptjs";
 import { eq, sql } from "drizzle-orm";
 import { users, type User } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
+import { comparePassword } from "./password-hash";
 
 // A real hash of a random string: comparing against it keeps unknown emails as slow as wrong passwords.
 const DUMMY_HASH = "$2b$10$CwTycUXWue0Thq9StjUM0uJ8.Yq3l5PrG0v3yPq5J3b5Yw0m3pQ6a";
@@ -14,6 +14,6 @@ export async function verifyCredentials(db: DbOrTx, args: { email: string; passw
     .from(users)
     .where(eq(sql`lower(${users.email})`, args.email.trim().toLowerCase()))
     .limit(1);
-  const ok = await bcrypt.compare(args.password, user?.passwordHash ?? DUMMY_HASH);
+  const ok = await comparePassword(args.password, user?.passwordHash ?? DUMMY_HASH);
   return user && ok ? user : null;
 }

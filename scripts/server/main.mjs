@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * The production HTTP server: `node [flags] scripts/server/main.mjs [-p port] [-H host]`, run by
- * `npm start`, the benchmarks and the HTTP and browser tests. The production build in `.next` served
- * through Next.js's documented custom-server API (`next()` + `getRequestHandler()`), with two
- * additions:
+ * The production HTTP server: `node [flags] scripts/server/main.mjs [-p port] [-H host]` (else PORT
+ * and HOST: 3000 on 127.0.0.1), run by `npm start`, the benchmarks and the HTTP and browser tests.
+ * The production build in `.next` served through Next.js's documented custom-server API (`next()` +
+ * `getRequestHandler()`), with two additions:
  *
  * - The fast lane (fast-lane.mjs): POST /v1/chat/completions is handed to its compiled route
  *   handler without Next.js's per-request routing, which costs as much CPU as the whole request
@@ -19,6 +19,7 @@
  * SIGINT/SIGTERM: stop accepting, let requests in flight finish for up to SHUTDOWN_GRACE_MS
  * (streams included), then exit.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import cluster from "node:cluster";
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -30,12 +31,21 @@ import { workerCount } from "./worker-count.mjs";
 /** Hot routes served by the fast lane (exact paths). Their handlers must not use Next.js request APIs. */
 const FAST_ROUTES = [{ method: "POST", path: "/v1/chat/completions" }];
 
+const DEFAULT_HOST = "127.0.0.1";
 const SHUTDOWN_GRACE_MS = 10_000;
 /** How long the app's shutdown hooks (lib/shutdown.ts: releasing credit leases) may take. */
 const SHUTDOWN_HOOKS_MS = 3_000;
 const RESTART_DELAY_MS = 1_000;
 const EARLY_DEATH_MS = 10_000;
 const MAX_EARLY_DEATHS = 5;
+
+/**
+ * The socket's remote address of the request being served, for the app (lib/http/client-ip.ts):
+ * route handlers never see the socket, and X-Forwarded-For is the client's to write.
+ * @type {AsyncLocalStorage<{ address: string | null }>}
+ */
+const requestPeer = new AsyncLocalStorage();
+/** @type {any} */ (globalThis)[Symbol.for("cockpit.request-peer")] = requestPeer;
 
 /** @param {string} message */
 const say = (message) => process.stderr.write(`[server ${process.pid}] ${message}\n`);
@@ -47,7 +57,10 @@ function options() {
   });
   const port = Number(values.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port ?? process.env.PORT}"`);
-  return { port, hostname: values.hostname };
+  // Loopback unless told otherwise: a server on every interface is reachable from the network
+  // without the reverse proxy in front of it (containers set HOST=0.0.0.0).
+  const hostname = values.hostname || process.env.HOST || DEFAULT_HOST;
+  return { port, hostname };
 }
 
 /** One server process: Next.js plus the fast lane on one listening socket (shared under cluster). */
@@ -57,10 +70,10 @@ async function serve() {
   Object.assign(process.env, { NODE_ENV: "production" });
   const dir = process.cwd();
   const next = createRequire(path.join(dir, "package.json"))("next");
-  const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port });
+  const app = next({ dev: false, dir, hostname, port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const origin = `http://${hostname && !hostname.includes(":") ? hostname : "localhost"}:${port}`;
+  const origin = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
   const fast = process.env.FAST_LANE === "0" ? new Map() : await loadFastRoutes(dir, FAST_ROUTES, say);
 
   let inFlight = 0;
@@ -73,13 +86,15 @@ async function serve() {
     if (refuseMalformedPath(req, res)) return;
     const handler = fastHandlerFor(fast, req);
     if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
-    else handle(req, res);
+    else requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => handle(req, res));
   });
   await new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => resolve(undefined));
   });
-  say(`ready on http://${hostname ?? "localhost"}:${port} (fast lane: ${[...fast.keys()].join(", ") || "off"})`);
+  const bound = /** @type {import("node:net").AddressInfo} */ (server.address());
+  const shown = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+  say(`ready on http://${shown}:${bound.port} (fast lane: ${[...fast.keys()].join(", ") || "off"})`);
 
   let stopping = false;
   const stop = () => {

@@ -9,8 +9,8 @@ import { runCli } from "../support/run-cli";
 
 /**
  * The panel's JSON endpoints (/api/panel/*) over real HTTP with a real Auth.js session: no session
- * is 401, a cross-site state change is 403, another company's key is 404, model overrides stay in
- * the session's company, and the playground bills the session's company.
+ * is 401, a cross-site state change is 403 (an unparsable Origin too), another company's key is
+ * 404, model overrides stay in the session's company, and the playground bills the session's company.
  */
 let server: RunningServer;
 
@@ -74,6 +74,27 @@ describe("panel endpoints", () => {
     const { cookie } = await tenant();
     const res = await panel(cookie, "/api/panel/models/gpt-4.1-mini", { method: "PUT", body: { hidden: true }, crossSite: true });
     expect(res.status).toBe(403);
+  });
+
+  it("without Sec-Fetch-Site, an Origin that is opaque, unparsable or another site's is refused with 403 in the OpenAI shape", async () => {
+    const { cookie } = await tenant();
+    const host = new URL(server.url).host;
+    for (const origin of ["null", "not a url", "http://", "file:///etc/passwd", `https://evil.example`, `http://${host}.evil.example`, `http://evil.example:${server.port}`]) {
+      const res = await fetch(`${server.url}/api/panel/models/gpt-4.1-mini`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", cookie, origin },
+        body: JSON.stringify({ hidden: true }),
+      });
+      expect(res.status, origin).toBe(403);
+      const body = (await res.json()) as { error: { type: string; code: string } };
+      expect(body.error, origin).toMatchObject({ type: "permission_error", code: "csrf" });
+    }
+    const same = await fetch(`${server.url}/api/panel/models/gpt-4.1-mini`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", cookie, origin: server.url },
+      body: JSON.stringify({ hidden: true }),
+    });
+    expect(same.status).toBe(200);
   });
 
   it("another company's key: revoking it is 404 and leaves it active", async () => {

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import net from "node:net";
+import os from "node:os";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
@@ -11,7 +13,8 @@ import { startNextServer, type RunningServer } from "../support/next-server";
  * The production server (scripts/server/main.mjs): POST /v1/chat/completions through the fast lane
  * answers exactly as the same route through Next.js's router (FAST_LANE=0), for answers and for
  * refusals; WEB_CONCURRENCY workers share the port, are restarted when one dies and all stop on
- * SIGTERM; a stopped server gives its credit leases back before it exits.
+ * SIGTERM; a stopped server gives its credit leases back before it exits; without HOST it listens on
+ * loopback only.
  */
 const common = () => ({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
 
@@ -134,6 +137,42 @@ async function until(check: () => boolean, ms = 20_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Whether a TCP connection to host:port is accepted (refused, unreachable or silent for 2 s: false). */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 2_000 });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+    socket.once("timeout", () => done(false));
+  });
+}
+
+describe("listening address", () => {
+  it("without HOST the server listens on loopback only: no other address of the machine accepts a connection", async () => {
+    expect(fast.stderr()).toContain(`ready on http://127.0.0.1:${fast.port} (`);
+    const external = Object.entries(os.networkInterfaces()).flatMap(([name, addrs]) =>
+      (addrs ?? []).filter((a) => !a.internal).map((a) => (a.family === "IPv6" && a.address.startsWith("fe80:") ? `${a.address}%${name}` : a.address)),
+    );
+    // The probe itself works: a server on every interface is reached through each of these addresses.
+    const open = net.createServer((s) => s.destroy());
+    await new Promise<void>((resolve) => open.listen(0, "::", resolve));
+    const openPort = (open.address() as net.AddressInfo).port;
+    try {
+      for (const address of external) {
+        expect(await accepts(address, openPort), `control: ${address}`).toBe(true);
+        expect(await accepts(address, fast.port), address).toBe(false);
+      }
+    } finally {
+      open.close();
+    }
+    expect(await accepts("127.0.0.1", fast.port)).toBe(true);
+  });
+});
 
 describe("WEB_CONCURRENCY", () => {
   it("two workers share the port, a dead worker is replaced, SIGTERM stops them all", async () => {

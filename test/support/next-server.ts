@@ -22,11 +22,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the production build with the production server (scripts/server/main.mjs, as `npm start`) on a free port and waits until it answers. */
+/**
+ * Starts the production build with the production server (scripts/server/main.mjs, as `npm start`)
+ * on a free port and waits until it answers. It binds where the server does by default (loopback)
+ * unless `env` sets HOST; a HOST inherited from the shell is not passed on.
+ */
 export async function startNextServer(env: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["scripts/server/main.mjs", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, AUTH_TRUST_HOST: "1", NODE_ENV: "production", ...env },
+  const { HOST: _inherited, ...inherited } = process.env;
+  const child: ChildProcess = spawn(process.execPath, ["scripts/server/main.mjs", "-p", String(port)], {
+    env: { ...inherited, AUTH_TRUST_HOST: "1", NODE_ENV: "production", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

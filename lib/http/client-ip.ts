@@ -1,0 +1,57 @@
+import "server-only";
+import type { AsyncLocalStorage } from "node:async_hooks";
+import { isIPv4, isIPv6 } from "node:net";
+import { env } from "@/lib/env";
+
+/**
+ * The production server (scripts/server/main.mjs) serves each request inside an AsyncLocalStorage
+ * holding the socket's remote address, the one address a client cannot choose: route handlers
+ * never see the socket, and X-Forwarded-For is whatever the client wrote unless a proxy we trust
+ * wrote it.
+ */
+const REQUEST_PEER = Symbol.for("cockpit.request-peer");
+type PeerStore = AsyncLocalStorage<{ address: string | null }>;
+
+function socketAddress(): string | null {
+  const store = (globalThis as { [REQUEST_PEER]?: PeerStore })[REQUEST_PEER];
+  return store?.getStore()?.address ?? null;
+}
+
+/**
+ * The address counters are kept by: IPv4 as is (an IPv4-mapped IPv6 address as its IPv4), IPv6 as
+ * its /64, since one subscriber usually holds a whole /64. Null for anything that is not an address.
+ */
+export function addressKey(address: string | null | undefined): string | null {
+  if (!address) return null;
+  const bare = address.trim().replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped) return isIPv4(mapped[1]!) ? mapped[1]! : null;
+  if (isIPv4(bare)) return bare;
+  if (!isIPv6(bare)) return null;
+  const [head = "", tail = ""] = bare.toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = bare.includes("::") ? (tail ? tail.split(":") : []) : [];
+  // An embedded IPv4 tail (…:1.2.3.4) is two groups; it never reaches the first four.
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
+
+/**
+ * The client's address. With `trustedProxies` = 0 (TRUST_PROXY unset) the socket's, whatever
+ * X-Forwarded-For says. With N proxies in front, each appending the address it saw, the client is
+ * the Nth entry from the right; entries further left are the client's own to forge.
+ */
+export function resolveClientAddress(args: { socket: string | null; forwardedFor: string | null | undefined; trustedProxies: number }): string | null {
+  if (args.trustedProxies > 0 && args.forwardedFor) {
+    const hops = args.forwardedFor.split(",").map((h) => h.trim()).filter(Boolean);
+    const hop = hops[Math.max(0, hops.length - args.trustedProxies)];
+    const key = addressKey(hop);
+    if (key) return key;
+  }
+  return addressKey(args.socket);
+}
+
+/** The requesting client's address key (see addressKey), or null where the server does not say (`next dev`, tests calling a route directly). */
+export function clientAddress(forwardedFor: string | null | undefined): string | null {
+  return resolveClientAddress({ socket: socketAddress(), forwardedFor, trustedProxies: env.TRUST_PROXY });
+}
