@@ -13,4 +13,4 @@ export const SERVER_NODE_FLAGS = ["--heap-growing-percent=30", "--max-semi-space
  * arena (libuv's pool, V8's GC helpers), and their fragmentation kept RSS creeping up by ~7 MiB a
  * minute under steady load; two arenas kept it flat (1.7 MiB/min over 60 s, peak 279 MiB).
  */
-export const SERVER_ENV: Record<string, string> = { MALLOC_ARENA_MAX: "2" };
+export const SERVER_ENV: Record<string, string> = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" };

@@ -34,7 +34,9 @@ function contextWindows(): Record<string, number> {
 
 function getWorker(): Worker {
   if (worker) return worker;
-  const w = new Worker(WORKER_FILE, { workerData: { contextWindows: contextWindows() } });
+  // A small young generation: the worker's big strings live in large-object space anyway, and the
+  // server's --max-semi-space-size=24 would otherwise give this thread up to 72 MiB of it too.
+  const w = new Worker(WORKER_FILE, { workerData: { contextWindows: contextWindows() }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   w.unref();
   w.on("message", (reply: Reply) => {
     const job = pending.get(reply.id);

@@ -3,6 +3,8 @@
 // Next.js bundle. Protocol: { id, op, ... } in, { id, ok, ... } out. See lib/workers/cpu-pool.ts.
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 
 const require = createRequire(import.meta.url);
@@ -11,6 +13,17 @@ const contextWindows = workerData?.contextWindows ?? {};
 /** No o200k token is longer than this many UTF-8 bytes, so a text has at least bytes/128 tokens. */
 const MAX_TOKEN_BYTES = 128;
 const DATA_URI = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
+/** The schema's limit for one image URL (lib/completions/schemas.ts), enforced here too so an oversized image is refused without crossing back to the event loop. */
+const MAX_IMAGE_URL_CHARS = 20 * 1024 * 1024;
+
+/**
+ * A full collection after each large job: the garbage of one 30 MiB body (its chunks, the decoded
+ * text, the parsed copy) is ~4× its size, and V8 left two or three bodies' worth uncollected
+ * between jobs (the server's RSS peaked at 456 MiB under the body flood instead of ~300).
+ */
+v8.setFlagsFromString("--expose-gc");
+const collect = vm.runInNewContext("gc");
+const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
 
 let tokenizer;
 const countWithin = (text, limit) => {
@@ -54,10 +67,25 @@ function bodyTexts(body) {
   return { texts, images };
 }
 
+/**
+ * UTF-8 text of the transferred chunks. Each intermediate (the chunks, their concatenation) is
+ * dropped and collected before the next copy is made, so a body costs at most twice its size
+ * here at any moment instead of four times.
+ */
+function decodeChunks(chunks) {
+  let joined = Buffer.concat(chunks.map((c) => new Uint8Array(c)));
+  chunks.length = 0;
+  if (joined.length > COLLECT_AFTER_BYTES) collect();
+  const text = joined.toString("utf8");
+  joined = null;
+  if (text.length > COLLECT_AFTER_BYTES) collect();
+  return text;
+}
+
 function parseBody({ chunks }) {
   let body;
   try {
-    body = JSON.parse(Buffer.concat(chunks.map((c) => Buffer.from(c))).toString("utf8"));
+    body = JSON.parse(decodeChunks(chunks));
   } catch {
     return fail(400, "invalid_json", "Request body is not valid JSON");
   }
@@ -66,6 +94,7 @@ function parseBody({ chunks }) {
   const digests = [];
   for (const { i, j, url } of images) {
     const param = `messages.${i}.content.${j}.image_url.url`;
+    if (url.length > MAX_IMAGE_URL_CHARS) return fail(400, "too_big", `Too big: expected string to have <=${MAX_IMAGE_URL_CHARS} characters`, param);
     if (!DATA_URI.test(url)) return fail(400, "invalid_value", "must be an https:// URL or a data:image/…;base64 URI", param);
     digests.push({ i, j, sha256: createHash("sha256").update(url).digest("hex") });
   }
@@ -84,6 +113,7 @@ function parseBody({ chunks }) {
 }
 
 parentPort.on("message", (msg) => {
+  const large = msg.op === "parse" && msg.chunks.reduce((n, c) => n + c.byteLength, 0) > COLLECT_AFTER_BYTES;
   let out;
   try {
     if (msg.op === "parse") out = parseBody(msg);
@@ -95,4 +125,9 @@ parentPort.on("message", (msg) => {
     out = fail(500, "internal_error", err instanceof Error ? err.message : String(err));
   }
   parentPort.postMessage({ id: msg.id, ...out });
+  if (large) {
+    out = undefined;
+    msg.chunks = null;
+    collect();
+  }
 });
