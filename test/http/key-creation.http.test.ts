@@ -6,7 +6,7 @@ import type { Scope } from "@/db/enums";
 import { makeCompany, makeKey, makeUser } from "@/db/factories";
 import { apiKeys } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
-import { signInToPanel } from "../support/panel-session";
+import { signInToPanel } from "../support/panel-sign-in";
 
 /**
  * Issue 8, finding 3: a key, and never a 5-minute token, creates keys through /v1/sdk/keys, and a

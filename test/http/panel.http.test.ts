@@ -5,6 +5,7 @@ import { db } from "@/db/client";
 import { makeCompany, makeKey, makeUser } from "@/db/factories";
 import { apiKeys, ledgerEntries, threads } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
+import { signInToPanel } from "../support/panel-sign-in";
 import { runCli } from "../support/run-cli";
 
 /**
@@ -22,30 +23,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function cookiesOf(res: Response): string[] {
-  return res.headers.getSetCookie().map((c) => c.split(";")[0]!);
-}
-
-/** Signs in through Auth.js's credentials flow (CSRF token, then the callback); returns the Cookie header. */
-async function signIn(email: string, password: string): Promise<string> {
-  const csrfRes = await fetch(`${server.url}/api/auth/csrf`);
-  const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
-  const jar = cookiesOf(csrfRes);
-  const res = await fetch(`${server.url}/api/auth/callback/credentials`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; ") },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
-    redirect: "manual",
-  });
-  const all = [...jar, ...cookiesOf(res)];
-  if (!all.some((c) => c.includes("session-token="))) throw new Error(`sign-in failed: HTTP ${res.status}`);
-  return all.join("; ");
-}
-
 async function tenant(creditsOt = 100) {
   const company = await makeCompany(db, { creditsOt });
   const { user, password } = await makeUser(db, { companyId: company.id });
-  const cookie = await signIn(user.email, password);
+  const cookie = await signInToPanel(server.url, user.email, password);
   return { company, cookie };
 }
 

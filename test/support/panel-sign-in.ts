@@ -47,3 +47,10 @@ export async function credentialsSignIn(
   const signedIn = all.some((c) => c.includes("session-token="));
   return { status: res.status, error: new URL(body.url).searchParams.get("error"), cookie: signedIn ? all.join("; ") : null };
 }
+
+/** Signs in and returns the session's Cookie header; throws when refused. */
+export async function signInToPanel(baseUrl: string, email: string, password: string): Promise<string> {
+  const res = await credentialsSignIn(baseUrl, email, password);
+  if (!res.cookie) throw new Error(`sign-in failed: HTTP ${res.status} ${res.error ?? ""}`);
+  return res.cookie;
+}
