@@ -193,7 +193,17 @@ describe("finding 1: calls that cost more than their hold", () => {
     expect(-full!.amountMicro).toBe(cost);
     expect(full!.metadata).not.toHaveProperty("cost_micro_unbilled");
 
-    // 8 concurrent calls on 1,000 O₮: whatever they cost beyond the balance is a recorded shortfall.
+    // 8 concurrent calls on 1,000 O₮, all answered together while every admitted call still holds
+    // its credit (as under real load): whatever they cost beyond the balance is a recorded
+    // shortfall. Old code billed each from the unreserved balance, which excluded every hold,
+    // its own included: a few O₮ in all.
+    const waiting: (() => void)[] = [];
+    let quiet: NodeJS.Timeout | undefined;
+    script = (body, res) => {
+      waiting.push(() => reply(res, body, { prompt_tokens: 2_000, completion_tokens: generated(body, "none") }));
+      clearTimeout(quiet);
+      quiet = setTimeout(() => waiting.splice(0).forEach((answer) => answer()), 500);
+    };
     const poor = await tenant(1_000);
     const statuses = await Promise.all(Array.from({ length: 8 }, (_, i) => post(poor.key, { model: "gpt-5", messages: user(`c${i}`) }).then((r) => r.status)));
     const answered = statuses.filter((s) => s === 200).length;
