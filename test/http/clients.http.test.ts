@@ -143,7 +143,11 @@ function expectUpstream(
     }
     expect(body.stream).toBe(want.stream);
     if (want.stream) expect(body.stream_options).toEqual({ include_usage: true });
-    expect(body).toMatchObject(want.openai ?? {});
+    // The client's cap goes out in the field the provider honours: max_completion_tokens for
+    // OpenAI's own API (every openai-wire target here), never both fields.
+    const { max_tokens: cap, ...fields } = want.openai ?? {};
+    expect(body).toMatchObject(cap === undefined ? fields : { ...fields, max_completion_tokens: cap });
+    if (cap !== undefined) expect(body).not.toHaveProperty("max_tokens");
   } else {
     expect(req.path).toBe("/v1/messages");
     expect(req.headers["x-api-key"]).toBe(UPSTREAM_ANTHROPIC_KEY);

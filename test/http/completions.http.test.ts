@@ -398,7 +398,7 @@ describe("billing", () => {
     expect(co.balanceMicro).toBeLessThan(100_000_000);
   });
 
-  it("a client that gives up before the model answered: upstream aborted, run stored as cancelled, no credit left held once idle", async () => {
+  it("a client that gives up before the model answered: upstream aborted, run stored as cancelled and billed its prompt, no credit left held once idle", async () => {
     const { company, key } = await newTenant();
     for (const stream of [false, true]) {
       fake.queue.push({ kind: "delay", ms: 700 });
@@ -423,9 +423,15 @@ describe("billing", () => {
       const [row] = await db.select().from(companies).where(eq(companies.id, company.id));
       return row!.reservedMicro === 0 ? row : undefined;
     }, 6000);
-    // Nothing was generated, so nothing was billed: the balance is the 100 O₮ granted.
-    expect(co.balanceMicro).toBe(100_000_000);
-    expect(await completionEntries(key)).toEqual([]);
+    // Nothing was generated, but the provider had the prompt: each call is billed its prompt, once.
+    const entries = await completionEntries(key);
+    expect(entries).toHaveLength(2);
+    for (const e of entries) {
+      expect(e.prompt_tokens).toBeGreaterThan(0);
+      expect(e.completion_tokens).toBe(0);
+      expect(e.amount_ot).toBeLessThan(0);
+    }
+    expect(co.balanceMicro).toBe(100_000_000 + Math.round(entries.reduce((sum, e) => sum + e.amount_ot, 0) * 1e6));
   });
 
   it("at zero balance: 402, no upstream request, nothing billed", async () => {
