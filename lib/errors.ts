@@ -5,6 +5,7 @@ export const ERROR_CODES = {
   forbidden: { status: 403, type: "permission_error" },
   not_found: { status: 404, type: "not_found_error" },
   method_not_allowed: { status: 405, type: "invalid_request_error" },
+  request_timeout: { status: 408, type: "invalid_request_error" },
   conflict: { status: 409, type: "conflict_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },

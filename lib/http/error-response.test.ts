@@ -19,6 +19,7 @@ describe("error mapping", () => {
       forbidden: [403, "permission_error"],
       not_found: [404, "not_found_error"],
       method_not_allowed: [405, "invalid_request_error"],
+      request_timeout: [408, "invalid_request_error"],
       conflict: [409, "conflict_error"],
       payload_too_large: [413, "invalid_request_error"],
       unsupported_media_type: [415, "invalid_request_error"],

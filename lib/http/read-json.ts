@@ -3,6 +3,13 @@ import { AppError } from "@/lib/errors";
 import { SMALL_BODY_BYTES, acquireBodyBytes } from "./body-budget";
 
 export const DEFAULT_JSON_LIMIT_BYTES = 1024 * 1024;
+/**
+ * Once a body holds a share of the body budget (lib/http/body-budget.ts) it must arrive at this
+ * average rate after a grace period, else it is a 408: 30 MiB may take 35 s, not the 300 s of
+ * Node's request timeout during which a trickling client would keep other large bodies waiting.
+ */
+export const MIN_BODY_BYTES_PER_S = 1024 * 1024;
+export const SLOW_BODY_GRACE_MS = 5_000;
 
 const tooLarge = (limit: number) =>
   new AppError("payload_too_large", `Request body exceeds ${Math.round(limit / 1024)} KiB`, { wireCode: "payload_too_large" });
@@ -23,18 +30,38 @@ export async function readBody(req: Request, limit: number): Promise<RawBody> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   let held = 0;
+  let size = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let tooSlow = false;
+  let watchdog: NodeJS.Timeout | undefined;
   const releases: (() => void)[] = [];
-  const release = () => releases.splice(0).forEach((r) => r());
+  const release = () => {
+    clearInterval(watchdog);
+    releases.splice(0).forEach((r) => r());
+  };
   const grow = async (bytes: number) => {
     releases.push(await acquireBodyBytes(bytes - held));
     held = bytes;
+    // A body holding a share of the budget must keep arriving, or a client trickling bytes would
+    // keep every other large body waiting.
+    if (!watchdog) {
+      const since = Date.now();
+      watchdog = setInterval(() => {
+        const owed = (MIN_BODY_BYTES_PER_S * (Date.now() - since - SLOW_BODY_GRACE_MS)) / 1000;
+        if (size < owed) {
+          tooSlow = true;
+          clearInterval(watchdog);
+          void reader?.cancel().catch(() => {});
+        }
+      }, 1000);
+      watchdog.unref();
+    }
   };
   try {
     if (Number.isFinite(declared) && declared > SMALL_BODY_BYTES) await grow(declared);
     const chunks: Uint8Array[] = [];
-    let size = 0;
     if (req.body) {
-      const reader = req.body.getReader();
+      reader = req.body.getReader();
       for (;;) {
         let next: ReadableStreamReadResult<Uint8Array>;
         try {
@@ -44,6 +71,9 @@ export async function readBody(req: Request, limit: number): Promise<RawBody> {
           throw new AppError("invalid_request", "The connection closed before the request body ended", { wireCode: "incomplete_body" });
         }
         const { done, value } = next;
+        if (tooSlow) {
+          throw new AppError("request_timeout", `The request body arrived slower than ${MIN_BODY_BYTES_PER_S / 1024} KiB/s`, { wireCode: "body_too_slow" });
+        }
         if (done) break;
         size += value.byteLength;
         if (size > limit) {
@@ -55,6 +85,7 @@ export async function readBody(req: Request, limit: number): Promise<RawBody> {
         chunks.push(value);
       }
     }
+    clearInterval(watchdog);
     return { chunks, size, release };
   } catch (err) {
     release();

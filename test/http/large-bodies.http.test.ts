@@ -54,7 +54,7 @@ function partialPost(key: string, declared: number, sent: Buffer): Promise<{ sta
       },
     );
     req.on("error", () => {}); // the server may close the socket it will not read
-    req.setTimeout(10_000, () => {
+    req.setTimeout(20_000, () => {
       req.destroy();
       reject(new Error("no answer before the body was sent"));
     });
@@ -73,6 +73,16 @@ describe("finding 4: large bodies", () => {
     const res = await partialPost(key, THIRTY_MIB, start);
     expect(res.status).toBe(429);
     expect(JSON.parse(res.body).error.type).toBe("rate_limit_error");
+  });
+
+  it("a body that stops arriving gives its share of the body budget back: 408 after the grace period", async () => {
+    const { key } = await tenant(100);
+    const start = Buffer.from(`{"model":"local-chat-latest","max_tokens":16,"messages":[{"role":"user","content":"${"a".repeat(1000)}`);
+    // Declares 30 MiB, sends 1 KB, then nothing: without the watchdog it would hold 30 of the 32
+    // MiB budget until Node's 300 s request timeout.
+    const res = await partialPost(key, THIRTY_MIB, start);
+    expect(res.status).toBe(408);
+    expect(JSON.parse(res.body).error).toMatchObject({ type: "invalid_request_error", code: "body_too_slow" });
   });
 
   it("refuses a prompt that cannot fit the model's context window with 400 context_length_exceeded, before billing", async () => {
