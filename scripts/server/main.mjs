@@ -32,6 +32,19 @@ import { workerCount } from "./worker-count.mjs";
 const FAST_ROUTES = [{ method: "POST", path: "/v1/chat/completions" }];
 
 const DEFAULT_HOST = "127.0.0.1";
+
+/** @param {string | undefined} value @param {number} fallback */
+function positiveInt(value, fallback) {
+  const n = Number(value);
+  return value && Number.isInteger(n) && n > 0 ? n : fallback;
+}
+/**
+ * Deadlines for a client to deliver its request: the headers, and the whole request with its body
+ * (then Node answers 408 and closes the socket). Node's defaults (60 s, 300 s, checked every 30 s)
+ * let slow-body sockets sit for five minutes each. Responses, streams included, are not limited.
+ */
+const REQUEST_TIMEOUT_MS = positiveInt(process.env.REQUEST_TIMEOUT_MS, 60_000);
+const HEADERS_TIMEOUT_MS = Math.min(positiveInt(process.env.HEADERS_TIMEOUT_MS, 20_000), REQUEST_TIMEOUT_MS);
 const SHUTDOWN_GRACE_MS = 10_000;
 /** How long the app's shutdown hooks (lib/shutdown.ts: releasing credit leases) may take. */
 const SHUTDOWN_HOOKS_MS = 3_000;
@@ -78,7 +91,8 @@ async function serve() {
 
   let inFlight = 0;
   let onIdle = () => {};
-  const server = http.createServer((req, res) => {
+  const deadlines = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 };
+  const server = http.createServer(deadlines, (req, res) => {
     inFlight++;
     res.once("close", () => {
       if (--inFlight === 0) onIdle();

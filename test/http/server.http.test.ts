@@ -174,6 +174,47 @@ describe("listening address", () => {
   });
 });
 
+/** A client that sends a request's headers and then one body byte every `everyMs`; resolves with what the server answered when it closed. */
+function trickle(port: number, everyMs: number, apiKey: string): Promise<{ answer: string; afterMs: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let answer = "";
+    let timer: NodeJS.Timeout | undefined;
+    socket.on("connect", () => {
+      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+      timer = setInterval(() => socket.write(" "), everyMs);
+    });
+    socket.on("data", (d) => (answer += d.toString("latin1")));
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearInterval(timer);
+      resolve({ answer, afterMs: Date.now() - started });
+    });
+  });
+}
+
+describe("deadlines for slow clients", () => {
+  it("sockets sending a body byte every second are closed with 408 at the request deadline, while other clients are served", async () => {
+    const server = await startNextServer({ ...common(), REQUEST_TIMEOUT_MS: "3000", HEADERS_TIMEOUT_MS: "2000" });
+    try {
+      const slow = Array.from({ length: 100 }, () => trickle(server.port, 1000, key));
+      // Meanwhile the server answers everyone else.
+      for (let i = 0; i < 5; i++) {
+        expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      for (const { answer, afterMs } of await Promise.all(slow)) {
+        // Node's default would have kept each socket for 300 s.
+        expect(answer.slice(0, 12)).toBe("HTTP/1.1 408");
+        expect(afterMs).toBeLessThan(3000 + 2500); // the deadline plus the 1 s check interval, with slack
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("WEB_CONCURRENCY", () => {
   it("two workers share the port, a dead worker is replaced, SIGTERM stops them all", async () => {
     const server = await startNextServer({ ...common(), WEB_CONCURRENCY: "2" });
