@@ -33,18 +33,21 @@ const FAST_ROUTES = [{ method: "POST", path: "/v1/chat/completions" }];
 
 const DEFAULT_HOST = "127.0.0.1";
 
-/** @param {string | undefined} value @param {number} fallback */
-function positiveInt(value, fallback) {
+/** A positive integer from the environment, else `fallback`; a value that is not one stops the server naming the variable. @param {string} name @param {number} fallback */
+function positiveInt(name, fallback) {
+  const value = process.env[name];
+  if (value === undefined || value === "") return fallback;
   const n = Number(value);
-  return value && Number.isInteger(n) && n > 0 ? n : fallback;
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${value}"`);
+  return n;
 }
 /**
  * Deadlines for a client to deliver its request: the headers, and the whole request with its body
  * (then Node answers 408 and closes the socket). Node's defaults (60 s, 300 s, checked every 30 s)
  * let slow-body sockets sit for five minutes each. Responses, streams included, are not limited.
  */
-const REQUEST_TIMEOUT_MS = positiveInt(process.env.REQUEST_TIMEOUT_MS, 60_000);
-const HEADERS_TIMEOUT_MS = Math.min(positiveInt(process.env.HEADERS_TIMEOUT_MS, 20_000), REQUEST_TIMEOUT_MS);
+const REQUEST_TIMEOUT_MS = positiveInt("REQUEST_TIMEOUT_MS", 60_000);
+const HEADERS_TIMEOUT_MS = Math.min(positiveInt("HEADERS_TIMEOUT_MS", 20_000), REQUEST_TIMEOUT_MS);
 const SHUTDOWN_GRACE_MS = 10_000;
 /** How long the app's shutdown hooks (lib/shutdown.ts: releasing credit leases) may take. */
 const SHUTDOWN_HOOKS_MS = 3_000;
