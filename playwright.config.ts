@@ -1,4 +1,14 @@
+import sparticuz from "@sparticuz/chromium";
 import { defineConfig, devices } from "@playwright/test";
+
+/**
+ * The browser comes from npm (CONTRACT 1): @sparticuz/chromium ships a Chromium inside the package
+ * and unpacks it to a temp dir on first use (nothing downloads). CHROMIUM_PATH overrides it with a
+ * browser of your own (e.g. Debian's /usr/bin/chromium). The package's own `args` are tuned for AWS
+ * Lambda (--single-process closes the browser with its first context, --disable-web-security):
+ * not used; ours below suffice.
+ */
+const executablePath = process.env.CHROMIUM_PATH || (await sparticuz.executablePath());
 
 /** Fixed, unusual port so a dev server on 3000 never answers for the app under test. */
 const PORT = 3210;
@@ -26,7 +36,7 @@ export default defineConfig({
       use: {
         ...devices["Desktop Chrome"],
         launchOptions: {
-          executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+          executablePath,
           // Root user (no sandbox), no GPU, and a closed network: nothing may phone home.
           args: [
             "--no-sandbox",
