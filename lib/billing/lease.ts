@@ -257,8 +257,7 @@ export async function holdCredit(companyId: string, amountMicro: number): Promis
 /**
  * CTEs `r` and `c` that draw `cost` from the call's lease and debit the balance by it; `c` holds
  * the new balance for insertEntrySql("c", …). No row comes back when the lease no longer has
- * `cost` left (released by the reconciler, or a call that outgrew every hold): bill with
- * chargeUpTo() then.
+ * `cost` left (released by the reconciler): bill with billWithHold() then.
  */
 export function drawHoldCtes(lease: { id: string; companyId: string }, cost: number) {
   return sql`r AS (
@@ -275,7 +274,7 @@ export function drawHoldCtes(lease: { id: string; companyId: string }, cost: num
 
 /**
  * Ends a call's hold after its statement committed: `drawnMicro` is what that statement drew from
- * the lease (0 when nothing was billed, or the bill went through chargeUpTo()).
+ * the lease (0 when nothing was billed from it).
  */
 export function endHold(hold: CreditHold, drawnMicro: number): void {
   if (!hold.lease) return;

@@ -54,6 +54,3 @@ export async function acquireBodyBytes(bytes: number): Promise<() => void> {
   });
   return release;
 }
-
-/** For tests and the bench: the bytes held now. */
-export const bodyBytesInUse = () => used;

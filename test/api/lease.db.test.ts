@@ -5,7 +5,6 @@ import { makeCompany } from "@/db/factories";
 import { companies, reservations } from "@/db/schema";
 import { commitWithGroup } from "@/lib/persistence/group-commit";
 import {
-  chargeUpTo,
   drawHoldCtes,
   endHold,
   getBalance,
@@ -17,6 +16,7 @@ import {
   reconcileReservations,
   type CreditHold,
 } from "@/lib/billing";
+import { billWithHold } from "@/lib/billing/bill-with-hold";
 import { insertEntrySql } from "@/lib/billing/internal";
 
 const OT = 1_000_000;
@@ -40,7 +40,7 @@ async function bill(hold: CreditHold, companyId: string, cost: number): Promise<
   const rows = await commitWithGroup(sql`WITH ${drawHoldCtes(hold.lease!, cost)} ${insertEntrySql("c", -cost, entry, "id")}`);
   endHold(hold, rows.length > 0 ? cost : 0);
   if (rows.length > 0) return "drawn";
-  await chargeUpTo(db, { companyId, costMicro: cost, entry });
+  await db.transaction((tx) => billWithHold(tx, { companyId, lease: null, holdMicro: 0, costMicro: cost, entry }));
   return "charged";
 }
 
