@@ -12,7 +12,10 @@ import net from "node:net";
  *  - `disable()` reset, then refuse new connections at once until `enable()` (a server that is down);
  *  - `loseReplyAfter(match)` the next client chunk that `match`es goes through, the dependency's
  *                reply does not: the connection is cut 200 ms later without forwarding it (an
- *                acknowledgement lost after COMMIT was sent).
+ *                acknowledgement lost after a single statement, which commits by itself, was sent);
+ *                with `{ commit: true }` (PostgreSQL) the matching chunk only arms the connection:
+ *                if the server then reports a transaction in progress (ReadyForQuery 'T'), the
+ *                next short client message on it, the COMMIT, is the one whose reply is lost.
  */
 export interface TcpProxy {
   port: number;
@@ -22,13 +25,15 @@ export interface TcpProxy {
   reset: () => void;
   disable: () => void;
   enable: () => void;
-  loseReplyAfter: (match: (chunk: Buffer) => boolean) => Promise<void>;
+  loseReplyAfter: (match: (chunk: Buffer) => boolean, opts?: { commit?: boolean }) => Promise<void>;
   /** Connections currently open through the proxy. */
   connections: () => number;
   close: () => Promise<void>;
 }
 
 interface Pair {
+  armed?: boolean;
+  inTransaction?: boolean;
   client: net.Socket;
   upstream?: net.Socket;
   connect: () => void;
@@ -38,7 +43,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const pairs = new Set<Pair>();
   let paused = false;
   let disabled = false;
-  let lose: { match: (chunk: Buffer) => boolean; done: () => void } | undefined;
+  let lose: { match: (chunk: Buffer) => boolean; commit: boolean; done: () => void } | undefined;
+  /** PostgreSQL's ReadyForQuery message: 'Z', length 5, then the transaction status. */
+  const READY = Buffer.from([0x5a, 0, 0, 0, 5]);
+  const readyStatus = (chunk: Buffer): string | undefined => {
+    const at = chunk.lastIndexOf(READY);
+    return at >= 0 && at + 5 < chunk.length ? String.fromCharCode(chunk[at + 5]!) : undefined;
+  };
 
   const destroy = (pair: Pair) => {
     pairs.delete(pair);
@@ -58,21 +69,37 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         const upstream = net.connect(targetPort, targetHost);
         pair.upstream = upstream;
         upstream.on("error", () => destroy(pair));
-        upstream.on("close", () => destroy(pair));
+        // The dependency closed the connection itself (PostgreSQL after 57P01): pass its last
+        // bytes and the orderly close on, as a direct connection would see them.
+        upstream.on("end", () => {
+          pairs.delete(pair);
+          client.end();
+        });
         let swallowing = false;
+        const cut = () => {
+          const { done } = lose!;
+          lose = undefined;
+          swallowing = true;
+          setTimeout(() => {
+            destroy(pair);
+            done();
+          }, 200);
+        };
         client.on("data", (chunk: Buffer) => {
           upstream.write(chunk);
-          if (lose && lose.match(chunk)) {
-            const { done } = lose;
-            lose = undefined;
-            swallowing = true;
-            setTimeout(() => {
-              destroy(pair);
-              done();
-            }, 200);
+          if (!lose) return;
+          if (pair.armed && pair.inTransaction && chunk.length < 128) cut();
+          else if (!pair.armed && lose.match(chunk)) {
+            if (lose.commit) pair.armed = true;
+            else cut();
           }
         });
         upstream.on("data", (chunk: Buffer) => {
+          if (pair.armed && !swallowing) {
+            const status = readyStatus(chunk);
+            if (status === "T") pair.inTransaction = true;
+            else if (status === "I" && !pair.inTransaction) pair.armed = false; // it committed alone
+          }
           if (!swallowing) client.write(chunk);
         });
         if (paused) {
@@ -123,7 +150,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     enable: () => {
       disabled = false;
     },
-    loseReplyAfter: (match) => new Promise<void>((done) => (lose = { match, done })),
+    loseReplyAfter: (match, opts) => new Promise<void>((done) => (lose = { match, commit: opts?.commit === true, done })),
     connections: () => pairs.size,
     close: () =>
       new Promise<void>((resolve) => {
