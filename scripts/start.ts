@@ -1,8 +1,8 @@
 /**
  * `npm start` (CONTRACT 1): zero config. Database up and migrated (embedded when DATABASE_URL is
  * unset), demo data seeded on first run (printed once), a production build made if none exists,
- * then the production server (scripts/server/main.mjs: Next.js plus the fast lane) on PORT with the
- * background worker running in this process.
+ * then the production server (scripts/server/main.mjs: Next.js plus the fast lane) on PORT; the
+ * background worker runs inside the server process (instrumentation.ts), so it lives and dies with it.
  * `--dev` runs `next dev` instead of building.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -13,7 +13,6 @@ import { ensureDatabase } from "@/db/ensure";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { seedDemoIfEmpty } from "@/lib/seed/seed-demo";
-import { startWorker } from "@/lib/worker/start-worker";
 import { SERVER_ENV, SERVER_NODE_FLAGS } from "./server-node-flags";
 
 const dev = process.argv.includes("--dev");
@@ -42,7 +41,6 @@ async function main() {
     const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: ["ignore", 2, 2], env: childEnv });
     if (build.status !== 0) throw new Error("next build failed");
   }
-  const stopWorker = startWorker();
   const serverArgs = dev
     ? [nextBin, "dev", "-p", String(env.PORT), "-H", env.HOST]
     : [...SERVER_NODE_FLAGS, SERVER_MAIN, "-p", String(env.PORT), "-H", env.HOST];
@@ -54,7 +52,6 @@ async function main() {
   process.on("SIGINT", forward("SIGINT"));
   process.on("SIGTERM", forward("SIGTERM"));
   server.on("exit", (code) => {
-    stopWorker();
     process.exit(code ?? 0);
   });
 }

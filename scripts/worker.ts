@@ -4,7 +4,7 @@ import { log } from "@/lib/log";
 import { startWorker } from "@/lib/worker/start-worker";
 
 await ensureDatabase();
-const stop = startWorker();
+const stop = await startWorker();
 log.info("worker started");
 const keepAlive = setInterval(() => {}, 1 << 30);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
