@@ -34,6 +34,8 @@ export class RedisCircuit {
   private state: CircuitState = "connecting";
   private readonly probeLimiter: RateLimiterRedis;
   private probing = false;
+  /** A silent connection is being replaced: its `close` has not come yet. */
+  private replacing = false;
   private probeTimer: NodeJS.Timeout | undefined;
   private closedAt = 0;
   /** How long the circuit stays open at least, doubled each time it flaps. */
@@ -48,6 +50,9 @@ export class RedisCircuit {
       enableOfflineQueue: false,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
       connectTimeout: 1_000,
+      // How long a connection being replaced may take to close (FIN) before it is destroyed: a
+      // silent peer never answers the FIN, and the reconnect waits for the close.
+      disconnectTimeout: REDIS_COMMAND_TIMEOUT_MS,
       // A command cut by a lost connection fails now (the caller falls back), and is not resent on
       // reconnect: its caller has already been counted in PostgreSQL.
       maxRetriesPerRequest: 0,
@@ -59,7 +64,10 @@ export class RedisCircuit {
     // Without an `error` listener ioredis prints every reconnect failure as "[ioredis] Unhandled
     // error event" on stderr. The state change is logged once, in trip().
     this.client.on("error", (err: Error) => this.trip(err));
-    this.client.on("close", () => this.trip(new Error("Redis connection closed")));
+    this.client.on("close", () => {
+      this.replacing = false;
+      this.trip(new Error("Redis connection closed"));
+    });
     this.client.on("ready", () => void this.probe());
     // At start, calls wait for the first connection at most one command timeout.
     setTimeout(() => this.settle(), REDIS_COMMAND_TIMEOUT_MS).unref();
@@ -122,7 +130,10 @@ export class RedisCircuit {
       this.trip(err);
       // A connection that stays silent is replaced: whatever broke it (a partition, a NAT that
       // forgot it) a fresh one either connects or fails, and its `ready` probes again.
-      if (this.client.status === "ready") this.client.disconnect(true);
+      if (this.client.status === "ready" && !this.replacing) {
+        this.replacing = true;
+        this.client.disconnect(true);
+      }
     } finally {
       this.probing = false;
     }
