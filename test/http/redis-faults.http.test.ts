@@ -2,8 +2,9 @@ import net from "node:net";
 import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db, relaxedSql } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey, makeUser } from "@/db/factories";
 import { startNextServer, type RunningServer } from "../support/next-server";
+import { credentialsSignIn } from "../support/panel-sign-in";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 
 /**
@@ -149,6 +150,10 @@ describe.runIf(await redisReachable())("the rate limiter while Redis is away", (
       await new Promise((r) => setTimeout(r, 500));
       const smallAnswers = await Promise.all(Array.from({ length: 8 }, () => timed(me(small.secret))));
       const answers = [...(await loaded), ...smallAnswers];
+      // The panel's sign-in throttle shares the store: a wrong password is refused as usual, not an error.
+      const { user } = await makeUser(db, { companyId: company.id });
+      const signIn = await credentialsSignIn(server.url, user.email, "not-the-password");
+      expect(signIn).toMatchObject({ status: 401, error: "CredentialsSignin", cookie: null });
 
       const statuses: Record<number, number> = {};
       for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
