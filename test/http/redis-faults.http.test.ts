@@ -127,7 +127,7 @@ describe.runIf(await redisReachable())("the rate limiter while Redis is away", (
   }
 
   for (const variant of ["refused", "blackholed"] as const) {
-    it(`Redis ${variant}: every call is answered 200 or 429 within ${MAX_ANSWER_MS} ms, limits still hold, and Redis is used again once back`, async () => {
+    it(`Redis ${variant}: every call is answered 200 or 429 without a stall, limits still hold, and Redis is used again once back`, async () => {
       const company = await makeCompany(db, { creditsOt: 1_000 });
       // 2,000/min takes grants of 31 calls from the store (the chunked path); 5/min is counted call by call.
       const busy = await newKey(company.id, 2_000);
