@@ -72,6 +72,11 @@ export function isConnectionError(err: unknown): boolean {
   return codesOf(err).some((c) => CONNECTION_CODES.has(c) || c.startsWith("08"));
 }
 
+/** A transaction that lost a deadlock or a serialization conflict: run again, it will pass. */
+export function isTransientConflict(err: unknown): boolean {
+  return codesOf(err).some((c) => c === "40P01" || c === "40001");
+}
+
 const isRetryable = (err: unknown, readOnly: boolean) => codesOf(err).some((c) => RETRYABLE_CODES.has(c) || (readOnly && LOST_CODES.has(c)));
 
 export type DbState = "up" | "down";

@@ -1,6 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import { relaxedDb } from "@/db/client";
+import { DatabaseUnavailableError, isConnectionError } from "@/db/resilience";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
@@ -115,11 +116,26 @@ function release(lease: Lease): Promise<void> | undefined {
   if (lease.released) return undefined;
   lease.released = true;
   byId.delete(lease.id);
+  return releaseWithRetry(lease, Date.now() + LEASE_TTL_S * 1000);
+}
+
+const RELEASE_RETRY_MS = 1_000;
+
+/**
+ * Releases the lease's reservation; while the database is unreachable, tries again every second
+ * (the credit it holds is the company's, and an outage of a few seconds must not keep it away for
+ * the whole LEASE_TTL_S). After that, or on any other error, the reconciler releases it.
+ */
+function releaseWithRetry(lease: Lease, giveUpAt: number): Promise<void> {
   return releaseReservation(relaxedDb, { id: lease.id, companyId: lease.companyId }).then(
     () => undefined,
     (err: unknown) => {
-      // The reconciler releases it after LEASE_TTL_S.
-      log.warn({ err, reservationId: lease.id }, "could not release a credit lease");
+      if ((isConnectionError(err) || err instanceof DatabaseUnavailableError) && Date.now() + RELEASE_RETRY_MS < giveUpAt) {
+        const timer = setTimeout(() => void releaseWithRetry(lease, giveUpAt), RELEASE_RETRY_MS);
+        timer.unref();
+        return;
+      }
+      log.warn({ err, reservationId: lease.id }, "could not release a credit lease; the reconciler will");
     },
   );
 }

@@ -3,10 +3,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { DatabaseUnavailableError, dbState, isConnectionError } from "@/db/resilience";
+import { DatabaseUnavailableError, dbState, isConnectionError, isTransientConflict } from "@/db/resilience";
 import { databaseUrl } from "@/db/url";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { onShutdown } from "@/lib/shutdown";
 
 /**
  * The bill journal: writes that must not be lost (a run and its bill, after the upstream already
@@ -46,11 +47,13 @@ interface State {
   pendingLines: string[];
   pendingWaiters: { resolve: () => void; reject: (e: unknown) => void }[];
   flushing: boolean;
+  /** Entries being appended to the file and not yet in `queue`. */
+  appending: number;
 }
 
 const KEY = Symbol.for("cockpit.bill-journal");
 const g = globalThis as { [KEY]?: State };
-const state: State = (g[KEY] ??= { writers: new Map(), queue: [], bytes: 0, draining: false, pendingLines: [], pendingWaiters: [], flushing: false });
+const state: State = (g[KEY] ??= { writers: new Map(), queue: [], bytes: 0, draining: false, pendingLines: [], pendingWaiters: [], flushing: false, appending: 0 });
 
 export const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
 
@@ -107,8 +110,9 @@ function flush(): void {
   });
 }
 
+/** Empties the file once everything in it reached the database (and nothing is on its way in). */
 function truncateOwnFile(): void {
-  if (state.fd === undefined || state.queue.length > 0 || state.flushing) return;
+  if (state.fd === undefined || state.queue.length > 0 || state.flushing || state.appending > 0 || state.draining) return;
   try {
     fs.ftruncateSync(state.fd, 0);
   } catch (err) {
@@ -127,7 +131,12 @@ export async function journal(kind: string, id: string, payload: unknown, onDone
   if (state.queue.length >= MAX_ENTRIES || state.bytes + bytes > MAX_BYTES) {
     throw new DatabaseUnavailableError("The database is unavailable and the bill journal is full");
   }
-  await appendDurably(line);
+  state.appending++;
+  try {
+    await appendDurably(line);
+  } finally {
+    state.appending--;
+  }
   state.queue.push({ kind, id, payload, bytes, onDone });
   state.bytes += bytes;
   if (state.queue.length === 1) log.warn({ kind, id, bytes }, "database unreachable: journaled a bill to write when it returns");
@@ -152,7 +161,7 @@ async function drain(): Promise<void> {
       try {
         result = await state.writers.get(entry.kind)!(entry.payload as never);
       } catch (err) {
-        if (isConnectionError(err) || err instanceof DatabaseUnavailableError) {
+        if (isConnectionError(err) || err instanceof DatabaseUnavailableError || isTransientConflict(err)) {
           await sleep(RETRY_MS);
           continue;
         }
@@ -217,8 +226,17 @@ export async function recoverJournals(): Promise<number> {
     for (const line of lines) {
       try {
         const { kind, id, payload } = JSON.parse(line) as { kind: string; id: string; payload: unknown };
-        if (!state.writers.has(kind)) continue;
-        await appendDurably(`${line}\n`);
+        if (!state.writers.has(kind)) {
+          // Never dropped: kept aside for the operator.
+          fs.appendFileSync(`${ownFile()}.failed`, `${line}\n`, { mode: 0o600 });
+          continue;
+        }
+        state.appending++;
+        try {
+          await appendDurably(`${line}\n`);
+        } finally {
+          state.appending--;
+        }
         const bytes = Buffer.byteLength(line) + 1;
         state.queue.push({ kind, id, payload, bytes });
         state.bytes += bytes;
@@ -235,6 +253,17 @@ export async function recoverJournals(): Promise<number> {
   }
   return adopted;
 }
+
+/**
+ * At shutdown: gives the journal up to `ms` to reach the database. What is still waiting stays in
+ * the file, which the next server on this host adopts.
+ */
+export async function drainJournal(ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (state.queue.length > 0 && Date.now() < until) await sleep(100);
+  truncateOwnFile();
+}
+onShutdown(() => drainJournal());
 
 /** For tests and readiness: entries waiting for the database. */
 export const journalSize = () => state.queue.length;

@@ -7,7 +7,7 @@ import { billWithHold } from "@/lib/billing/bill-with-hold";
 import type { EntryInput } from "@/lib/billing/entries";
 import { insertEntrySql } from "@/lib/billing/internal";
 import { newId } from "@/lib/ids";
-import { DatabaseUnavailableError, isConnectionError } from "@/db/resilience";
+import { DatabaseUnavailableError, isConnectionError, isTransientConflict } from "@/db/resilience";
 import { journal, registerJournalWriter } from "@/lib/persistence/bill-journal";
 import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit";
 import { toStorableJson } from "@/lib/persistence/pg-text";
@@ -225,16 +225,22 @@ async function journalRun(job: PersistJob, hold: CreditHold | undefined): Promis
  */
 export async function persistRun(ctx: RunContext, status: RunStatus): Promise<void> {
   const job = persistJob(ctx, status);
-  let outcome: PersistOutcome;
-  try {
-    outcome = await writeRun(job);
-  } catch (err) {
-    if (!isConnectionError(err) && !(err instanceof DatabaseUnavailableError)) {
-      if (ctx.hold) endHold(ctx.hold, 0);
-      throw err;
+  let outcome: PersistOutcome | undefined;
+  for (let attempt = 1; !outcome; attempt++) {
+    try {
+      outcome = await writeRun(job);
+    } catch (err) {
+      // A lost deadlock (the run's draw against a lease release or another server's batch) is
+      // run again: the write is idempotent. Still losing after three tries, or the database away:
+      // the journal keeps it. Anything else is a bug: the run fails.
+      if (isTransientConflict(err) && attempt < 3) continue;
+      if (!isTransientConflict(err) && !isConnectionError(err) && !(err instanceof DatabaseUnavailableError)) {
+        if (ctx.hold) endHold(ctx.hold, 0);
+        throw err;
+      }
+      await journalRun(job, ctx.hold);
+      return;
     }
-    await journalRun(job, ctx.hold);
-    return;
   }
   if (outcome.chargedMicro !== undefined) ctx.costMicro = outcome.chargedMicro;
   if (ctx.hold) endHold(ctx.hold, outcome.drawnMicro);

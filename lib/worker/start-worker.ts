@@ -1,7 +1,11 @@
 import "server-only";
 import { db } from "@/db/client";
+import { dbState } from "@/db/resilience";
 import { reconcileReservations, releaseLeasesOfGoneOwners } from "@/lib/billing";
 import { log } from "@/lib/log";
+import { recoverJournals } from "@/lib/persistence/bill-journal";
+// Registers the run writer of the bill journal, so adopted entries can be written.
+import "@/lib/runs/persist-run";
 
 /** Leases of processes seen to be gone (one indexed query when there are none): every few seconds. */
 const GONE_OWNERS_EVERY_MS = 2_000;
@@ -11,8 +15,8 @@ const EXPIRED_EVERY_MS = 60_000;
 function every(ms: number, name: string, run: () => Promise<number>): { first: Promise<void>; timer: NodeJS.Timeout } {
   let busy = false;
   const tick = async () => {
-    // A slow database must not stack up ticks.
-    if (busy) return;
+    // A slow database must not stack up ticks; an unreachable one is not asked (the breaker logs it once).
+    if (busy || dbState() === "down") return;
     busy = true;
     try {
       const released = await run();
@@ -36,7 +40,11 @@ function every(ms: number, name: string, run: () => Promise<number>): { first: P
  * function that stops it. Later issues add the job queue (indexing, webhooks) here.
  */
 export async function startWorker(): Promise<() => void> {
-  const gone = every(GONE_OWNERS_EVERY_MS, "owner gone", () => releaseLeasesOfGoneOwners(db));
+  const gone = every(GONE_OWNERS_EVERY_MS, "owner gone", async () => {
+    // Bills a crashed process journaled during an outage: adopted here, written when the database answers.
+    await recoverJournals().catch((err: unknown) => log.error({ err }, "could not adopt a bill journal"));
+    return releaseLeasesOfGoneOwners(db);
+  });
   const expired = every(EXPIRED_EVERY_MS, "expired", () => reconcileReservations(db));
   await Promise.all([gone.first, expired.first]);
   return () => {
