@@ -57,7 +57,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     pair.upstream?.resetAndDestroy();
   };
 
-  const server = net.createServer((client) => {
+  const server = net.createServer({ noDelay: true }, (client) => {
     if (disabled) {
       client.resetAndDestroy();
       return;
@@ -66,7 +66,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     const pair: Pair = {
       client,
       connect: () => {
-        const upstream = net.connect(targetPort, targetHost);
+        const upstream = net.connect({ port: targetPort, host: targetHost, noDelay: true });
         pair.upstream = upstream;
         upstream.on("error", () => destroy(pair));
         // The dependency closed the connection itself (PostgreSQL after 57P01): pass its last
