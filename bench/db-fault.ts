@@ -442,7 +442,8 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
       },
     });
     const target = new URL(db.url);
-    const proxy: TcpProxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    // TCP_NODELAY as postgres.js's own socket: the proxy must cost nothing until the cut.
+    const proxy: TcpProxy = await startTcpProxy(target.hostname, Number(target.port || 5432), { noDelay: true });
     cleanups.push({ name: "tcp proxy", fn: () => proxy.close() });
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
