@@ -307,7 +307,7 @@ interface Target {
   proxy?: PgProxy;
 }
 
-interface Upstream {
+export interface Upstream {
   service: Service;
   url: string;
   openaiBase: string;
@@ -316,7 +316,8 @@ interface Upstream {
   stats(): Promise<{ total: number; byPath: Record<string, number>; aborted: number }>;
 }
 
-async function startUpstream(): Promise<Upstream> {
+/** The fake upstream (bench/fake-upstream-server.ts) in its own process; also used by bench/db-fault.ts. */
+export async function startUpstream(): Promise<Upstream> {
   const service = startService("fake upstream", process.execPath, ["--import", "tsx", path.join(ROOT, "bench/fake-upstream-server.ts"), "--reply", FAKE_REPLY, "--prompt-tokens", String(FAKE_USAGE.prompt), "--completion-tokens", String(FAKE_USAGE.completion)], {
     cwd: ROOT,
     env: cleanEnv({ NODE_ENV: "production" }),

@@ -17,10 +17,13 @@
  * Flags (npm run bench -- --flag): --duration S (10), --warmup S (3), --connections 1,32,
  * --no-redis, --rebuild, --isolated-build (build + serve a private copy in the temp dir, immune to
  * `next build` runs in a shared checkout), --cpu-prof (server CPU profiles in bench/results/profiles/),
- * --name foundation, --foundation-only (skip the chat-completions and body-flood benches that follow),
+ * --name foundation, --foundation-only (skip the chat-completions, body-flood and db-fault benches that follow),
  * --body-flood-only (only bench/body-flood.ts: event-loop delay and RSS while clients send 30 MiB
  * bodies; with --flood-duration S (20), --flood-clients N (10), --flood-body-mib M (30), and
  * --database-in-place to use DATABASE_URL's database itself instead of a fresh one),
+ * --db-fault-only (only bench/db-fault.ts: throughput, errors and billing of chat completions while
+ * PostgreSQL is cut for 10 s in the middle of the run; with --fault-duration S (60), --fault-clients N
+ * (20), --fault-mode down|blackhole (down), and --database-in-place as above),
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
  * --repeat N (1; measure each row N times: the row is the median of the undisturbed repetitions).
  *
@@ -44,6 +47,7 @@ import { summarizeProfile, type ProfileSummary } from "./lib/cpuprofile";
 import { fmt, renderTable } from "./lib/table";
 import { runBodyFloodBench } from "./body-flood";
 import { runCompletionsBench } from "./completions";
+import { FAULT_MODES, runDbFaultBench, type FaultMode } from "./db-fault";
 
 const { values: flags } = parseArgs({
   options: {
@@ -60,14 +64,19 @@ const { values: flags } = parseArgs({
     "isolated-build": { type: "boolean", default: false },
     "cpu-prof": { type: "boolean", default: false },
     name: { type: "string", default: "foundation" },
-    /** Only the foundation bench, without the chat-completions and body-flood benches that follow it. */
+    /** Only the foundation bench, without the chat-completions, body-flood and db-fault benches that follow it. */
     "foundation-only": { type: "boolean", default: false },
     /** Only the body-flood bench (bench/body-flood.ts). */
     "body-flood-only": { type: "boolean", default: false },
     "flood-duration": { type: "string", default: "20" },
     "flood-clients": { type: "string", default: "10" },
     "flood-body-mib": { type: "string", default: "30" },
-    /** Body-flood bench: use DATABASE_URL's database itself instead of a fresh one on its server. */
+    /** Only the db-fault bench (bench/db-fault.ts). */
+    "db-fault-only": { type: "boolean", default: false },
+    "fault-duration": { type: "string", default: "60" },
+    "fault-clients": { type: "string", default: "20" },
+    "fault-mode": { type: "string", default: "down" },
+    /** Body-flood and db-fault benches: use DATABASE_URL's database itself instead of a fresh one on its server. */
     "database-in-place": { type: "boolean", default: false },
   },
   strict: true,
@@ -255,8 +264,21 @@ function bodyFlood() {
   });
 }
 
+function dbFault() {
+  return runDbFaultBench({
+    durationS: Number(flags["fault-duration"]),
+    clients: Number(flags["fault-clients"]),
+    faultMode: flags["fault-mode"] as FaultMode,
+    databaseInPlace: flags["database-in-place"],
+    isolatedBuild: flags["isolated-build"],
+    rebuild: flags.rebuild,
+  });
+}
+
 async function main(): Promise<number> {
+  if (!(FAULT_MODES as readonly string[]).includes(flags["fault-mode"]!)) throw new Error(`--fault-mode must be one of ${FAULT_MODES.join(", ")}`);
   if (flags["body-flood-only"]) return (await bodyFlood()).valid ? 0 : 1;
+  if (flags["db-fault-only"]) return (await dbFault()).valid ? 0 : 1;
   const errors: string[] = [];
   let build: BuildInfo | undefined;
   let db: BenchDatabase | undefined;
@@ -460,7 +482,8 @@ async function main(): Promise<number> {
   if (flags["foundation-only"]) return record.valid ? 0 : 1;
   const completions = await runCompletionsBench({ isolatedBuild: flags["isolated-build"] });
   const flood = await bodyFlood();
-  return record.valid && completions.valid && flood.valid ? 0 : 1;
+  const fault = await dbFault();
+  return record.valid && completions.valid && flood.valid && fault.valid ? 0 : 1;
 }
 
 main()
