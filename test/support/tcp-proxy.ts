@@ -41,18 +41,17 @@ interface Pair {
 
 export interface TcpProxyOptions {
   /**
-   * TCP_NODELAY on both legs, as postgres.js sets on its own socket (default false). Without it,
+   * TCP_NODELAY on both legs, as postgres.js sets on its own socket (default true). Without it,
    * Nagle's algorithm holds PostgreSQL's small replies until the peer's delayed ACK: through the
    * proxy chat completions ran at ~215 req/s, p50 100 ms, instead of ~930 req/s, p50 17 ms
-   * (bench/db-fault.ts, 20 clients, 2-core box). bench/db-fault.ts turns it on; the fault suite
-   * (test/http/db-faults.http.test.ts) still runs without it: at the full rate its 57P01 case
-   * goes over its 2 % budget of 503s and /api/ready answers 503 right after (issue 9).
+   * (bench/db-fault.ts, 20 clients, 2-core box). On by default, as a direct connection of
+   * postgres.js or ioredis has it; `false` only to study what Nagle does.
    */
   noDelay?: boolean;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number, options: TcpProxyOptions = {}): Promise<TcpProxy> {
-  const noDelay = options.noDelay === true;
+  const noDelay = options.noDelay !== false;
   const pairs = new Set<Pair>();
   let paused = false;
   let disabled = false;
