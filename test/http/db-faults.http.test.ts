@@ -143,7 +143,9 @@ function checkOutage(answers: Answer[], cutStart: number, cutEnd: number) {
   const bad = answers.filter((a) => a.status !== 200 && a.status !== 503);
   expect(bad.map((a) => `${a.status} ${a.body}`)).toEqual([]);
   for (const a of answers.filter((x) => x.status === 503)) expect(a.retryAfter, "503 without Retry-After").toMatch(/^\d+$/);
-  const slow = answers.filter((a) => a.ms >= 2_000);
+  // A refusal is fast (under 2 s); an answer may have waited for the journal's disk sync, but no
+  // call hangs (under 5 s).
+  const slow = answers.filter((a) => a.ms >= (a.status === 503 ? 2_000 : 5_000));
   expect(slow.map((a) => `${a.status}${a.stream ? " stream" : ""} after ${a.ms} ms, sent ${a.startedAt - cutStart} ms after the cut began (it lasted ${cutEnd - cutStart} ms)`)).toEqual([]);
   const brokenStreams = answers.filter((a) => a.stream && a.status === 200 && !a.done);
   expect(brokenStreams.map((a) => a.body)).toEqual([]);
