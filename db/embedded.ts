@@ -465,6 +465,7 @@ function run(cmd: string, args: string[], opts: { runAs: RunAs; cwd: string; for
       // cwd must be reachable by the server user (postgres tools fail when they cannot read it).
       cwd: opts.cwd,
       // C locale: English, predictable messages, and no "invalid locale" from a missing LANG locale.
+      // eslint-disable-next-line no-restricted-properties -- passed on to the child whole, not read as configuration
       env: { ...process.env, LC_ALL: "C", LANG: "C" },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -1,4 +1,4 @@
-import { env } from "@/lib/env";
+import { dbEnv, embeddedDataDir } from "./env";
 import { ensureEmbeddedDatabase } from "./embedded";
 import { runMigrations } from "./migrate";
 import { databaseUrl, usesEmbeddedDatabase } from "./url";
@@ -12,7 +12,7 @@ let ready: Promise<string> | undefined;
 export function ensureDatabase(): Promise<string> {
   ready ??= (async () => {
     if (usesEmbeddedDatabase()) {
-      await ensureEmbeddedDatabase({ port: env.EMBEDDED_PG_PORT, dataDir: `${env.DATA_DIR}/pg`, database: "cockpit" });
+      await ensureEmbeddedDatabase({ port: dbEnv.EMBEDDED_PG_PORT, dataDir: embeddedDataDir(), database: "cockpit" });
     }
     const url = databaseUrl();
     await runMigrations(url);
