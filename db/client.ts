@@ -1,6 +1,7 @@
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { preparedByDefault } from "./prepared";
+import { guard, setDatabaseProbe } from "./resilience";
 import * as schema from "./schema";
 import { databaseUrl } from "./url";
 
@@ -11,21 +12,33 @@ export type Db = PostgresJsDatabase<typeof schema>;
  * module more than once share them instead of leaking connections.
  */
 const globalForDb = globalThis as unknown as {
+  __cockpitProbeSql?: postgres.Sql;
   __cockpitSql?: postgres.Sql;
   __cockpitDb?: Db;
   __cockpitRelaxedSql?: postgres.Sql;
   __cockpitRelaxedDb?: Db;
 };
 
+/**
+ * Outage behaviour (db/resilience.ts has the rest): a connection attempt gives up after
+ * CONNECT_TIMEOUT_S instead of postgres.js's 30 s, and a pool that lost its server retries every
+ * 50–500 ms instead of backing off to 20 s, so it reconnects within about half a second of the
+ * server's return. Connections are recycled after 5–10 minutes (stale ones after a failover).
+ */
+const CONNECT_TIMEOUT_S = 2;
+const resilient = {
+  connect_timeout: CONNECT_TIMEOUT_S,
+  backoff: (retries: number) => Math.min(0.5, 0.05 * 2 ** retries) * (0.5 + Math.random() / 2),
+  max_lifetime: 300 + Math.random() * 300,
+  onnotice: () => {},
+};
+
 export const sql: postgres.Sql =
-  globalForDb.__cockpitSql ??
-  preparedByDefault(
-    postgres(databaseUrl(), {
-      max: 10,
-      idle_timeout: 30,
-      onnotice: () => {},
-    }),
-  );
+  globalForDb.__cockpitSql ?? guard(preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 10, idle_timeout: 30 })));
+
+/** The breaker's probe: its own connection, so a pool stuck on a dead network cannot hide the server's return. */
+const probeSql: postgres.Sql = globalForDb.__cockpitProbeSql ?? postgres(databaseUrl(), { ...resilient, max: 1, idle_timeout: 10, connect_timeout: 1 });
+setDatabaseProbe(() => probeSql`SELECT 1`);
 
 export const db: Db = globalForDb.__cockpitDb ?? drizzle(sql, { schema });
 
@@ -38,18 +51,12 @@ export const db: Db = globalForDb.__cockpitDb ?? drizzle(sql, { schema });
  */
 export const relaxedSql: postgres.Sql =
   globalForDb.__cockpitRelaxedSql ??
-  preparedByDefault(
-    postgres(databaseUrl(), {
-      max: 4,
-      idle_timeout: 30,
-      onnotice: () => {},
-      connection: { synchronous_commit: "off" },
-    }),
-  );
+  guard(preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 4, idle_timeout: 30, connection: { synchronous_commit: "off" } })));
 
 export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSql, { schema });
 
 globalForDb.__cockpitSql = sql;
+globalForDb.__cockpitProbeSql = probeSql;
 globalForDb.__cockpitDb = db;
 globalForDb.__cockpitRelaxedSql = relaxedSql;
 globalForDb.__cockpitRelaxedDb = relaxedDb;

@@ -19,12 +19,13 @@ import { LEASE_TTL_S } from "./lease";
  * locks are FOR NO KEY UPDATE: the run record inserted before in the same transaction holds a KEY
  * SHARE lock on the company row (its foreign keys), and so do other servers' transactions doing
  * the same; FOR UPDATE conflicts with those and two such transactions deadlocked under load.
- * Returns the entry and how much was drawn from the lease (for endHold).
+ * Returns the entry and how much was drawn from the lease (for endHold). With `entry.id` set it is
+ * idempotent: a second call for the same id bills nothing (`alreadyBilled`).
  */
 export async function billWithHold(
   tx: DbOrTx,
   args: { companyId: string; lease: { id: string } | null; holdMicro: number; costMicro: number; entry: EntryInput },
-): Promise<{ entry: LedgerEntry | null; drawnMicro: number }> {
+): Promise<{ entry: LedgerEntry | null; drawnMicro: number; alreadyBilled?: boolean }> {
   const cost = Math.max(0, Math.round(args.costMicro));
   let leaseLeft = 0;
   if (args.lease) {
@@ -36,6 +37,12 @@ export async function billWithHold(
   const [co] = (await tx.execute(sql`
     SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${args.companyId} FOR NO KEY UPDATE`)) as unknown as { unreserved: string }[];
   if (!co) return { entry: null, drawnMicro: 0 };
+  // A retry of a bill whose commit was not acknowledged: its entry (known id) is already there.
+  // Checked under the company row lock, so a concurrent attempt of the same bill sees it committed.
+  if (args.entry.id) {
+    const [existing] = (await tx.execute(sql`SELECT 1 FROM ledger_entries WHERE id = ${args.entry.id}`)) as unknown as unknown[];
+    if (existing) return { entry: null, drawnMicro: 0, alreadyBilled: true };
+  }
   const drawn = Math.min(cost, Math.max(0, args.holdMicro), leaseLeft);
   const extra = Math.min(cost - drawn, Math.max(0, Number(co.unreserved)));
   const charged = drawn + extra;

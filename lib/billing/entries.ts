@@ -3,6 +3,8 @@ import type { LedgerEntry } from "@/db/schema";
 
 /** What a caller says about a balance change; the amount and balance come from the ledger itself. */
 export interface EntryInput {
+  /** The entry's id when the caller needs it known in advance (a run's bill: idempotent retries); else minted. */
+  id?: string;
   kind: LedgerKind;
   source: string;
   model?: string | null;

@@ -24,7 +24,7 @@ export function insertEntrySql(from: string, amountMicro: ReturnType<typeof sql>
   return sql`
     INSERT INTO ledger_entries (id, company_id, kind, source, amount_micro, balance_after_micro, model,
                                 prompt_tokens, completion_tokens, reference_id, metadata)
-    SELECT ${newId("ledger")}, c.id, ${entry.kind}::ledger_kind, ${entry.source}, ${amountMicro}, c.balance_micro,
+    SELECT ${entry.id ?? newId("ledger")}, c.id, ${entry.kind}::ledger_kind, ${entry.source}, ${amountMicro}, c.balance_micro,
            ${entry.model ?? null}, ${entry.promptTokens ?? null}::int, ${entry.completionTokens ?? null}::int,
            ${entry.referenceId ?? null}, ${toStorableJson(entry.metadata ?? {})}::jsonb
     FROM ${sql.raw(from)} c

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { relaxedDb } from "@/db/client";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -259,11 +259,11 @@ export async function holdCredit(companyId: string, amountMicro: number): Promis
  * the new balance for insertEntrySql("c", …). No row comes back when the lease no longer has
  * `cost` left (released by the reconciler): bill with billWithHold() then.
  */
-export function drawHoldCtes(lease: { id: string; companyId: string }, cost: number) {
+export function drawHoldCtes(lease: { id: string; companyId: string }, cost: number, when: SQL = sql`true`) {
   return sql`r AS (
       UPDATE reservations
       SET amount_micro = amount_micro - ${cost}, expires_at = GREATEST(expires_at, now() + make_interval(secs => ${LEASE_TTL_S}))
-      WHERE id = ${lease.id} AND company_id = ${lease.companyId} AND status = 'held' AND amount_micro >= ${cost}
+      WHERE id = ${lease.id} AND company_id = ${lease.companyId} AND status = 'held' AND amount_micro >= ${cost} AND ${when}
       RETURNING company_id),
     c AS (
       UPDATE companies co

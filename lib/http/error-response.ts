@@ -1,6 +1,7 @@
 import { ZodError, type core } from "zod";
 import { AppError, errorBody } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { databaseUnavailable } from "@/lib/persistence/db-health";
 
 /** `messages.0.content`: the OpenAI `param` convention for nested fields. */
 function issueParam(issue: core.$ZodIssue): string | null {
@@ -22,6 +23,8 @@ export function zodToAppError(err: ZodError): AppError {
 export function toAppError(err: unknown, requestId: string): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof ZodError) return zodToAppError(err);
+  const unavailable = databaseUnavailable(err);
+  if (unavailable) return unavailable;
   log.error({ err, requestId }, "unhandled error");
   return new AppError("internal", `The server had an error processing your request (request id ${requestId})`, {
     wireCode: "internal_error",

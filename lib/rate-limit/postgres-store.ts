@@ -39,36 +39,48 @@ export class RateLimiterPostgresJs extends RateLimiterStoreAbstract {
     return new RateLimiterRes(Math.max(this.points - consumed, 0), msLeft, consumed, consumed === changedPoints);
   }
 
+  /**
+   * Through `unsafe` (prepared, as tagged templates are): that is the path the database circuit
+   * breaker watches (db/resilience.ts), so a limiter on an unreachable database fails fast.
+   */
+  private query<T>(text: string, params: unknown[]): Promise<T[]> {
+    return this.sql.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<T[]>;
+  }
+
   async _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<Row> {
     const ms = msDuration > 0 ? msDuration : null;
-    const [row] = forceExpire
-      ? await this.sql<Row[]>`
-          INSERT INTO rate_limits AS t (key, points, expire)
-          VALUES (${key}, ${points}, now() + ${ms}::float8 * interval '1 millisecond')
-          ON CONFLICT (key) DO UPDATE SET points = EXCLUDED.points, expire = EXCLUDED.expire
-          RETURNING t.points, COALESCE(GREATEST(0, extract(epoch FROM t.expire - now()) * 1000), -1)::float8 AS ms_left`
-      : await this.sql<Row[]>`
-          INSERT INTO rate_limits AS t (key, points, expire)
-          VALUES (${key}, ${points}, now() + ${ms}::float8 * interval '1 millisecond')
-          ON CONFLICT (key) DO UPDATE SET
-            points = CASE WHEN t.expire <= now() THEN EXCLUDED.points ELSE t.points + EXCLUDED.points END,
-            expire = CASE WHEN t.expire <= now() THEN EXCLUDED.expire ELSE t.expire END
-          RETURNING t.points, COALESCE(GREATEST(0, extract(epoch FROM t.expire - now()) * 1000), -1)::float8 AS ms_left`;
+    const [row] = await this.query<Row>(forceExpire ? UPSERT_FORCE : UPSERT, [key, points, ms]);
     return row!;
   }
 
   async _get(key: string): Promise<Row | null> {
-    const [row] = await this.sql<Row[]>`
-      SELECT points, COALESCE(GREATEST(0, extract(epoch FROM expire - now()) * 1000), -1)::float8 AS ms_left
-      FROM rate_limits WHERE key = ${key} AND (expire IS NULL OR expire > now())`;
+    const [row] = await this.query<Row>(
+      `SELECT points, COALESCE(GREATEST(0, extract(epoch FROM expire - now()) * 1000), -1)::float8 AS ms_left
+       FROM rate_limits WHERE key = $1 AND (expire IS NULL OR expire > now())`,
+      [key],
+    );
     return row ?? null;
   }
 
   async _delete(key: string): Promise<boolean> {
-    const rows = await this.sql`DELETE FROM rate_limits WHERE key = ${key} RETURNING key`;
+    const rows = await this.query(`DELETE FROM rate_limits WHERE key = $1 RETURNING key`, [key]);
     return rows.length > 0;
   }
 }
+
+const UPSERT_FORCE = `
+  INSERT INTO rate_limits AS t (key, points, expire)
+  VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
+  ON CONFLICT (key) DO UPDATE SET points = EXCLUDED.points, expire = EXCLUDED.expire
+  RETURNING t.points, COALESCE(GREATEST(0, extract(epoch FROM t.expire - now()) * 1000), -1)::float8 AS ms_left`;
+
+const UPSERT = `
+  INSERT INTO rate_limits AS t (key, points, expire)
+  VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
+  ON CONFLICT (key) DO UPDATE SET
+    points = CASE WHEN t.expire <= now() THEN EXCLUDED.points ELSE t.points + EXCLUDED.points END,
+    expire = CASE WHEN t.expire <= now() THEN EXCLUDED.expire ELSE t.expire END
+  RETURNING t.points, COALESCE(GREATEST(0, extract(epoch FROM t.expire - now()) * 1000), -1)::float8 AS ms_left`;
 
 /**
  * Deletes the rows of every limit whose window ended over an hour ago (dead weight: a key's next

@@ -7,6 +7,8 @@ import { billWithHold } from "@/lib/billing/bill-with-hold";
 import type { EntryInput } from "@/lib/billing/entries";
 import { insertEntrySql } from "@/lib/billing/internal";
 import { newId } from "@/lib/ids";
+import { DatabaseUnavailableError, isConnectionError } from "@/db/resilience";
+import { journal, registerJournalWriter } from "@/lib/persistence/bill-journal";
 import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit";
 import { toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
@@ -29,34 +31,103 @@ function storedMessages(ctx: RunContext) {
 }
 
 /**
- * The thread (throwaway ones only), the messages and the run, as CTEs of one statement. Named
- * `run_*` so they never clash with the billing CTEs (`r`, `c`) appended after them.
+ * Everything persisting a run needs, as plain data: built once from the context, so a retry (a
+ * lost acknowledgement) or a replay from the bill journal (the database was away) writes exactly
+ * the same rows with the same ids.
  */
-function recordSql(ctx: RunContext, status: RunStatus): SQL {
-  const latencyMs = Math.round(performance.now() - ctx.startedAt);
-  const newThread = ctx.source === THREAD_SOURCE.completions;
+export interface PersistJob {
+  runId: string;
+  companyId: string;
+  threadId: string;
+  source: RunContext["source"];
+  status: RunStatus;
+  requestedModel: string;
+  stream: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  costMicro: number;
+  latencyMs: number;
+  /** Epoch ms the run ended, set when the job is journaled (else the database's now()). */
+  completedAt?: number;
+  finishReason: string | null;
+  error: RunContext["error"] | null;
+  toolCalls: RunContext["toolCalls"];
+  appliedRules: RunContext["appliedRules"];
+  messages: ReturnType<typeof storedMessages>;
+  billable: boolean;
+  entry: EntryInput;
+  hold: { lease: { id: string; companyId: string } | null; amountMicro: number } | null;
+}
+
+/** The bill's ledger id, derived from the run's: `le_` + the run id's random part. */
+export const ledgerIdForRun = (runId: string) => `le_${runId.slice(runId.indexOf("_") + 1)}`;
+
+export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
+  // A cancelled call the provider received costs at least its prompt (the provider bills it); a
+  // failed one is billed only for what it generated (providers do not bill their own errors).
+  const billable =
+    status === RUN_STATUS.completed || ctx.usage.completionTokens > 0 || (status === RUN_STATUS.cancelled && ctx.upstreamReached === true);
+  if (!billable) ctx.costMicro = 0;
+  return {
+    runId: ctx.runId,
+    companyId: ctx.companyId,
+    threadId: ctx.threadId,
+    source: ctx.source,
+    status,
+    requestedModel: ctx.requestedModel,
+    stream: ctx.stream,
+    promptTokens: ctx.usage.promptTokens,
+    completionTokens: ctx.usage.completionTokens,
+    cachedTokens: ctx.usage.cachedTokens,
+    costMicro: ctx.costMicro,
+    latencyMs: Math.round(performance.now() - ctx.startedAt),
+    finishReason: ctx.finishReason || null,
+    error: ctx.error ?? null,
+    toolCalls: ctx.toolCalls,
+    appliedRules: ctx.appliedRules,
+    messages: storedMessages(ctx),
+    billable,
+    entry: { ...ledgerEntry(ctx, status), id: ledgerIdForRun(ctx.runId) },
+    hold: ctx.hold ? { lease: ctx.hold.lease, amountMicro: ctx.hold.amountMicro } : null,
+  };
+}
+
+/**
+ * The thread (throwaway ones only), the messages and the run, as CTEs of one statement. Named
+ * `run_*` so they never clash with the billing CTEs (`r`, `c`) appended after them. Idempotent by
+ * run id: when the run is already stored (`run_row` inserts nothing), nothing else is written and
+ * `stored` reads 0.
+ */
+function recordSql(job: PersistJob): SQL {
+  const newThread = job.source === THREAD_SOURCE.completions;
+  const ended = job.completedAt === undefined ? sql`now()` : sql`to_timestamp(${job.completedAt / 1000}::float8)`;
   return sql`
-    run_thread AS (
-      INSERT INTO threads (id, company_id, source)
-      SELECT ${ctx.threadId}, ${ctx.companyId}, ${ctx.source}::thread_source WHERE ${newThread}
-      RETURNING id),
-    run_messages AS (
-      INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq)
-      SELECT x.id, ${ctx.companyId}, ${ctx.threadId}, x.role, x.content, x.extra, x.run_id, x.seq
-      FROM jsonb_to_recordset(${toStorableJson(storedMessages(ctx))}::jsonb)
-        AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int)
-      RETURNING id),
     run_row AS (
       INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
                         cached_tokens, cost_micro, latency_ms, finish_reason, error, tool_calls, applied_rules,
                         created_at, completed_at)
-      VALUES (${ctx.runId}, ${ctx.companyId}, ${ctx.threadId}, ${ctx.requestedModel}, ${status}::run_status, ${ctx.stream},
-              ${ctx.usage.promptTokens}, ${ctx.usage.completionTokens}, ${ctx.usage.cachedTokens}, ${ctx.costMicro},
-              ${latencyMs}, ${ctx.finishReason || null}, ${ctx.error ? toStorableJson(ctx.error) : null}::jsonb,
-              ${toStorableJson(ctx.toolCalls)}::jsonb, ${toStorableJson(ctx.appliedRules)}::jsonb,
-              now() - make_interval(secs => ${latencyMs / 1000}), now())
+      VALUES (${job.runId}, ${job.companyId}, ${job.threadId}, ${job.requestedModel}, ${job.status}::run_status, ${job.stream},
+              ${job.promptTokens}, ${job.completionTokens}, ${job.cachedTokens}, ${job.costMicro},
+              ${job.latencyMs}, ${job.finishReason}, ${job.error ? toStorableJson(job.error) : null}::jsonb,
+              ${toStorableJson(job.toolCalls)}::jsonb, ${toStorableJson(job.appliedRules)}::jsonb,
+              ${ended} - make_interval(secs => ${job.latencyMs / 1000}), ${ended})
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id),
+    run_thread AS (
+      INSERT INTO threads (id, company_id, source)
+      SELECT ${job.threadId}, ${job.companyId}, ${job.source}::thread_source WHERE ${newThread} AND EXISTS (SELECT 1 FROM run_row)
+      RETURNING id),
+    run_messages AS (
+      INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq)
+      SELECT x.id, ${job.companyId}, ${job.threadId}, x.role, x.content, x.extra, x.run_id, x.seq
+      FROM jsonb_to_recordset(${toStorableJson(job.messages)}::jsonb)
+        AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int)
+      WHERE EXISTS (SELECT 1 FROM run_row)
       RETURNING id)`;
 }
+
+const STORED = sql`(SELECT count(*) FROM run_row)::int AS stored`;
 
 function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
   return {
@@ -70,51 +141,101 @@ function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
   };
 }
 
+export interface PersistOutcome {
+  /** What the bill drew from the call's lease (for endHold). */
+  drawnMicro: number;
+  /** What the ledger entry charged, when it differs from the job's cost (a shortfall). */
+  chargedMicro?: number;
+  /** The run was already stored by an earlier attempt whose acknowledgement was lost. */
+  already: boolean;
+}
+
 /**
  * Stores the run (thread, messages, run row) and bills it in ONE statement, committed through the
  * group committer: the answer's record and its ledger row become durable together, in a single
- * round trip. Then the request is answered.
+ * round trip. Idempotent by run id (a retry after a lost acknowledgement finds the stored run and
+ * writes nothing), so the caller may run it again after any failure.
  *
  * Billing tail of that statement: draw the actual cost from the call's credit lease (the normal
  * case: the cost is within the call's hold, because the cap the hold covers is the cap the
  * upstream received). A call that cost more than its hold (a provider that ignored the cap or
  * counted the prompt higher than we did), or whose lease the reconciler released, is billed by
  * billWithHold: its own hold first, then the unreserved balance, never below zero, the shortfall
- * noted; for the first case the record and the bill share one transaction.
+ * noted; for the first case the record and the bill share one transaction. Its entry id is derived
+ * from the run id, so that bill is idempotent too.
+ */
+export async function writeRun(job: PersistJob): Promise<PersistOutcome> {
+  const { hold, entry } = job;
+  const cost = job.costMicro;
+  const record = recordSql(job);
+  const billRest = async (tx: Tx, lease: CreditHold["lease"], holdMicro: number): Promise<PersistOutcome> => {
+    const r = await billWithHold(tx, { companyId: job.companyId, lease, holdMicro, costMicro: cost, entry });
+    return { drawnMicro: r.drawnMicro, already: r.alreadyBilled === true, ...(r.entry ? { chargedMicro: -r.entry.amountMicro } : {}) };
+  };
+  if (!job.billable) {
+    const [row] = (await commitWithGroup(sql`WITH ${record} SELECT ${STORED}`)) as { stored: number }[];
+    return { drawnMicro: 0, already: row?.stored === 0 };
+  }
+  if (cost === 0) {
+    const [row] = (await commitWithGroup(
+      sql`WITH ${record}, c AS (SELECT id, balance_micro FROM companies WHERE id = ${job.companyId} AND EXISTS (SELECT 1 FROM run_row)),
+          bill AS (${insertEntrySql("c", 0, entry, "id")}) SELECT ${STORED}`,
+    )) as { stored: number }[];
+    return { drawnMicro: 0, already: row?.stored === 0 };
+  }
+  if (hold?.lease && cost <= hold.amountMicro) {
+    const [row] = (await commitWithGroup(
+      sql`WITH ${record}, ${drawHoldCtes(hold.lease, cost, sql`EXISTS (SELECT 1 FROM run_row)`)},
+          bill AS (${insertEntrySql("c", -cost, entry, "id")})
+          SELECT ${STORED}, (SELECT count(*) FROM bill)::int AS billed`,
+    )) as { stored: number; billed: number }[];
+    // Stored and billed earlier: that statement drew the cost from the lease.
+    if (row?.stored === 0) return { drawnMicro: cost, already: true };
+    if (row?.billed === 1) return { drawnMicro: cost, already: false };
+    // The lease was released under us (the record is stored): bill from the balance.
+    return commitExclusive((tx) => billRest(tx, null, 0));
+  }
+  return commitExclusive(async (tx) => {
+    const [row] = (await tx.execute(sql`WITH ${record} SELECT ${STORED}`)) as unknown as { stored: number }[];
+    // Record and bill share this transaction: a stored run was billed with it.
+    if (row?.stored === 0) return { drawnMicro: 0, already: true };
+    return billRest(tx, hold?.lease ?? null, hold?.amountMicro ?? 0);
+  });
+}
+
+registerJournalWriter<PersistJob>("run", writeRun);
+
+/** Hands the job to the bill journal; its hold ends when the journal wrote it. */
+async function journalRun(job: PersistJob, hold: CreditHold | undefined): Promise<void> {
+  job.completedAt ??= Date.now();
+  try {
+    await journal("run", job.runId, job, (outcome) => {
+      if (hold) endHold(hold, (outcome as PersistOutcome | undefined)?.drawnMicro ?? 0);
+    });
+  } catch (err) {
+    if (hold) endHold(hold, 0);
+    throw err;
+  }
+}
+
+/**
+ * Persists and bills the run, then ends its hold. While the database is unreachable the job goes
+ * to the bill journal instead (written when the database returns; the hold stays until then), so
+ * an answer the upstream already gave is never left unbilled and the client still gets it.
  */
 export async function persistRun(ctx: RunContext, status: RunStatus): Promise<void> {
-  const hold = ctx.hold;
-  // A cancelled call the provider received costs at least its prompt (the provider bills it); a
-  // failed one is billed only for what it generated (providers do not bill their own errors).
-  const billable =
-    status === RUN_STATUS.completed || ctx.usage.completionTokens > 0 || (status === RUN_STATUS.cancelled && ctx.upstreamReached === true);
-  if (!billable) ctx.costMicro = 0;
-  const entry = ledgerEntry(ctx, status);
-  const cost = ctx.costMicro;
-  const record = recordSql(ctx, status);
-  let drawn = 0;
-  const billRest = (tx: Tx, lease: CreditHold["lease"], holdMicro: number) =>
-    billWithHold(tx, { companyId: ctx.companyId, lease, holdMicro, costMicro: cost, entry }).then((r) => {
-      drawn = r.drawnMicro;
-      if (r.entry) ctx.costMicro = -r.entry.amountMicro;
-    });
+  const job = persistJob(ctx, status);
+  let outcome: PersistOutcome;
   try {
-    if (!billable) {
-      await commitWithGroup(sql`WITH ${record} SELECT 1`);
-    } else if (cost === 0) {
-      await commitWithGroup(sql`WITH ${record}, c AS (SELECT id, balance_micro FROM companies WHERE id = ${ctx.companyId}) ${insertEntrySql("c", 0, entry, "id")}`);
-    } else if (hold?.lease && cost <= hold.amountMicro) {
-      const rows = await commitWithGroup(sql`WITH ${record}, ${drawHoldCtes(hold.lease, cost)} ${insertEntrySql("c", -cost, entry, "id")}`);
-      if (rows.length > 0) drawn = cost;
-      // The lease was released under us (the record is stored): bill from the balance.
-      else await commitExclusive((tx) => billRest(tx, null, 0));
-    } else {
-      await commitExclusive(async (tx) => {
-        await tx.execute(sql`WITH ${record} SELECT 1`);
-        await billRest(tx, hold?.lease ?? null, hold?.amountMicro ?? 0);
-      });
+    outcome = await writeRun(job);
+  } catch (err) {
+    if (!isConnectionError(err) && !(err instanceof DatabaseUnavailableError)) {
+      if (ctx.hold) endHold(ctx.hold, 0);
+      throw err;
     }
-  } finally {
-    if (hold) endHold(hold, drawn);
+    await journalRun(job, ctx.hold);
+    return;
   }
+  if (outcome.chargedMicro !== undefined) ctx.costMicro = outcome.chargedMicro;
+  if (ctx.hold) endHold(ctx.hold, outcome.drawnMicro);
 }

@@ -1,0 +1,283 @@
+import type postgres from "postgres";
+
+/**
+ * How the app behaves while PostgreSQL is away: fail fast, never hang.
+ *
+ * One circuit breaker per process watches every query drizzle sends (they all pass through
+ * `unsafe`, which `guard` wraps) and every transaction:
+ *  - a connection-class error (refused, reset, closed, timed out, 57P01 and friends) makes it probe
+ *    the server at once on a separate connection (SELECT 1 within PROBE_TIMEOUT_MS); it opens when
+ *    the probe fails (one dead connection is not an outage);
+ *  - a query outstanding for longer than SLOW_MS makes it probe too: a silent network (a blackhole,
+ *    where TCP gives no error for minutes) opens it as well; when it opens, the queries still
+ *    waiting are rejected at once;
+ *  - while it is open, every new query and transaction is rejected at once with
+ *    DatabaseUnavailableError (the API answers 503 with Retry-After), instead of queueing behind the
+ *    pool's reconnect backoff; a probe every PROBE_EVERY_MS closes it as soon as the server answers.
+ * A query that fails on a connection the server terminated (57P01/57P02/57P03: it never ran) is
+ * retried once, transparently, outside transactions; so is a read (SELECT) whose connection closed
+ * under it. A write whose connection closed may have committed: it fails (→ 503), and the writes
+ * that matter are idempotent (a run's persistence, by run id) or journaled.
+ *
+ * No imports from lib/: state changes are reported to listeners (lib/db-health logs them).
+ */
+export const SLOW_MS = 1_000;
+export const PROBE_TIMEOUT_MS = 700;
+export const PROBE_EVERY_MS = 250;
+
+export class DatabaseUnavailableError extends Error {
+  readonly code = "DB_UNAVAILABLE";
+  constructor(message = "The database is unavailable") {
+    super(message);
+    this.name = "DatabaseUnavailableError";
+  }
+}
+
+const CONNECTION_CODES = new Set([
+  "DB_UNAVAILABLE",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+  "CONNECTION_ENDED",
+  "CONNECT_TIMEOUT",
+  // admin_shutdown, crash_shutdown, cannot_connect_now (starting up / shutting down)
+  "57P01",
+  "57P02",
+  "57P03",
+]);
+/** Terminated by the server before the query ran: safe to run again. */
+const RETRYABLE_CODES = new Set(["57P01", "57P02", "57P03"]);
+/** The connection went away under the query: it may have run, so only a read is run again. */
+const LOST_CODES = new Set(["CONNECTION_CLOSED", "ECONNRESET", "EPIPE"]);
+const READ_ONLY = /^\s*select\b/i;
+
+function codesOf(err: unknown): string[] {
+  const out: string[] = [];
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") out.push(code);
+    // SQLSTATE class 08: connection exception
+  }
+  return out;
+}
+
+/** True when `err` (or its cause: drizzle wraps driver errors) says the database could not be reached. */
+export function isConnectionError(err: unknown): boolean {
+  return codesOf(err).some((c) => CONNECTION_CODES.has(c) || c.startsWith("08"));
+}
+
+const isRetryable = (err: unknown, readOnly: boolean) => codesOf(err).some((c) => RETRYABLE_CODES.has(c) || (readOnly && LOST_CODES.has(c)));
+
+export type DbState = "up" | "down";
+type Listener = (state: DbState, reason: string) => void;
+
+interface Outstanding {
+  startedAt: number;
+  fail: (err: Error) => void;
+}
+
+class Breaker {
+  state: DbState = "up";
+  private listeners: Listener[] = [];
+  private outstanding = new Set<Outstanding>();
+  private watchdog: NodeJS.Timeout | undefined;
+  private probing: Promise<boolean> | undefined;
+  private prober: NodeJS.Timeout | undefined;
+  probe: () => Promise<unknown> = async () => {};
+  downSince = 0;
+
+  onChange(l: Listener) {
+    this.listeners.push(l);
+  }
+
+  private emit(reason: string) {
+    for (const l of this.listeners) {
+      try {
+        l(this.state, reason);
+      } catch {
+        // a listener's failure is not the database's
+      }
+    }
+  }
+
+  /** The probe failed: refuse new queries, and fail the ones still waiting (they will not be answered soon either). */
+  open(reason: string) {
+    const err = new DatabaseUnavailableError();
+    for (const o of [...this.outstanding]) o.fail(err);
+    this.outstanding.clear();
+    if (this.state === "down") return;
+    this.state = "down";
+    this.downSince = Date.now();
+    this.emit(reason);
+    this.prober = setInterval(() => void this.check(), PROBE_EVERY_MS);
+    this.prober.unref();
+  }
+
+  private close() {
+    if (this.state === "up") return;
+    this.state = "up";
+    clearInterval(this.prober);
+    this.prober = undefined;
+    this.emit(`answered after ${Date.now() - this.downSince} ms`);
+  }
+
+  /** Runs one probe at a time; true when the server answered in time. */
+  check(): Promise<boolean> {
+    this.probing ??= (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          // A probe connection the server terminated while idle fails once; a new one answers.
+          this.probe().catch((err: unknown) => (isConnectionError(err) ? this.probe() : Promise.reject(err))),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new DatabaseUnavailableError("probe timed out")), PROBE_TIMEOUT_MS);
+          }),
+        ]);
+        this.close();
+        return true;
+      } catch (err) {
+        this.open(err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: probe failed` : "probe failed");
+        return false;
+      } finally {
+        clearTimeout(timer);
+        this.probing = undefined;
+      }
+    })();
+    return this.probing;
+  }
+
+  /**
+   * A query failed: after a connection-class error, probe at once. One dead connection (recycled by
+   * a proxy, terminated by an administrator) is not an outage: the breaker opens only when the
+   * server itself does not answer.
+   */
+  failure(err: unknown) {
+    if (this.state === "up" && isConnectionError(err) && !(err instanceof DatabaseUnavailableError)) void this.check();
+  }
+
+  track(o: Outstanding): () => void {
+    this.outstanding.add(o);
+    if (!this.watchdog) {
+      this.watchdog = setInterval(() => this.watch(), SLOW_MS / 4);
+      this.watchdog.unref();
+    }
+    return () => {
+      this.outstanding.delete(o);
+      if (this.outstanding.size === 0 && this.watchdog) {
+        clearInterval(this.watchdog);
+        this.watchdog = undefined;
+      }
+    };
+  }
+
+  private watch() {
+    if (this.state === "down" || this.probing) return;
+    const now = Date.now();
+    for (const o of this.outstanding) {
+      if (now - o.startedAt > SLOW_MS) {
+        void this.check();
+        return;
+      }
+    }
+  }
+}
+
+const GLOBAL = Symbol.for("cockpit.db-breaker");
+const g = globalThis as { [GLOBAL]?: Breaker };
+const breaker: Breaker = (g[GLOBAL] ??= new Breaker());
+
+export const dbState = (): DbState => breaker.state;
+export const onDbStateChange = (l: Listener) => breaker.onChange(l);
+/** Probes the server now (readiness checks); true when it answered. */
+export const checkDatabase = () => breaker.check();
+export const setDatabaseProbe = (probe: () => Promise<unknown>) => {
+  breaker.probe = probe;
+};
+
+/** Runs `start` under the breaker: refused while it is open, failed when it opens meanwhile. */
+function guarded<T>(start: () => PromiseLike<T>, retry: boolean, readOnly = false): Promise<T> {
+  if (breaker.state === "down") return Promise.reject(new DatabaseUnavailableError());
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    const untrack = breaker.track({
+      startedAt: Date.now(),
+      fail: (err) => {
+        if (done) return;
+        done = true;
+        reject(err);
+      },
+    });
+    const settle = (fn: () => void) => {
+      untrack();
+      if (done) return;
+      done = true;
+      fn();
+    };
+    const attempt = (again: boolean) =>
+      start().then(
+        (v) => settle(() => resolve(v)),
+        (err: unknown) => {
+          if (!done && again && isRetryable(err, readOnly)) return void attempt(false);
+          breaker.failure(err);
+          settle(() => reject(err));
+        },
+      );
+    attempt(retry);
+  });
+}
+
+type Sql = postgres.Sql;
+type Unsafe = Sql["unsafe"];
+
+/**
+ * What `unsafe` returns to drizzle: awaitable, with `.values()` (the only method drizzle calls on
+ * it). The query is created when it is awaited, so a refused one never reaches the pool.
+ */
+function lazyQuery(make: (values: boolean) => PromiseLike<unknown>, retry: boolean, readOnly: boolean) {
+  let values = false;
+  let promise: Promise<unknown> | undefined;
+  const run = () => (promise ??= guarded(() => make(values), retry, readOnly));
+  const q = {
+    values() {
+      values = true;
+      return q;
+    },
+    then: (a?: (v: unknown) => unknown, b?: (e: unknown) => unknown) => run().then(a, b),
+    catch: (b?: (e: unknown) => unknown) => run().catch(b),
+    finally: (f?: () => void) => run().finally(f),
+  };
+  return q;
+}
+
+/**
+ * Puts `client`'s queries and transactions under the breaker. Applied after preparedByDefault, so
+ * its `unsafe` (prepared statements) runs underneath.
+ */
+export function guard(client: Sql): Sql {
+  const patch = (c: Sql, inTransaction: boolean) => {
+    const unsafe = c.unsafe.bind(c) as Unsafe;
+    (c as { unsafe: unknown }).unsafe = (query: string, args?: unknown[], options?: Record<string, unknown>) =>
+      // postgres.js's own BEGIN (begin() sends it through `unsafe` and calls `.execute()` on it):
+      // the transaction around it is already under the breaker.
+      options?.onexecute
+        ? unsafe(query, args as never, options as never)
+        : lazyQuery((values) => {
+        const q = unsafe(query, args as never, options as never);
+        return values ? q.values() : q;
+      }, !inTransaction, READ_ONLY.test(query));
+    return c;
+  };
+  patch(client, false);
+  const begin = client.begin.bind(client) as (...a: unknown[]) => Promise<unknown>;
+  (client as { begin: unknown }).begin = (...a: unknown[]) => {
+    const fn = a.at(-1) as (tx: Sql) => unknown;
+    return guarded(() => begin(...a.slice(0, -1), (tx: Sql) => fn(patch(tx, true))), false);
+  };
+  return client;
+}

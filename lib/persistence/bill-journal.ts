@@ -1,0 +1,240 @@
+import "server-only";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createHash } from "node:crypto";
+import { DatabaseUnavailableError, dbState, isConnectionError } from "@/db/resilience";
+import { databaseUrl } from "@/db/url";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+
+/**
+ * The bill journal: writes that must not be lost (a run and its bill, after the upstream already
+ * answered) but cannot reach the database now. Each is appended to a local file and synced to disk
+ * before the caller goes on, kept in memory, and written to the database as soon as it answers
+ * again; the writers are idempotent (by run id), so writing one twice is harmless.
+ *
+ * Bounded: at most MAX_ENTRIES entries or MAX_BYTES of JSON per process; beyond that the caller
+ * gets DatabaseUnavailableError (the client a 503, and no bill: it got no answer either).
+ * A crash loses nothing journaled: the file stays, and the next process on this host adopts the
+ * files of processes that are no longer alive (recoverJournals). What a crash during an outage
+ * loses is only the calls in flight that had not reached the journal yet.
+ *
+ * One file per process: `$DATA_DIR/journal/<host>-<database tag>-<pid>.jsonl`, one JSON object per line, emptied once
+ * everything in it reached the database.
+ */
+export const MAX_ENTRIES = 10_000;
+export const MAX_BYTES = 64 * 1024 * 1024;
+const RETRY_MS = 250;
+
+type Writer = (payload: never) => Promise<unknown>;
+
+interface Entry {
+  kind: string;
+  id: string;
+  payload: unknown;
+  bytes: number;
+  onDone?: (result: unknown) => void;
+}
+
+interface State {
+  writers: Map<string, Writer>;
+  queue: Entry[];
+  bytes: number;
+  draining: boolean;
+  fd?: number;
+  pendingLines: string[];
+  pendingWaiters: { resolve: () => void; reject: (e: unknown) => void }[];
+  flushing: boolean;
+}
+
+const KEY = Symbol.for("cockpit.bill-journal");
+const g = globalThis as { [KEY]?: State };
+const state: State = (g[KEY] ??= { writers: new Map(), queue: [], bytes: 0, draining: false, pendingLines: [], pendingWaiters: [], flushing: false });
+
+export const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
+
+const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, "_");
+/** Which database the entries belong to: a file is only ever adopted by a process of the same one. */
+const DB_TAG = createHash("sha256").update(databaseUrl()).digest("hex").slice(0, 12);
+const ownFile = () => path.join(journalDir(), `${HOST}-${DB_TAG}-${process.pid}.jsonl`);
+
+/** Registers how entries of `kind` are written to the database (idempotently). */
+export function registerJournalWriter<T>(kind: string, writer: (payload: T) => Promise<unknown>): void {
+  state.writers.set(kind, writer as Writer);
+}
+
+function openFile(): number {
+  if (state.fd === undefined) {
+    fs.mkdirSync(journalDir(), { recursive: true, mode: 0o700 });
+    state.fd = fs.openSync(ownFile(), "a", 0o600);
+  }
+  return state.fd;
+}
+
+/** Appends lines and syncs them; concurrent callers share one write and one fdatasync. */
+function appendDurably(line: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    state.pendingLines.push(line);
+    state.pendingWaiters.push({ resolve, reject });
+    if (!state.flushing) flush();
+  });
+}
+
+function flush(): void {
+  state.flushing = true;
+  const lines = state.pendingLines.splice(0);
+  const waiters = state.pendingWaiters.splice(0);
+  let fd: number;
+  try {
+    fd = openFile();
+  } catch (err) {
+    state.flushing = false;
+    for (const w of waiters) w.reject(err);
+    return;
+  }
+  fs.write(fd, lines.join(""), (writeErr) => {
+    const done = (err: unknown) => {
+      for (const w of waiters) {
+        if (err) w.reject(err);
+        else w.resolve();
+      }
+      if (state.pendingLines.length > 0) flush();
+      else state.flushing = false;
+    };
+    if (writeErr) return done(writeErr);
+    fs.fdatasync(fd, done);
+  });
+}
+
+function truncateOwnFile(): void {
+  if (state.fd === undefined || state.queue.length > 0 || state.flushing) return;
+  try {
+    fs.ftruncateSync(state.fd, 0);
+  } catch (err) {
+    log.warn({ err }, "could not empty the bill journal file");
+  }
+}
+
+/**
+ * Keeps `payload` until the database takes it; resolves once it is on disk. `onDone` runs with the
+ * writer's result when it reached the database (in this process). @throws DatabaseUnavailableError when full.
+ */
+export async function journal(kind: string, id: string, payload: unknown, onDone?: (result: unknown) => void): Promise<void> {
+  if (!state.writers.has(kind)) throw new Error(`no journal writer for ${kind}`);
+  const line = `${JSON.stringify({ kind, id, payload })}\n`;
+  const bytes = Buffer.byteLength(line);
+  if (state.queue.length >= MAX_ENTRIES || state.bytes + bytes > MAX_BYTES) {
+    throw new DatabaseUnavailableError("The database is unavailable and the bill journal is full");
+  }
+  await appendDurably(line);
+  state.queue.push({ kind, id, payload, bytes, onDone });
+  state.bytes += bytes;
+  if (state.queue.length === 1) log.warn({ kind, id, bytes }, "database unreachable: journaled a bill to write when it returns");
+  void drain();
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
+
+/** Writes journaled entries in order while the database answers; waits and retries while it does not. */
+async function drain(): Promise<void> {
+  if (state.draining) return;
+  state.draining = true;
+  let written = 0;
+  try {
+    while (state.queue.length > 0) {
+      if (dbState() === "down") {
+        await sleep(RETRY_MS);
+        continue;
+      }
+      const entry = state.queue[0]!;
+      let result: unknown;
+      try {
+        result = await state.writers.get(entry.kind)!(entry.payload as never);
+      } catch (err) {
+        if (isConnectionError(err) || err instanceof DatabaseUnavailableError) {
+          await sleep(RETRY_MS);
+          continue;
+        }
+        // Not an outage: this entry cannot be written (a bug). Kept aside, never retried forever.
+        log.error({ err, kind: entry.kind, id: entry.id }, "journaled write failed; moved to the dead-letter file");
+        try {
+          fs.appendFileSync(`${ownFile()}.failed`, `${JSON.stringify({ kind: entry.kind, id: entry.id, payload: entry.payload })}\n`, { mode: 0o600 });
+        } catch (deadErr) {
+          log.error({ err: deadErr, id: entry.id }, "could not write the dead-letter file");
+        }
+      }
+      state.queue.shift();
+      state.bytes -= entry.bytes;
+      written++;
+      try {
+        entry.onDone?.(result);
+      } catch (err) {
+        log.warn({ err, id: entry.id }, "journal completion hook failed");
+      }
+    }
+  } finally {
+    state.draining = false;
+  }
+  if (written > 0) log.warn({ written }, "bill journal written to the database");
+  truncateOwnFile();
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Adopts the journal files of this host's processes that are no longer alive (a crash during an
+ * outage): their entries join this process's journal (on disk first) and the files are removed.
+ * Returns how many entries were adopted.
+ */
+export async function recoverJournals(): Promise<number> {
+  const dir = journalDir();
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let adopted = 0;
+  for (const name of names) {
+    const m = /^(.+)-([0-9a-f]{12})-(\d+)\.jsonl$/.exec(name);
+    if (!m || m[1] !== HOST || m[2] !== DB_TAG || Number(m[3]) === process.pid || pidAlive(Number(m[3]))) continue;
+    const file = path.join(dir, name);
+    const claimed = `${file}.adopting-${process.pid}`;
+    try {
+      fs.renameSync(file, claimed); // atomic: one adopter per file
+    } catch {
+      continue;
+    }
+    const lines = fs.readFileSync(claimed, "utf8").split("\n").filter(Boolean);
+    for (const line of lines) {
+      try {
+        const { kind, id, payload } = JSON.parse(line) as { kind: string; id: string; payload: unknown };
+        if (!state.writers.has(kind)) continue;
+        await appendDurably(`${line}\n`);
+        const bytes = Buffer.byteLength(line) + 1;
+        state.queue.push({ kind, id, payload, bytes });
+        state.bytes += bytes;
+        adopted++;
+      } catch {
+        // a line cut by the crash: it never reached its caller's acknowledgement
+      }
+    }
+    fs.rmSync(claimed, { force: true });
+  }
+  if (adopted > 0) {
+    log.warn({ adopted }, "adopted the bill journal of a process that is gone");
+    void drain();
+  }
+  return adopted;
+}
+
+/** For tests and readiness: entries waiting for the database. */
+export const journalSize = () => state.queue.length;
