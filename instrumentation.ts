@@ -1,10 +1,15 @@
 /**
  * Runs once per server process before it serves requests: make sure the database is up and
- * migrated (embedded or DATABASE_URL). Node runtime only.
+ * migrated (embedded or DATABASE_URL), then start the process's background worker, whose first
+ * pass gives back the credit leases of the process this one replaces (a server killed without
+ * releasing them), so a restart never refuses calls for a dead process's holds. Node runtime only.
  */
 export async function register() {
-  if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { ensureDatabase } = await import("./db/ensure");
-    await ensureDatabase();
-  }
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { ensureDatabase } = await import("./db/ensure");
+  await ensureDatabase();
+  // A build's page-data workers are not servers: they hold no leases and should run no timers.
+  if (process.env.NEXT_PHASE === "phase-production-build") return;
+  const [{ startWorker }, { onShutdown }] = await Promise.all([import("./lib/worker/start-worker"), import("./lib/shutdown")]);
+  onShutdown(await startWorker());
 }

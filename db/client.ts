@@ -12,7 +12,6 @@ export type Db = PostgresJsDatabase<typeof schema>;
  * module more than once share them instead of leaking connections.
  */
 const globalForDb = globalThis as unknown as {
-  __cockpitProbeSql?: postgres.Sql;
   __cockpitSql?: postgres.Sql;
   __cockpitDb?: Db;
   __cockpitRelaxedSql?: postgres.Sql;
@@ -34,13 +33,24 @@ const resilient = {
 };
 
 export const sql: postgres.Sql =
-  globalForDb.__cockpitSql ?? guard(preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 10, idle_timeout: 30 })));
-
-/** The breaker's probe: its own connection, so a pool stuck on a dead network cannot hide the server's return. */
-const probeSql: postgres.Sql = globalForDb.__cockpitProbeSql ?? postgres(databaseUrl(), { ...resilient, max: 1, idle_timeout: 10, connect_timeout: 1 });
-setDatabaseProbe(() => probeSql`SELECT 1`);
+  globalForDb.__cockpitSql ?? guard(() => preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 10, idle_timeout: 30 })));
 
 export const db: Db = globalForDb.__cockpitDb ?? drizzle(sql, { schema });
+
+/**
+ * The breaker's probe: a connection of its own, opened for each probe and closed after it, so
+ * neither a pool stuck on a dead network nor a probe connection the server terminated while idle
+ * can stand for the server's state. A probe runs only while the database is suspect or down
+ * (every 250 ms) and for readiness checks.
+ */
+setDatabaseProbe(async () => {
+  const probe = postgres(databaseUrl(), { ...resilient, max: 1, connect_timeout: 1, onnotice: () => {} });
+  try {
+    await probe`SELECT 1`;
+  } finally {
+    void probe.end({ timeout: 0 }).catch(() => {});
+  }
+});
 
 /**
  * A second, small pool whose commits do not wait for the WAL flush (synchronous_commit = off).
@@ -51,12 +61,11 @@ export const db: Db = globalForDb.__cockpitDb ?? drizzle(sql, { schema });
  */
 export const relaxedSql: postgres.Sql =
   globalForDb.__cockpitRelaxedSql ??
-  guard(preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 4, idle_timeout: 30, connection: { synchronous_commit: "off" } })));
+  guard(() => preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 4, idle_timeout: 30, connection: { synchronous_commit: "off" } })));
 
 export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSql, { schema });
 
 globalForDb.__cockpitSql = sql;
-globalForDb.__cockpitProbeSql = probeSql;
 globalForDb.__cockpitDb = db;
 globalForDb.__cockpitRelaxedSql = relaxedSql;
 globalForDb.__cockpitRelaxedDb = relaxedDb;

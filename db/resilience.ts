@@ -75,7 +75,8 @@ export function isConnectionError(err: unknown): boolean {
 const isRetryable = (err: unknown, readOnly: boolean) => codesOf(err).some((c) => RETRYABLE_CODES.has(c) || (readOnly && LOST_CODES.has(c)));
 
 export type DbState = "up" | "down";
-type Listener = (state: DbState, reason: string) => void;
+/** `abandoned` (on "up"): queries were given up on while it was down; their connections may be stuck. */
+type Listener = (state: DbState, reason: string, abandoned: boolean) => void;
 
 interface Outstanding {
   startedAt: number;
@@ -91,6 +92,9 @@ class Breaker {
   private prober: NodeJS.Timeout | undefined;
   probe: () => Promise<unknown> = async () => {};
   downSince = 0;
+  private abandoned = false;
+  /** When a probe last answered: a slow query does not trigger another one within SLOW_MS. */
+  private lastOkAt = 0;
 
   onChange(l: Listener) {
     this.listeners.push(l);
@@ -99,7 +103,7 @@ class Breaker {
   private emit(reason: string) {
     for (const l of this.listeners) {
       try {
-        l(this.state, reason);
+        l(this.state, reason, this.abandoned);
       } catch {
         // a listener's failure is not the database's
       }
@@ -109,6 +113,7 @@ class Breaker {
   /** The probe failed: refuse new queries, and fail the ones still waiting (they will not be answered soon either). */
   open(reason: string) {
     const err = new DatabaseUnavailableError();
+    if (this.outstanding.size > 0) this.abandoned = true;
     for (const o of [...this.outstanding]) o.fail(err);
     this.outstanding.clear();
     if (this.state === "down") return;
@@ -125,6 +130,7 @@ class Breaker {
     clearInterval(this.prober);
     this.prober = undefined;
     this.emit(`answered after ${Date.now() - this.downSince} ms`);
+    this.abandoned = false;
   }
 
   /** Runs one probe at a time; true when the server answered in time. */
@@ -133,12 +139,12 @@ class Breaker {
       let timer: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
-          // A probe connection the server terminated while idle fails once; a new one answers.
-          this.probe().catch((err: unknown) => (isConnectionError(err) ? this.probe() : Promise.reject(err))),
+          this.probe(),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new DatabaseUnavailableError("probe timed out")), PROBE_TIMEOUT_MS);
           }),
         ]);
+        this.lastOkAt = Date.now();
         this.close();
         return true;
       } catch (err) {
@@ -177,8 +183,8 @@ class Breaker {
   }
 
   private watch() {
-    if (this.state === "down" || this.probing) return;
     const now = Date.now();
+    if (this.state === "down" || this.probing || now - this.lastOkAt < SLOW_MS) return;
     for (const o of this.outstanding) {
       if (now - o.startedAt > SLOW_MS) {
         void this.check();
@@ -255,29 +261,76 @@ function lazyQuery(make: (values: boolean) => PromiseLike<unknown>, retry: boole
   return q;
 }
 
+/** Puts a transaction's client under the breaker (its queries are not retried: the transaction is gone). */
+function patchTransaction(tx: Sql): Sql {
+  const unsafe = tx.unsafe.bind(tx) as Unsafe;
+  (tx as { unsafe: unknown }).unsafe = (query: string, args?: unknown[], options?: Record<string, unknown>) =>
+    lazyQuery((values) => {
+      const q = unsafe(query, args as never, options as never);
+      return values ? q.values() : q;
+    }, false, false);
+  return tx;
+}
+
+const ALL_POOLS = Symbol.for("cockpit.db-guarded-pools");
+const gp = globalThis as { [ALL_POOLS]?: (() => void)[] };
+const swappers: (() => void)[] = (gp[ALL_POOLS] ??= []);
 /**
- * Puts `client`'s queries and transactions under the breaker. Applied after preparedByDefault, so
- * its `unsafe` (prepared statements) runs underneath.
+ * After an outage in which queries were given up on, every guarded pool starts afresh: its old
+ * connections may be stuck behind a dead network (TCP gives up on them only after minutes, and
+ * postgres.js would queue new queries behind them). The old pool is left to finish or time out.
  */
-export function guard(client: Sql): Sql {
-  const patch = (c: Sql, inTransaction: boolean) => {
-    const unsafe = c.unsafe.bind(c) as Unsafe;
-    (c as { unsafe: unknown }).unsafe = (query: string, args?: unknown[], options?: Record<string, unknown>) =>
-      // postgres.js's own BEGIN (begin() sends it through `unsafe` and calls `.execute()` on it):
-      // the transaction around it is already under the breaker.
-      options?.onexecute
-        ? unsafe(query, args as never, options as never)
-        : lazyQuery((values) => {
-        const q = unsafe(query, args as never, options as never);
+onDbStateChange((state, _reason, abandoned) => {
+  if (state === "up" && abandoned) for (const swap of swappers) swap();
+});
+
+/**
+ * A pool under the breaker: drizzle's queries (`unsafe`) and transactions (`begin`) go through it;
+ * everything else (tagged templates, listen, end…) goes to the current postgres.js pool. `make`
+ * builds a pool (preparedByDefault applied, so prepared statements run underneath).
+ */
+export function guard(make: () => Sql): Sql {
+  let current = make();
+  const retired: Sql[] = [];
+  swappers.push(() => {
+    const fresh = make();
+    // drizzle adjusted the first pool's type parsers when it was built: carry them over.
+    Object.assign(fresh.options.parsers, current.options.parsers);
+    Object.assign(fresh.options.serializers, current.options.serializers);
+    retired.push(current);
+    current = fresh;
+  });
+  const unsafe = (query: string, args?: unknown[], options?: Record<string, unknown>) => {
+    // postgres.js's own BEGIN (begin() sends it through `unsafe` and calls `.execute()` on it):
+    // the transaction around it is already under the breaker.
+    if (options?.onexecute) return current.unsafe(query, args as never, options as never);
+    const pool = current;
+    return lazyQuery(
+      (values) => {
+        const q = pool.unsafe(query, args as never, options as never);
         return values ? q.values() : q;
-      }, !inTransaction, READ_ONLY.test(query));
-    return c;
+      },
+      true,
+      READ_ONLY.test(query),
+    );
   };
-  patch(client, false);
-  const begin = client.begin.bind(client) as (...a: unknown[]) => Promise<unknown>;
-  (client as { begin: unknown }).begin = (...a: unknown[]) => {
+  const begin = (...a: unknown[]) => {
     const fn = a.at(-1) as (tx: Sql) => unknown;
-    return guarded(() => begin(...a.slice(0, -1), (tx: Sql) => fn(patch(tx, true))), false);
+    const pool = current;
+    return guarded(() => (pool.begin as (...x: unknown[]) => Promise<unknown>)(...a.slice(0, -1), (tx: Sql) => fn(patchTransaction(tx))), false);
   };
-  return client;
+  const end = async (opts?: { timeout?: number }) => {
+    await Promise.all([current, ...retired.splice(0)].map((p) => p.end(opts)));
+  };
+  return new Proxy(function guardedSql() {} as unknown as Sql, {
+    apply: (_t, _this, args: unknown[]) => (current as unknown as (...x: unknown[]) => unknown)(...args),
+    get: (_t, prop) => {
+      if (prop === "unsafe") return unsafe;
+      if (prop === "begin") return begin;
+      if (prop === "end") return end;
+      const v = Reflect.get(current as object, prop) as unknown;
+      return typeof v === "function" ? (v as (...x: unknown[]) => unknown).bind(current) : v;
+    },
+    set: (_t, prop, value) => Reflect.set(current as object, prop, value),
+  });
 }

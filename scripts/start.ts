@@ -1,8 +1,8 @@
 /**
  * `npm start` (CONTRACT 1): zero config. Database up and migrated (embedded when DATABASE_URL is
  * unset), demo data seeded on first run (printed once), a production build made if none exists,
- * then the production server (scripts/server/main.mjs: Next.js plus the fast lane) on PORT with the
- * background worker running in this process.
+ * then the production server (scripts/server/main.mjs: Next.js plus the fast lane) on PORT; the
+ * background worker runs inside the server process (instrumentation.ts), so it lives and dies with it.
  * `--dev` runs `next dev` instead of building.
  *
  * On the embedded database this process registers as one of its users before starting it; on
@@ -22,7 +22,6 @@ import { usesEmbeddedDatabase } from "@/db/url";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { seedDemoIfEmpty } from "@/lib/seed/seed-demo";
-import { startWorker } from "@/lib/worker/start-worker";
 import { SERVER_ENV, SERVER_NODE_FLAGS } from "./server-node-flags";
 
 const dev = process.argv.includes("--dev");
@@ -32,13 +31,11 @@ const SERVER_MAIN = path.join(process.cwd(), "scripts/server/main.mjs");
 const childEnv = { ...process.env, AUTH_TRUST_HOST: process.env.AUTH_TRUST_HOST ?? "1" };
 
 let server: ChildProcess | undefined;
-let stopWorker: (() => void) | undefined;
 let releaseDatabase: (() => Promise<void>) | undefined;
 let stopRequested = false;
 
-/** After the server has gone: stop our background work, let go of the database, exit. */
+/** After the server has gone: let go of the database, exit. */
 async function exit(code: number): Promise<never> {
-  stopWorker?.();
   try {
     await releaseDatabase?.();
   } catch (err) {
@@ -89,7 +86,6 @@ async function main() {
     if (build.status !== 0) throw new Error("next build failed");
   }
   if (stopRequested) return exit(130);
-  stopWorker = startWorker();
   const serverArgs = dev
     ? [nextBin, "dev", "-p", String(env.PORT), "-H", env.HOST]
     : [...SERVER_NODE_FLAGS, SERVER_MAIN, "-p", String(env.PORT), "-H", env.HOST];

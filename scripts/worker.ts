@@ -8,7 +8,7 @@ import { log } from "@/lib/log";
 import { startWorker } from "@/lib/worker/start-worker";
 
 const releaseDatabase = await attachDatabase();
-const stop = startWorker();
+const stop = await startWorker();
 log.info("worker started");
 const keepAlive = setInterval(() => {}, 1 << 30);
 let stopping = false;

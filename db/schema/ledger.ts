@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { LEDGER_KINDS, RESERVATION_STATUS, RESERVATION_STATUSES } from "../enums";
 import { createdAt, microOt } from "./columns";
@@ -38,10 +39,19 @@ export const reservations = pgTable(
     amountMicro: microOt("amount_micro").notNull(),
     status: reservationStatusEnum("status").notNull().default(RESERVATION_STATUS.held),
     referenceId: text("reference_id"),
+    /**
+     * The process holding it (a credit lease: lib/billing/lease-owner.ts), so another process can
+     * release it as soon as that process is known to be gone; null: only expires_at frees it.
+     */
+    owner: text("owner"),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("reservations_held_expiry_idx").on(t.status, t.expiresAt)],
+  (t) => [
+    index("reservations_held_expiry_idx").on(t.status, t.expiresAt),
+    // The reconciler lists the owners of held rows every few seconds.
+    index("reservations_held_owner_idx").on(t.owner).where(sql`${t.status} = 'held' AND ${t.owner} IS NOT NULL`),
+  ],
 );
 
 export type LedgerEntry = typeof ledgerEntries.$inferSelect;

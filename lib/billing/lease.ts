@@ -6,6 +6,7 @@ import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { onShutdown } from "@/lib/shutdown";
 import { insufficientBalance } from "./internal";
+import { currentLeaseOwner, formatLeaseOwner } from "./lease-owner";
 import { releaseReservation } from "./settle";
 
 /**
@@ -29,7 +30,10 @@ import { releaseReservation } from "./settle";
  * A lease takes new calls for LEASE_MAX_AGE_MS; then, or after LEASE_IDLE_MS without calls, it
  * retires and is released as soon as its calls have been billed. A process opens a further lease
  * only when none of its leases has room, one at a time per company (concurrent calls share it).
- * If the process dies, the reconciler releases it after LEASE_TTL_S like any orphaned hold.
+ * A lease names its process (`owner`, lib/billing/lease-owner.ts): if the process dies, the
+ * reconciler of a process that can tell it is gone (its restart, or any process on its host)
+ * releases it within seconds (releaseLeasesOfGoneOwners); else it expires after LEASE_TTL_S like
+ * any orphaned hold.
  */
 export const LEASE_CALLS = 32;
 export const LEASE_SHARE = 8;
@@ -37,9 +41,11 @@ export const LEASE_MAX_AGE_MS = 30_000;
 export const LEASE_IDLE_MS = 2_000;
 /**
  * A lease's reservation expires this long after it was opened or last renewed; the reconciler
- * then releases it. Short, so the credit of a server that crashed comes back within minutes (a
- * server that is stopped releases its leases itself: releaseAllLeases). A lease still serving
- * calls is renewed by its draws and, for long calls, by the sweeper.
+ * then releases it. The fallback for a crashed server whose end no other process can see (another
+ * host, nothing restarted in its place): its credit comes back within minutes (a server that is
+ * stopped releases its leases itself: releaseAllLeases; one that is restarted gives back its
+ * predecessor's at start-up). A lease still serving calls is renewed by its draws and, for long
+ * calls, by the sweeper.
  */
 export const LEASE_TTL_S = 120;
 const RENEW_BEFORE_MS = 60_000;
@@ -179,6 +185,7 @@ function leaseSize(amount: number, unreservedMicro: number): number {
  */
 async function openLease(companyId: string, amount: number): Promise<Lease> {
   const id = newId("reservation");
+  const owner = formatLeaseOwner(currentLeaseOwner());
   const held = await relaxedDb.transaction(async (tx) => {
     const [co] = (await tx.execute(sql`
       SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${companyId} FOR UPDATE`)) as unknown as { unreserved: string }[];
@@ -187,8 +194,8 @@ async function openLease(companyId: string, amount: number): Promise<Lease> {
     const granted = leaseSize(amount, unreserved);
     await tx.execute(sql`
       WITH c AS (UPDATE companies SET reserved_micro = reserved_micro + ${granted} WHERE id = ${companyId} RETURNING id)
-      INSERT INTO reservations (id, company_id, amount_micro, reference_id, expires_at)
-      SELECT ${id}, c.id, ${granted}, 'lease', now() + make_interval(secs => ${LEASE_TTL_S}) FROM c`);
+      INSERT INTO reservations (id, company_id, amount_micro, reference_id, owner, expires_at)
+      SELECT ${id}, c.id, ${granted}, 'lease', ${owner}, now() + make_interval(secs => ${LEASE_TTL_S}) FROM c`);
     return granted;
   });
   if (held === 0) throw insufficientBalance(amount);

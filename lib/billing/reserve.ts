@@ -36,6 +36,8 @@ export async function reserve(
     amountMicro: Number(r.amount_micro),
     status: "held",
     referenceId: (r.reference_id as string | null) ?? null,
+    // No owner: only its expiry frees it after a crash (credit leases name theirs: lease-owner.ts).
+    owner: null,
     expiresAt: new Date(r.expires_at as string),
     createdAt: new Date(r.created_at as string),
   };

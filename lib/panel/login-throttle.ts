@@ -1,10 +1,8 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import Redis from "ioredis";
-import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { relaxedSql } from "@/db/client";
+import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { env } from "@/lib/env";
-import { RateLimiterPostgresJs } from "@/lib/rate-limit/postgres-store";
+import { storeLimiter } from "@/lib/rate-limit/store-limiter";
 
 /** Failed sign-ins allowed per email, and per client address, in one LOGIN_THROTTLE_WINDOW_S window. */
 export const MAX_FAILURES_PER_EMAIL = 10;
@@ -13,24 +11,18 @@ export const MAX_FAILURES_PER_ADDRESS = 30;
 /** The client address when the server does not report one (`next dev`): all such attempts share one budget. */
 const UNKNOWN_ADDRESS = "unknown";
 
-let redis: Redis | undefined;
 let limiters: { email: RateLimiterAbstract; address: RateLimiterAbstract } | undefined;
 
 /**
- * The counters live in the store the API's rate limits use (Redis when REDIS_URL is set, else
- * PostgreSQL), so every server process counts the same attempts. Fixed windows from the first
- * attempt; the keys carry a hash of the email, never the email itself.
+ * The counters live in the store the API's rate limits use (Redis when REDIS_URL is set, with
+ * PostgreSQL taking over while Redis is away; else PostgreSQL), so every server process counts the
+ * same attempts. Fixed windows from the first attempt; the keys carry a hash of the email, never
+ * the email itself.
  */
 function throttleLimiters() {
   if (limiters) return limiters;
-  const make = (keyPrefix: string, points: number): RateLimiterAbstract => {
-    const opts = { keyPrefix, points, duration: env.LOGIN_THROTTLE_WINDOW_S };
-    if (env.REDIS_URL) {
-      redis ??= new Redis(env.REDIS_URL, { enableOfflineQueue: true, maxRetriesPerRequest: 2 });
-      return new RateLimiterRedis({ ...opts, storeClient: redis });
-    }
-    return new RateLimiterPostgresJs({ ...opts, storeClient: relaxedSql });
-  };
+  const make = (keyPrefix: string, points: number): RateLimiterAbstract =>
+    storeLimiter({ keyPrefix, points, duration: env.LOGIN_THROTTLE_WINDOW_S });
   return (limiters = { email: make("login-email", MAX_FAILURES_PER_EMAIL), address: make("login-ip", MAX_FAILURES_PER_ADDRESS) });
 }
 

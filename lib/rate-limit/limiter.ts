@@ -1,12 +1,12 @@
 import "server-only";
-import Redis from "ioredis";
-import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { relaxedSql } from "@/db/client";
-import { env } from "@/lib/env";
 import { chunkFor } from "./grant-policy";
 import { RateLimiterPostgresJs } from "./postgres-store";
+import { redisCircuit } from "./redis-circuit";
 
 export { chunkFor, GRANT_MIN_LIMIT } from "./grant-policy";
+export { redisState } from "./redis-circuit";
 
 export const RATE_WINDOW_S = 60;
 
@@ -18,20 +18,25 @@ export interface RateDecision {
   resetMs: number;
 }
 
-let redis: Redis | undefined;
-const limiters = new Map<string, RateLimiterAbstract>();
+interface StoreLimiters {
+  /** Only with REDIS_URL. */
+  redis?: RateLimiterRedis;
+  /** The store without REDIS_URL, and the fallback while Redis is away. */
+  postgres: RateLimiterPostgresJs;
+}
+const limiters = new Map<string, StoreLimiters>();
 
 /**
- * One fixed-window limiter per distinct per-minute limit, all sharing one store so every server
- * process counts against the same budget: Redis when REDIS_URL is set, else PostgreSQL. Never a
- * per-process memory counter (grants only hand out calls the store already counted). A limiter is
- * a few small objects on the shared client with no timer of its own (the PostgreSQL table has one
- * sweep per process), so keys with many distinct limits cost no more than memory.
+ * Fixed-window limiters per distinct per-minute limit, on stores every server process shares, so
+ * all count against the same budget: Redis when REDIS_URL is set (with PostgreSQL's limiter as its
+ * fallback while Redis is away, see consumeInStore), else PostgreSQL. Never a per-process memory counter (grants only hand out calls the store already counted). A
+ * limiter is a few small objects on the shared client with no timer of its own (the PostgreSQL
+ * table has one sweep per process), so keys with many distinct limits cost no more than memory.
  */
-function limiterFor(points: number, granted: boolean): RateLimiterAbstract {
+function limitersFor(points: number, granted: boolean): StoreLimiters {
   const id = `${points}:${granted ? "g" : "1"}`;
-  let limiter = limiters.get(id);
-  if (limiter) return limiter;
+  let pair = limiters.get(id);
+  if (pair) return pair;
   const common = {
     points,
     duration: RATE_WINDOW_S,
@@ -41,14 +46,43 @@ function limiterFor(points: number, granted: boolean): RateLimiterAbstract {
     // grants: their partial last grant is computed from what the store counted on that very call.
     ...(granted ? {} : { inMemoryBlockOnConsumed: points + 1 }),
   };
-  if (env.REDIS_URL) {
-    redis ??= new Redis(env.REDIS_URL, { enableOfflineQueue: true, maxRetriesPerRequest: 2, lazyConnect: false });
-    limiter = new RateLimiterRedis({ ...common, storeClient: redis });
-  } else {
-    limiter = new RateLimiterPostgresJs({ ...common, storeClient: relaxedSql });
+  const circuit = redisCircuit();
+  pair = {
+    redis: circuit && new RateLimiterRedis({ ...common, storeClient: circuit.client }),
+    postgres: new RateLimiterPostgresJs({ ...common, storeClient: relaxedSql }),
+  };
+  limiters.set(id, pair);
+  return pair;
+}
+
+/**
+ * Counts `points` for `subject` in the shared store. With REDIS_URL that is Redis while its circuit
+ * is closed, else PostgreSQL: a Redis error or timeout opens the circuit and the call is counted in
+ * PostgreSQL instead, so a Redis outage never fails a call. The two stores keep separate counts,
+ * so in the window around a switch a key can be admitted up to its limit in each.
+ * Resolves with `allowed: false` when over the limit; PostgreSQL errors propagate.
+ */
+async function consumeInStore(points: number, granted: boolean, subject: string, n: number): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+  const { redis, postgres } = limitersFor(points, granted);
+  const circuit = redisCircuit();
+  if (redis && circuit && (await circuit.useRedis())) {
+    try {
+      return await settle(redis.consume(subject, n));
+    } catch (err) {
+      circuit.trip(err);
+    }
   }
-  limiters.set(id, limiter);
-  return limiter;
+  return settle(postgres.consume(subject, n));
+}
+
+/** rate-limiter-flexible rejects with a RateLimiterRes when over the limit, and with an Error when the store fails. */
+async function settle(consumed: Promise<RateLimiterRes>): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+  try {
+    return { allowed: true, res: await consumed };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return { allowed: false, res: rejection };
+    throw rejection;
+  }
 }
 
 interface Grant {
@@ -80,32 +114,22 @@ function startPruner(): void {
 async function takeGrant(subject: string, perMinute: number, chunk: number): Promise<void> {
   const key = `${subject}:${perMinute}`;
   const now = Date.now();
-  let res: RateLimiterRes;
-  try {
-    res = await limiterFor(perMinute, true).consume(subject, chunk);
-  } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    res = rejection;
-  }
+  const { res } = await consumeInStore(perMinute, true, subject, chunk);
   // The store added `chunk` to the window's count; the calls of it that fit under the limit are ours.
   const before = res.consumedPoints - chunk;
   grants.set(key, { left: Math.max(0, Math.min(chunk, perMinute - before)), counted: res.consumedPoints, endsAt: now + res.msBeforeNext });
   startPruner();
 }
 
-/** Consumes one request of `subject`'s per-minute budget. Store errors propagate (fail closed → 500). */
+/**
+ * Consumes one request of `subject`'s per-minute budget. A Redis outage falls back to PostgreSQL
+ * (see consumeInStore); PostgreSQL errors propagate.
+ */
 export async function consumeRateLimit(subject: string, perMinute: number): Promise<RateDecision> {
   const chunk = chunkFor(perMinute);
   if (chunk === 1) {
-    try {
-      const res = await limiterFor(perMinute, false).consume(subject, 1);
-      return { allowed: true, limit: perMinute, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) {
-        return { allowed: false, limit: perMinute, remaining: 0, resetMs: rejection.msBeforeNext };
-      }
-      throw rejection;
-    }
+    const { allowed, res } = await consumeInStore(perMinute, false, subject, 1);
+    return { allowed, limit: perMinute, remaining: allowed ? res.remainingPoints : 0, resetMs: res.msBeforeNext };
   }
   const key = `${subject}:${perMinute}`;
   for (let fetched = false; ; ) {

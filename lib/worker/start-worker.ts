@@ -1,25 +1,46 @@
 import "server-only";
 import { db } from "@/db/client";
-import { reconcileReservations } from "@/lib/billing";
+import { reconcileReservations, releaseLeasesOfGoneOwners } from "@/lib/billing";
 import { log } from "@/lib/log";
 
-const RECONCILE_EVERY_MS = 60_000;
+/** Leases of processes seen to be gone (one indexed query when there are none): every few seconds. */
+const GONE_OWNERS_EVERY_MS = 2_000;
+/** Holds past their expiry (owners no process here can judge): the slow fallback. */
+const EXPIRED_EVERY_MS = 60_000;
 
-/**
- * Background duties of a process: for now, releasing reservations orphaned by a crash. Later
- * issues add the job queue (indexing, webhooks) here. Returns a stop function.
- */
-export function startWorker(): () => void {
+function every(ms: number, name: string, run: () => Promise<number>): { first: Promise<void>; timer: NodeJS.Timeout } {
+  let busy = false;
   const tick = async () => {
+    // A slow database must not stack up ticks.
+    if (busy) return;
+    busy = true;
     try {
-      const released = await reconcileReservations(db);
-      if (released > 0) log.warn({ released }, "released orphaned credit reservations");
+      const released = await run();
+      if (released > 0) log.warn({ released, reason: name }, "released orphaned credit reservations");
     } catch (err) {
-      log.error({ err }, "reservation reconciler failed");
+      log.error({ err, reason: name }, "reservation reconciler failed");
+    } finally {
+      busy = false;
     }
   };
-  void tick();
-  const timer = setInterval(tick, RECONCILE_EVERY_MS);
+  const timer = setInterval(tick, ms);
   timer.unref();
-  return () => clearInterval(timer);
+  return { first: tick(), timer };
+}
+
+/**
+ * Background duties of a process: releasing reservations orphaned by a crash. Runs in every server
+ * process (instrumentation.ts) and in `npm run worker`; running it in several processes at once is
+ * safe (each hold is released once). Resolves once the first pass has given back the leases of
+ * processes seen to be gone (a restarted server: those of the process it replaces), with the
+ * function that stops it. Later issues add the job queue (indexing, webhooks) here.
+ */
+export async function startWorker(): Promise<() => void> {
+  const gone = every(GONE_OWNERS_EVERY_MS, "owner gone", () => releaseLeasesOfGoneOwners(db));
+  const expired = every(EXPIRED_EVERY_MS, "expired", () => reconcileReservations(db));
+  await Promise.all([gone.first, expired.first]);
+  return () => {
+    clearInterval(gone.timer);
+    clearInterval(expired.timer);
+  };
 }

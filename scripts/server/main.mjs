@@ -54,6 +54,8 @@ const SHUTDOWN_HOOKS_MS = 3_000;
 const RESTART_DELAY_MS = 1_000;
 const EARLY_DEATH_MS = 10_000;
 const MAX_EARLY_DEATHS = 5;
+/** Set by the cluster primary for each worker: its slot (0 … count-1), which a restarted worker takes over. */
+const CLUSTER_SLOT_ENV = "COCKPIT_CLUSTER_SLOT";
 
 /**
  * The socket's remote address of the request being served, for the app (lib/http/client-ip.ts):
@@ -110,6 +112,13 @@ async function serve() {
     server.listen(port, hostname, () => resolve(undefined));
   });
   const bound = /** @type {import("node:net").AddressInfo} */ (server.address());
+  // Who this server is, for the credit leases it takes (lib/billing/lease-owner.ts): a server
+  // restarted on this address, port and cluster slot gives back the leases of the one it replaces.
+  /** @type {any} */ (globalThis)[Symbol.for("cockpit.server-instance")] = {
+    address: bound.address,
+    port: bound.port,
+    slot: Number(process.env[CLUSTER_SLOT_ENV] ?? 0),
+  };
   const shown = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
   say(`ready on http://${shown}:${bound.port} (fast lane: ${[...fast.keys()].join(", ") || "off"})`);
 
@@ -157,14 +166,20 @@ function supervise(count) {
   let earlyDeaths = 0;
   /** @type {Map<number, number>} */
   const startedAt = new Map();
+  /** @type {Map<number, number>} worker id → slot */
+  const slots = new Map();
   const live = () => Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
-  const fork = () => {
-    const worker = cluster.fork();
+  /** @param {number} slot */
+  const fork = (slot) => {
+    const worker = cluster.fork({ [CLUSTER_SLOT_ENV]: String(slot) });
     startedAt.set(worker.id, Date.now());
+    slots.set(worker.id, slot);
   };
   cluster.on("exit", (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker.id) ?? 0);
+    const slot = slots.get(worker.id) ?? 0;
     startedAt.delete(worker.id);
+    slots.delete(worker.id);
     if (stopping) {
       if (live().length === 0) process.exit(process.exitCode ?? 0);
       return;
@@ -177,7 +192,7 @@ function supervise(count) {
       stopAll("SIGTERM");
       return;
     }
-    setTimeout(() => stopping || fork(), RESTART_DELAY_MS).unref();
+    setTimeout(() => stopping || fork(slot), RESTART_DELAY_MS).unref();
   });
   /** @param {NodeJS.Signals} signal */
   const stopAll = (signal) => {
@@ -188,7 +203,7 @@ function supervise(count) {
   };
   process.on("SIGINT", () => stopAll("SIGINT"));
   process.on("SIGTERM", () => stopAll("SIGTERM"));
-  for (let i = 0; i < count; i++) fork();
+  for (let i = 0; i < count; i++) fork(i);
 }
 
 async function main() {

@@ -9,6 +9,8 @@ export interface RunningServer {
   /** What the server wrote to stderr so far (also passed on to ours). */
   stderr: () => string;
   stop: () => Promise<void>;
+  /** SIGKILL (a crash: no shutdown hooks run); resolves once the process is gone. */
+  kill: () => Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -24,11 +26,12 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts the production build with the production server (scripts/server/main.mjs, as `npm start`)
- * on a free port and waits until it answers. It binds where the server does by default (loopback)
- * unless `env` sets HOST; a HOST inherited from the shell is not passed on.
+ * on a free port (or `opts.port`: a restart in place of a server that died) and waits until it
+ * answers. It binds where the server does by default (loopback) unless `env` sets HOST; a HOST
+ * inherited from the shell is not passed on.
  */
-export async function startNextServer(env: Record<string, string> = {}): Promise<RunningServer> {
-  const port = await freePort();
+export async function startNextServer(env: Record<string, string> = {}, opts: { port?: number } = {}): Promise<RunningServer> {
+  const port = opts.port ?? (await freePort());
   const { HOST: _inherited, ...inherited } = process.env;
   const child: ChildProcess = spawn(process.execPath, ["scripts/server/main.mjs", "-p", String(port)], {
     env: { ...inherited, AUTH_TRUST_HOST: "1", NODE_ENV: "production", ...env },
@@ -63,6 +66,12 @@ export async function startNextServer(env: Record<string, string> = {}): Promise
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
         setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+      }),
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGKILL");
       }),
   };
 }

@@ -71,7 +71,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         upstream.on("error", () => destroy(pair));
         // The dependency closed the connection itself (PostgreSQL after 57P01): pass its last
         // bytes and the orderly close on, as a direct connection would see them.
+        let upstreamEnded = false;
         upstream.on("end", () => {
+          upstreamEnded = true;
           pairs.delete(pair);
           client.end();
         });
@@ -86,6 +88,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
           }, 200);
         };
         client.on("data", (chunk: Buffer) => {
+          // Written to a connection the dependency already closed: a reset, as the kernel would answer.
+          if (upstreamEnded) return destroy(pair);
           upstream.write(chunk);
           if (!lose) return;
           if (pair.armed && pair.inTransaction && chunk.length < 128) cut();
