@@ -14,9 +14,9 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {
-    // STYLE: lib/env.ts is the only reader of process.env in application code.
-    files: ["app/**", "lib/**", "components/**"],
-    ignores: ["lib/env.ts"],
+    // STYLE: lib/env.ts (and db/env.ts for the database's variables) read process.env in application code.
+    files: ["app/**", "lib/**", "components/**", "db/**"],
+    ignores: ["lib/env.ts", "db/env.ts"],
     rules: {
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read configuration through lib/env.ts" }],
     },

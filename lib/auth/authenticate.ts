@@ -1,22 +1,9 @@
 import "server-only";
-import { KEY_STATUS, type Scope } from "@/db/enums";
+import { KEY_STATUS } from "@/db/enums";
 import { AppError } from "@/lib/errors";
 import { findKeyByHash, findKeyById, hashKeySecret, looksLikeKeySecret, markKeyUsed, type KeyRecord } from "@/lib/keys";
+import { CREDENTIAL, type AuthContext } from "./auth-context";
 import { looksLikeJwt, verifySdkToken } from "./jwt";
-
-export const CREDENTIAL = { key: "key", jwt: "jwt", session: "session" } as const;
-export type Credential = (typeof CREDENTIAL)[keyof typeof CREDENTIAL];
-
-export interface AuthContext {
-  companyId: string;
-  scopes: Scope[];
-  credential: Credential;
-  /** The SDK key behind the call (for a JWT, the key it was minted from); null for panel sessions. */
-  keyId: string | null;
-  /** Panel user id for sessions; null otherwise. */
-  userId: string | null;
-  rateLimitPerMinute: number | null;
-}
 
 const unauthenticated = (message: string, wireCode = "invalid_api_key") =>
   new AppError("unauthenticated", message, { wireCode });

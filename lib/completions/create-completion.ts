@@ -1,6 +1,6 @@
 import "server-only";
 import { THREAD_SOURCE } from "@/db/enums";
-import type { AuthContext } from "@/lib/auth/authenticate";
+import type { AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
 import { newId, randomBase62 } from "@/lib/ids";
 import { log } from "@/lib/log";

@@ -1,5 +1,6 @@
 import "server-only";
-import { authenticate, type AuthContext } from "@/lib/auth/authenticate";
+import type { AuthContext } from "@/lib/auth/auth-context";
+import { authenticate } from "@/lib/auth/authenticate";
 import { requireScope, type Scope } from "@/lib/auth/scopes";
 import { AppError } from "@/lib/errors";
 import { SMALL_BODY_BYTES } from "./body-budget";

@@ -1,6 +1,6 @@
 import "server-only";
 import { SCOPES } from "@/db/enums";
-import { CREDENTIAL, type AuthContext } from "@/lib/auth/authenticate";
+import { CREDENTIAL, type AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
 import { getPanelSession } from "@/lib/panel/get-panel-session";
 import type { ApiContext, RouteHandler } from "./api-route";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { AuthContext } from "@/lib/auth/authenticate";
+import type { AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
 import { consumeRateLimit, rateLimitHeaders } from "@/lib/rate-limit/limiter";
 

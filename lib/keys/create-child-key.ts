@@ -1,7 +1,7 @@
 import "server-only";
 import type { ApiKey } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { CREDENTIAL, type AuthContext } from "@/lib/auth/authenticate";
+import { CREDENTIAL, type AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
 import { boundByCreator, type KeyLimits } from "./bound-by-creator";
 import { createKey } from "./create-key";

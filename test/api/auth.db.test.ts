@@ -1,7 +1,7 @@
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { mintSdkToken } from "@/lib/auth/jwt";
 import { authSecret } from "@/lib/auth/secret";
 import { revokeKey } from "@/lib/keys";

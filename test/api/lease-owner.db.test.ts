@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import type { Tx } from "@/db/types";
-import { makeCompany } from "@/db/factories";
+import { makeCompany } from "../support/factories";
 import { reservations } from "@/db/schema";
 import { endHold, getBalance, holdCredit, releaseAllLeases, releaseLeasesOfGoneOwners } from "@/lib/billing";
 import { currentLeaseOwner, formatLeaseOwner, type LeaseOwner } from "@/lib/billing/lease-owner";

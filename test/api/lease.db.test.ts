@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany } from "@/db/factories";
+import { makeCompany } from "../support/factories";
 import { companies, reservations } from "@/db/schema";
 import { commitWithGroup } from "@/lib/persistence/group-commit";
 import {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany } from "@/db/factories";
+import { makeCompany } from "../support/factories";
 import { companies, reservations } from "@/db/schema";
 import { AppError } from "@/lib/errors";
 import { charge, getBalance, grantCredits, otToMicro, reconcileReservations, releaseReservation, reserve, settle } from "@/lib/billing";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { getBalance } from "@/lib/billing";
 import { findKeyById } from "@/lib/keys";
 import { resolveModel } from "@/lib/models";

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { companies, ledgerEntries, models, runs } from "@/db/schema";
 import { costMicro } from "@/lib/models/pricing";
 import { startNextServer, type RunningServer } from "../support/next-server";

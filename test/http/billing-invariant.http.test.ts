@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { costMicro, type Prices } from "@/lib/models/pricing";
 import { countPromptTokens, countTextTokens, promptTokenBound } from "@/lib/providers/tokens";
 import { modelMaxOutputTokens } from "@/lib/runs/output-cap";

@@ -6,7 +6,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { setModelOverride } from "@/lib/models";
 import { firstJsonObject } from "@/lib/providers/local/respond";
 import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../support/fake-upstream";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { companies, messages, runs, threads } from "@/db/schema";
 import { setModelOverride } from "@/lib/models";
 import { countTextTokens } from "@/lib/providers/tokens";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { companies, models } from "@/db/schema";
 import { costMicro } from "@/lib/models/pricing";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";

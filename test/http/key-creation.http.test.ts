@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import type { Scope } from "@/db/enums";
-import { makeCompany, makeKey, makeUser } from "@/db/factories";
+import { makeCompany, makeKey, makeUser } from "../support/factories";
 import { apiKeys } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
 import { signInToPanel } from "../support/panel-sign-in";

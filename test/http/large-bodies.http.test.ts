@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { ledgerEntries, runs } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
 

@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { getBalance } from "@/lib/billing";
 import { startNextServer, type RunningServer } from "../support/next-server";
 import { runCli } from "../support/run-cli";

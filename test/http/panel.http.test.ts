@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey, makeUser } from "@/db/factories";
+import { makeCompany, makeKey, makeUser } from "../support/factories";
 import { apiKeys, ledgerEntries, threads } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
 import { signInToPanel } from "../support/panel-sign-in";

@@ -2,7 +2,7 @@ import net from "node:net";
 import Redis from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db, relaxedSql } from "@/db/client";
-import { makeCompany, makeKey, makeUser } from "@/db/factories";
+import { makeCompany, makeKey, makeUser } from "../support/factories";
 import { startNextServer, type RunningServer } from "../support/next-server";
 import { credentialsSignIn } from "../support/panel-sign-in";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";

@@ -5,7 +5,7 @@ import os from "node:os";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey } from "@/db/factories";
+import { makeCompany, makeKey } from "../support/factories";
 import { companies, messages, reservations } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
 

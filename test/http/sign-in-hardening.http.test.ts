@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany, makeKey, makeUser } from "@/db/factories";
+import { makeCompany, makeKey, makeUser } from "../support/factories";
 import { startNextServer, type RunningServer } from "../support/next-server";
 import { clientFrom, credentialsSignIn, randomLoopback } from "../support/panel-sign-in";
 

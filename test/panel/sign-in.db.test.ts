@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
-import { makeCompany, makeUser } from "@/db/factories";
+import { makeCompany, makeUser } from "../support/factories";
 import { AppError } from "@/lib/errors";
 import { MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL } from "@/lib/panel/login-throttle";
 import { signInWithPassword } from "@/lib/panel/sign-in";

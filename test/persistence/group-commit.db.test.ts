@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { makeCompany } from "@/db/factories";
+import { makeCompany } from "../support/factories";
 import { commitWithGroup } from "@/lib/persistence/group-commit";
 
 describe("group commit", () => {

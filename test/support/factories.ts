@@ -1,6 +1,6 @@
 import "server-only";
-import { SCOPES, type Scope } from "./enums";
-import type { DbOrTx } from "./types";
+import { SCOPES, type Scope } from "@/db/enums";
+import type { DbOrTx } from "@/db/types";
 import { grantCredits, otToMicro } from "@/lib/billing";
 import { createCompany } from "@/lib/companies";
 import { createKey } from "@/lib/keys";

@@ -1,0 +1,37 @@
+/**
+ * `npm run db:stop`: stops the embedded PostgreSQL of this project (`<DATA_DIR>/pg`), for instance
+ * one left running by a process that was killed. Works as root (the server runs as the `postgres`
+ * OS user there, and `pg_ctl` refuses root): the postmaster is signalled directly. Refuses while
+ * a process of the project still uses it, unless `--force`. A DATABASE_URL database is never touched.
+ */
+import path from "node:path";
+import { embeddedDatabaseUsers, stopEmbeddedDatabase } from "@/db/embedded";
+import { embeddedDataDir } from "@/db/env";
+import { usesEmbeddedDatabase } from "@/db/url";
+
+async function main(): Promise<number> {
+  if (!usesEmbeddedDatabase()) {
+    process.stdout.write("DATABASE_URL is set: that database is not this app's to stop; nothing done.\n");
+    return 0;
+  }
+  const dataDir = path.resolve(embeddedDataDir());
+  const users = embeddedDatabaseUsers({ dataDir });
+  if (users.length > 0 && !process.argv.includes("--force")) {
+    process.stdout.write(
+      `The embedded database (${dataDir}) is still used by pid ${users.join(", ")}; stop those ` +
+        "(it then stops with the last of them) or run `npm run db:stop -- --force`.\n",
+    );
+    return 1;
+  }
+  const stopped = await stopEmbeddedDatabase({ dataDir });
+  process.stdout.write(stopped ? `Stopped the embedded database (${dataDir}).\n` : `The embedded database (${dataDir}) is not running.\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
