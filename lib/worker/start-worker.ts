@@ -1,6 +1,6 @@
 import "server-only";
 import { db } from "@/db/client";
-import { dbState } from "@/db/resilience";
+import { dbState, isConnectionError } from "@/db/resilience";
 import { reconcileReservations, releaseLeasesOfGoneOwners } from "@/lib/billing";
 import { log } from "@/lib/log";
 import { recoverJournals } from "@/lib/persistence/bill-journal";
@@ -22,7 +22,9 @@ function every(ms: number, name: string, run: () => Promise<number>): { first: P
       const released = await run();
       if (released > 0) log.warn({ released, reason: name }, "released orphaned credit reservations");
     } catch (err) {
-      log.error({ err, reason: name }, "reservation reconciler failed");
+      // The database went away during the tick: the breaker has said so once already.
+      if (isConnectionError(err)) log.debug({ reason: name }, "reservation reconciler skipped: database unreachable");
+      else log.error({ err, reason: name }, "reservation reconciler failed");
     } finally {
       busy = false;
     }
