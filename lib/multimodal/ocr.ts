@@ -39,6 +39,8 @@ export interface OcrResult {
 }
 
 let worker: Promise<Worker> | undefined;
+/** Rejects the job in flight when its worker is terminated: tesseract.js would leave it pending. */
+let onTerminate: ((err: AppError) => void) | undefined;
 let queued = 0;
 let tail: Promise<unknown> = Promise.resolve();
 let cacheDir: string | undefined;
@@ -65,6 +67,7 @@ function getWorker(): Promise<Worker> {
 export async function terminateOcr(): Promise<void> {
   const w = worker;
   worker = undefined;
+  onTerminate?.(new AppError("unavailable", "Text recognition was stopped.", { wireCode: "ocr_stopped" }));
   if (w) await (await w.catch(() => null))?.terminate().catch(() => {});
 }
 
@@ -99,6 +102,7 @@ async function recognize(bytes: Buffer, timeoutMs: number): Promise<OcrResult> {
   const w = await getWorker();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
+    onTerminate = reject;
     timer = setTimeout(() => reject(new AppError("unavailable", `Text recognition took longer than ${timeoutMs} ms.`, { wireCode: "ocr_timeout" })), timeoutMs);
   });
   try {
@@ -110,5 +114,6 @@ async function recognize(bytes: Buffer, timeoutMs: number): Promise<OcrResult> {
     throw err;
   } finally {
     clearTimeout(timer);
+    onTerminate = undefined;
   }
 }
