@@ -55,6 +55,7 @@ function buildContext({ auth, input, admitted, textTokens, imageDigests }: Compl
     promptTextTokens: textTokens,
     imageDigests,
     stream: input.stream === true,
+    profileIds: input.profile_ids,
     // SPEC rule 1: system messages become orchestrator instructions; other roles pass unchanged.
     instructions: all.filter(isInstruction).map((m) => messageText(m.content)),
     messages: all.filter((m) => !isInstruction(m)),

@@ -98,7 +98,7 @@ export const ChatCompletionInput = z.strictObject({
   service_tier: z.string().nullish(),
   prompt_cache_key: z.string().nullish(),
   safety_identifier: z.string().nullish(),
-  /** Extension (CONTRACT 5.9): profiles to compose; they arrive with the profiles issue. */
+  /** Extension (CONTRACT 5.9): profiles to compose, in order, instead of the company's default. */
   profile_ids: z.array(z.uuid()).max(20).optional(),
 });
 export type ChatCompletionInput = z.infer<typeof ChatCompletionInput>;

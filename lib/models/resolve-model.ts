@@ -14,20 +14,27 @@ export interface ResolvedModel extends EffectiveModel {
   upstreamIds: string[];
 }
 
-const modelNotFound = (slug: string) =>
+const modelNotFound = (slug: string, param = "model") =>
   new AppError("not_found", `The model '${slug}' does not exist or you do not have access to it. GET /v1/models lists the models you can use.`, {
     wireCode: "model_not_found",
-    param: "model",
+    param,
   });
 
 /** A slug as GET /v1/models shows it (disabled slugs included). @throws 404 model_not_found */
-export async function resolveVisibleModel(args: { companyId: string; slug: string }): Promise<EffectiveModel> {
+export async function resolveVisibleModel(args: { companyId: string; slug: string; param?: string }): Promise<EffectiveModel> {
   const [{ bySlug }, company] = await Promise.all([catalogModels(), companyModelSettings(args.companyId)]);
   const model = bySlug.get(args.slug);
-  if (!model || (model.providerGroup === LOCAL_GROUP && env.LOCAL_MODELS !== "1")) throw modelNotFound(args.slug);
+  if (!model || (model.providerGroup === LOCAL_GROUP && env.LOCAL_MODELS !== "1")) throw modelNotFound(args.slug, args.param);
   const eff = effectiveModel(model, company.overrides.get(args.slug), company.prices.get(args.slug));
-  if (eff.hidden) throw modelNotFound(args.slug);
+  if (eff.hidden) throw modelNotFound(args.slug, args.param);
   return eff;
+}
+
+/** @throws 400 model_disabled naming the replacement (`claude-…` → its `or-…` slug), with `param`. */
+export function refuseDisabled(eff: EffectiveModel, slug: string, param = "model"): void {
+  if (eff.status !== MODEL_STATUS.disabled) return;
+  const instead = eff.model.replacement ? ` Use '${eff.model.replacement}' instead.` : "";
+  throw new AppError("invalid_request", `The model '${slug}' is temporarily disabled.${instead}`, { wireCode: "model_disabled", param });
 }
 
 /**
@@ -39,10 +46,7 @@ export async function resolveModel(args: { companyId: string; slug: string }): P
   const { slug } = args;
   const eff = await resolveVisibleModel(args);
   const model = eff.model;
-  if (eff.status === MODEL_STATUS.disabled) {
-    const instead = model.replacement ? ` Use '${model.replacement}' instead.` : "";
-    throw new AppError("invalid_request", `The model '${slug}' is temporarily disabled.${instead}`, { wireCode: "model_disabled", param: "model" });
-  }
+  refuseDisabled(eff, slug);
   const group = providerGroup(model.providerGroup);
   if (!group) throw modelNotFound(slug);
   if (group.protocol !== "local" && !group.apiKey) {

@@ -1,6 +1,7 @@
 import type { ThreadSource } from "@/db/enums";
 import type { CreditHold } from "@/lib/billing/lease";
 import type { ResolvedModel } from "@/lib/models";
+import type { Composition } from "@/lib/profiles/compose";
 import type { ChatChunk, ChatMessage, Passage, ToolCall, ToolDefinition, Usage } from "@/lib/providers/types";
 
 export interface AppliedRule {
@@ -38,6 +39,10 @@ export interface RunContext {
   admitted?: Promise<void>;
   stream: boolean;
 
+  /** The request's `profile_ids` (runs; an extension of completions); absent: the company's default profile. */
+  profileIds?: string[];
+  /** Set by the profiles stage: what was composed (knowledge bases and tools for later stages). */
+  composition?: Composition;
   /** System-prompt layers in order: profiles, then the request's system messages / instructions. */
   instructions: string[];
   /** The conversation as given (roles preserved), minus the system messages lifted into instructions. */

@@ -7,6 +7,7 @@ import type { RunContext, Stage } from "./context";
 import { persistRun } from "./persist-run";
 import { callModelStage } from "./stages/call-model";
 import { multimodalStage } from "./stages/multimodal";
+import { profilesStage } from "./stages/profiles";
 import { reserveCreditStage } from "./stages/reserve-credit";
 
 /**
@@ -16,7 +17,7 @@ import { reserveCreditStage } from "./stages/reserve-credit";
  * Profiles, guardrails, retrieval and the server-side tool loop arrive with their issues as
  * stages inserted into these lists; there is no second path.
  */
-export const BEFORE_MODEL: Stage[] = [multimodalStage, reserveCreditStage];
+export const BEFORE_MODEL: Stage[] = [profilesStage, multimodalStage, reserveCreditStage];
 export const MODEL: Stage = callModelStage;
 export const AFTER_MODEL: Stage[] = [];
 

@@ -1,0 +1,39 @@
+import "server-only";
+import { profiles, type Profile } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { announceProfilesChanged } from "./default-cache";
+import { checkModelSlug, defaultConflict, demoteDefault } from "./internal";
+import type { CreateProfileInput } from "./schemas";
+
+/**
+ * Creates a profile; with `is_default` it becomes the company's default and the previous one is
+ * demoted in the same transaction (SPEC section 3).
+ * @throws model_not_found / model_disabled for a `model_slug` the company cannot use.
+ */
+export async function createProfile(db: DbOrTx, args: { companyId: string; input: CreateProfileInput }): Promise<Profile> {
+  const { companyId, input } = args;
+  if (input.model_slug) await checkModelSlug(companyId, input.model_slug);
+  return db
+    .transaction(async (tx) => {
+      if (input.is_default) await demoteDefault(tx, { companyId });
+      const [row] = await tx
+        .insert(profiles)
+        .values({
+          companyId,
+          name: input.name,
+          systemPrompt: input.system_prompt,
+          modelSlug: input.model_slug ?? null,
+          knowledgeBaseIds: input.knowledge_base_ids,
+          allowedToolNames: input.allowed_tool_names,
+          useKb: input.use_kb,
+          useTools: input.use_tools,
+          isDefault: input.is_default,
+        })
+        .returning();
+      await announceProfilesChanged(tx, companyId);
+      return row!;
+    })
+    .catch((err: unknown) => {
+      throw defaultConflict(err);
+    });
+}

@@ -1,0 +1,73 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { db as rootDb } from "@/db/client";
+import { profiles, type Profile } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";
+
+/**
+ * Every chat completion asks for its company's default profile, and most companies have none or
+ * change it rarely: the answer (null included) is cached per company and process, evicted in
+ * every process when a profile of the company changes (LISTEN/NOTIFY), with a TTL as the bound if
+ * a notification is lost.
+ */
+const TTL_MS = 30_000;
+const TOPIC = "profiles";
+const MAX_ENTRIES = 50_000;
+
+interface Entry {
+  profile: Profile | null;
+  at: number;
+}
+const byCompany = new Map<string, Entry>();
+/**
+ * Bumped by every eviction. A load that raced an eviction does not store what it read: the local
+ * eviction happens before the writer commits, and the notification (delivered after the commit,
+ * to this process too) evicts again.
+ */
+let generation = 0;
+
+const cacheLive = registerCache(
+  TOPIC,
+  (companyId) => {
+    generation++;
+    byCompany.delete(companyId);
+  },
+  () => {
+    generation++;
+    byCompany.clear();
+  },
+);
+
+async function loadDefault(db: DbOrTx, companyId: string): Promise<Profile | null> {
+  const [row] = await db
+    .select()
+    .from(profiles)
+    .where(and(eq(profiles.companyId, companyId), eq(profiles.isDefault, true), eq(profiles.isActive, true)))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * The company's active default profile, or null. Through the shared client it is cached; a
+ * transaction reads its own view (it may hold writes no other process can see).
+ */
+export async function findDefaultProfile(db: DbOrTx, companyId: string): Promise<Profile | null> {
+  if (db !== rootDb) return loadDefault(db, companyId);
+  const live = cacheLive();
+  const hit = byCompany.get(companyId);
+  const now = Date.now();
+  if (live && hit && now - hit.at < TTL_MS) return hit.profile;
+  const seen = generation;
+  const profile = await loadDefault(db, companyId);
+  if (live && seen === generation) {
+    byCompany.set(companyId, { profile, at: now });
+    if (byCompany.size > MAX_ENTRIES) byCompany.delete(byCompany.keys().next().value!);
+  }
+  return profile;
+}
+
+/** Call in the writing transaction after any change to a company's profiles. */
+export async function announceProfilesChanged(conn: DbOrTx, companyId: string): Promise<void> {
+  await publishInvalidation(conn, TOPIC, companyId);
+}

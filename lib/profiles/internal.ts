@@ -1,0 +1,78 @@
+import "server-only";
+import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { profiles, type Profile } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { AppError } from "@/lib/errors";
+import { refuseDisabled, resolveVisibleModel } from "@/lib/models";
+
+const Uuid = z.uuid();
+/** Profile ids are UUIDs: anything else names no profile (and must not reach a uuid column as a 500). */
+export const isProfileId = (id: string): boolean => Uuid.safeParse(id).success;
+
+export const profileNotFound = (id: string, param: string | null = null) =>
+  new AppError("not_found", `No profile found with id '${id}'`, { wireCode: "profile_not_found", param });
+
+/**
+ * A profile of the company, active or soft-deleted (deleted profiles stay readable by id).
+ * @throws not_found when it does not exist or belongs to another company (the same answer).
+ */
+export async function getProfileInCompany(db: DbOrTx, args: { companyId: string; profileId: string }): Promise<Profile> {
+  if (!isProfileId(args.profileId)) throw profileNotFound(args.profileId);
+  const [row] = await db
+    .select()
+    .from(profiles)
+    .where(and(eq(profiles.id, args.profileId), eq(profiles.companyId, args.companyId)))
+    .limit(1);
+  if (!row) throw profileNotFound(args.profileId);
+  return row;
+}
+
+/**
+ * A profile's model must be one the company can call, as completions decide it.
+ * @throws 404 model_not_found (unknown or hidden), 400 model_disabled naming the replacement.
+ */
+export async function checkModelSlug(companyId: string, slug: string): Promise<void> {
+  const eff = await resolveVisibleModel({ companyId, slug, param: "model_slug" });
+  refuseDisabled(eff, slug, "model_slug");
+}
+
+/**
+ * Makes room for a new default: takes the company's default lock, then demotes the current
+ * default (except `keepId`). Needs a transaction (the lock lasts until it ends).
+ *
+ * Why a lock and not only the unique index: two transactions that each demote "the" default and
+ * promote their own would both find the same old default under READ COMMITTED, and the second
+ * promotion would fail on the index. Serialised per company (an advisory lock, so the hot
+ * `companies` row is never locked), each one demotes whatever the previous one promoted: the last
+ * to commit wins, and none fails. The partial unique index stays the guarantee.
+ */
+export async function demoteDefault(tx: DbOrTx, args: { companyId: string; keepId?: string }): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`profiles.default:${args.companyId}`}, 0))`);
+  await tx
+    .update(profiles)
+    .set({ isDefault: false, updatedAt: new Date() })
+    .where(
+      and(
+        eq(profiles.companyId, args.companyId),
+        eq(profiles.isDefault, true),
+        args.keepId ? sql`${profiles.id} <> ${args.keepId}` : undefined,
+      ),
+    );
+}
+
+const UNIQUE_VIOLATION = "23505";
+
+/** The default index refused a write: only possible if a writer skipped demoteDefault. Never a 500. */
+export function defaultConflict(err: unknown): unknown {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: string }).code === UNIQUE_VIOLATION) {
+      return new AppError("conflict", "Another profile became the default at the same time; retry", {
+        wireCode: "default_conflict",
+        param: "is_default",
+        cause: err,
+      });
+    }
+  }
+  return err;
+}

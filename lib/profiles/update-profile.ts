@@ -1,0 +1,51 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { profiles, type Profile } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { AppError } from "@/lib/errors";
+import { announceProfilesChanged } from "./default-cache";
+import { checkModelSlug, defaultConflict, demoteDefault, getProfileInCompany } from "./internal";
+import type { UpdateProfileInput } from "./schemas";
+
+/**
+ * PATCH semantics: only the fields given change. `is_default: true` demotes the company's previous
+ * default in the same transaction; concurrent ones are serialised and the last to commit wins.
+ * @throws not_found (another company's or unknown id), conflict for a deleted profile,
+ * model_not_found / model_disabled for a `model_slug` the company cannot use.
+ */
+export async function updateProfile(
+  db: DbOrTx,
+  args: { companyId: string; profileId: string; input: UpdateProfileInput },
+): Promise<Profile> {
+  const { companyId, profileId, input } = args;
+  // Existence first: another company's id is a 404 whatever the body says.
+  const current = await getProfileInCompany(db, { companyId, profileId });
+  if (!current.isActive) throw new AppError("conflict", "This profile was deleted and cannot be changed", { wireCode: "profile_deleted" });
+  if (input.model_slug) await checkModelSlug(companyId, input.model_slug);
+  return db
+    .transaction(async (tx) => {
+      if (input.is_default === true) await demoteDefault(tx, { companyId, keepId: current.id });
+      const [row] = await tx
+        .update(profiles)
+        .set({
+          name: input.name,
+          systemPrompt: input.system_prompt,
+          modelSlug: input.model_slug,
+          knowledgeBaseIds: input.knowledge_base_ids,
+          allowedToolNames: input.allowed_tool_names,
+          useKb: input.use_kb,
+          useTools: input.use_tools,
+          isDefault: input.is_default,
+          updatedAt: new Date(),
+        })
+        // Active guard in WHERE: a delete that committed meanwhile wins; nothing is revived.
+        .where(and(eq(profiles.id, current.id), eq(profiles.companyId, companyId), eq(profiles.isActive, true)))
+        .returning();
+      if (!row) throw new AppError("conflict", "This profile was deleted and cannot be changed", { wireCode: "profile_deleted" });
+      await announceProfilesChanged(tx, companyId);
+      return row;
+    })
+    .catch((err: unknown) => {
+      throw defaultConflict(err);
+    });
+}

@@ -1,0 +1,21 @@
+import "server-only";
+import { db } from "@/db/client";
+import { composeProfiles } from "@/lib/profiles/compose";
+import type { Stage } from "../context";
+
+/**
+ * First stage (CONTRACT 5.9): the request's `profile_ids`, else the company's default profile.
+ * Their system prompts come before the request's own system messages (already in
+ * `ctx.instructions`); the composition is kept for retrieval and the tool loop. Profiles' server-side
+ * tools are not offered to completions, so `ctx.tools` is left as the request gave it. A company
+ * without profiles is answered from a per-process cache: no query, nothing changes.
+ */
+export const profilesStage: Stage = {
+  name: "profiles",
+  async run(ctx) {
+    const composition = await composeProfiles(db, ctx.companyId, { profileIds: ctx.profileIds });
+    if (composition.profiles.length === 0) return;
+    ctx.composition = composition;
+    ctx.instructions = [...composition.systemPrompts, ...ctx.instructions];
+  },
+};
