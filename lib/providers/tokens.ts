@@ -17,9 +17,36 @@ export function tokenizer(): O200k {
 /** Token counts with a real BPE tokenizer (o200k_base, GPT-4o's), for local models and for providers that report no usage. */
 export function countTextTokens(text: string): number {
   if (!text) return 0;
-  // Special-token strings in user text ("<|endoftext|>") are counted as plain text, never thrown
-  // on. Passing options costs ~20 µs per call (the tokenizer rebuilds its matcher), so only then.
-  return text.includes("<|") ? tokenizer().countTokens(text, PLAIN_TEXT) : tokenizer().countTokens(text);
+  if (text.length > LONG_RUN_CHARS && LONG_RUN.test(text)) return countTamed(text);
+  return countPlain(text);
+}
+
+// Special-token strings in user text ("<|endoftext|>") are counted as plain text, never thrown
+// on. Passing options costs ~20 µs per call (the tokenizer rebuilds its matcher), so only then.
+const countPlain = (text: string) => (text.includes("<|") ? tokenizer().countTokens(text, PLAIN_TEXT) : tokenizer().countTokens(text));
+
+/**
+ * BPE merging is quadratic in the length of one pre-token, and a run without whitespace is one
+ * pre-token: `"a".repeat(50_000)` took 1.2 s to count, on the event loop. A run longer than
+ * LONG_RUN_CHARS is counted in slices of SLICE_CHARS (the slices' counts add up to about the
+ * whole's, a few tokens more at most: an estimate for holds and for providers that report no
+ * usage, never below what the text costs). The CPU worker (lib/workers/cpu-worker.mjs) does the same.
+ */
+const LONG_RUN_CHARS = 512;
+const SLICE_CHARS = 256;
+const LONG_RUN = new RegExp(`\\S{${LONG_RUN_CHARS + 1},}`);
+const LONG_RUNS = new RegExp(LONG_RUN.source, "g");
+
+function countTamed(text: string): number {
+  let n = 0;
+  let at = 0;
+  for (const m of text.matchAll(LONG_RUNS)) {
+    if (m.index > at) n += countPlain(text.slice(at, m.index));
+    for (let i = 0; i < m[0].length; i += SLICE_CHARS) n += countPlain(m[0].slice(i, i + SLICE_CHARS));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) n += countPlain(text.slice(at));
+  return n;
 }
 
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };

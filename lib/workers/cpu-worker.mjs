@@ -26,10 +26,36 @@ const collect = vm.runInNewContext("gc");
 const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
 
 let tokenizer;
-const countWithin = (text, limit) => {
+const countPlainWithin = (text, limit) => {
   tokenizer ??= require("gpt-tokenizer/encoding/o200k_base");
   // Special-token strings in user text are plain text here, as in lib/providers/tokens.ts.
   return tokenizer.isWithinTokenLimit(text, limit, { disallowedSpecial: new Set() });
+};
+
+// A run without whitespace is one pre-token, and BPE is quadratic in its length (a 1 MiB run of
+// "a" would hold this thread for minutes): runs over 512 characters are counted in 256-character
+// slices, as lib/providers/tokens.ts does on the event loop.
+const LONG_RUNS = /\S{513,}/g;
+const SLICE_CHARS = 256;
+
+const countWithin = (text, limit) => {
+  if (text.length <= 512) return countPlainWithin(text, limit);
+  const pieces = [];
+  let at = 0;
+  for (const m of text.matchAll(LONG_RUNS)) {
+    if (m.index > at) pieces.push(text.slice(at, m.index));
+    for (let i = 0; i < m[0].length; i += SLICE_CHARS) pieces.push(m[0].slice(i, i + SLICE_CHARS));
+    at = m.index + m[0].length;
+  }
+  if (pieces.length === 0) return countPlainWithin(text, limit);
+  if (at < text.length) pieces.push(text.slice(at));
+  let total = 0;
+  for (const piece of pieces) {
+    const n = countPlainWithin(piece, Math.max(0, limit - total));
+    if (n === false) return false;
+    total += n;
+  }
+  return total;
 };
 
 /** Counts the tokens of texts, stopping as soon as `limit` is passed (then returns false). */
