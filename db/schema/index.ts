@@ -6,3 +6,4 @@ export * from "./usage-events";
 export * from "./users";
 export * from "./models";
 export * from "./threads";
+export * from "./guardrails";
