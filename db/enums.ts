@@ -53,3 +53,15 @@ export const RUN_STATUS = {
 } as const;
 export const RUN_STATUSES = Object.values(RUN_STATUS) as [RunStatus, ...RunStatus[]];
 export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
+
+export const GUARDRAIL_STAGE = { input: "input", output: "output" } as const;
+export const GUARDRAIL_STAGES = Object.values(GUARDRAIL_STAGE) as [GuardrailStage, ...GuardrailStage[]];
+export type GuardrailStage = (typeof GUARDRAIL_STAGE)[keyof typeof GUARDRAIL_STAGE];
+
+export const GUARDRAIL_MATCH_TYPE = { keyword: "keyword", regex: "regex" } as const;
+export const GUARDRAIL_MATCH_TYPES = Object.values(GUARDRAIL_MATCH_TYPE) as [GuardrailMatchType, ...GuardrailMatchType[]];
+export type GuardrailMatchType = (typeof GUARDRAIL_MATCH_TYPE)[keyof typeof GUARDRAIL_MATCH_TYPE];
+
+export const GUARDRAIL_ACTION = { block: "block", redact: "redact", flag: "flag" } as const;
+export const GUARDRAIL_ACTIONS = Object.values(GUARDRAIL_ACTION) as [GuardrailAction, ...GuardrailAction[]];
+export type GuardrailAction = (typeof GUARDRAIL_ACTION)[keyof typeof GUARDRAIL_ACTION];

@@ -37,6 +37,7 @@ export const ID_PREFIX = {
   thread: "thread",
   message: "msg",
   run: "run",
+  guardrail: "gr",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

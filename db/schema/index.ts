@@ -7,3 +7,4 @@ export * from "./users";
 export * from "./models";
 export * from "./threads";
 export * from "./profiles";
+export * from "./guardrails";

@@ -157,7 +157,10 @@ export async function streamCompletion(call: CompletionCall) {
   });
   let sentFirst = false;
   let finishSent = false;
-  ctx.onChunk = (chunk) => {
+  // A company with output guardrails gets its answer checked whole before any of it is sent (see
+  // RunContext.holdOutput): the model's chunks are only collected, and the checked answer goes out
+  // below as one delta. Without output rules chunks pass through as they arrive.
+  if (!ctx.holdOutput && !ctx.blockedBy) ctx.onChunk = (chunk) => {
     const first = !sentFirst;
     if (first) {
       sentFirst = true;
@@ -179,8 +182,15 @@ export async function streamCompletion(call: CompletionCall) {
   void execute(ctx)
     .then(() => {
       if (!sentFirst) {
+        sentFirst = true;
         send(sse(frames.role()));
         started();
+        // Held or blocked: the whole (checked) answer in one delta.
+        const whole = frames.delta({
+          content: ctx.content,
+          ...(ctx.toolCalls.length ? { toolCalls: ctx.toolCalls.map((call, index) => ({ index, ...call })) } : {}),
+        });
+        if (whole) send(sse(whole));
       }
       if (!finishSent && !signal.aborted) send(sse(frames.finish(ctx.finishReason || "stop")));
       if (includeUsage) send(sse(frames.usage()));

@@ -60,7 +60,12 @@ export function chunkFrames(ctx: RunContext, includeUsage: boolean) {
       if (chunk.toolCalls) delta.tool_calls = chunk.toolCalls;
       return Object.keys(delta).length ? { ...base(), choices: [choice(delta)] } : null;
     },
-    finish: (reason: string) => ({ ...base(), choices: [choice({}, reason)] }),
+    /** The finish frame also carries `applied_rules` (CONTRACT 5.9's extra field) when a rule fired. */
+    finish: (reason: string) => ({
+      ...base(),
+      choices: [choice({}, reason)],
+      ...(ctx.appliedRules.length ? { applied_rules: ctx.appliedRules } : {}),
+    }),
     usage: () => ({ ...base(), choices: [], usage: wireUsage(ctx) }),
   };
 }

@@ -1,4 +1,5 @@
-import type { ThreadSource } from "@/db/enums";
+import type { GuardrailStage, ThreadSource } from "@/db/enums";
+import type { CompanyRules } from "@/lib/guardrails/rule-cache";
 import type { CreditHold } from "@/lib/billing/lease";
 import type { ResolvedModel } from "@/lib/models";
 import type { Composition } from "@/lib/profiles/compose";
@@ -57,6 +58,16 @@ export interface RunContext {
   imageNotes: string[];
   appliedRules: AppliedRule[];
   citations: Citation[];
+  /** The company's active guardrail rules (input-guardrails stage; cached per process). */
+  guardrails?: CompanyRules;
+  /**
+   * The company has output rules: the answer is checked whole before any of it reaches the client,
+   * so a streaming call sends nothing until the model is done (output rules cannot be applied to
+   * bytes already sent, and a regex match has no bounded length for a tail window).
+   */
+  holdOutput?: boolean;
+  /** A guardrail blocked the run: `content` is the refusal and `finishReason` is `content_filter`. */
+  blockedBy?: GuardrailStage;
 
   /** o200k tokens of the request's texts, counted by the CPU worker that parsed a large body. */
   promptTextTokens?: number;

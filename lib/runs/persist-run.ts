@@ -1,7 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/types";
-import { LEDGER_KIND, RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
+import { GUARDRAIL_STAGE, LEDGER_KIND, RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
 import { drawHoldCtes, endHold, type CreditHold } from "@/lib/billing";
 import { billWithHold } from "@/lib/billing/bill-with-hold";
 import type { EntryInput } from "@/lib/billing/entries";
@@ -65,9 +65,11 @@ export const ledgerIdForRun = (runId: string) => `le_${runId.slice(runId.indexOf
 
 export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
   // A cancelled call the provider received costs at least its prompt (the provider bills it); a
-  // failed one is billed only for what it generated (providers do not bill their own errors).
+  // failed one is billed only for what it generated (providers do not bill their own errors). A
+  // run an input guardrail blocked never called a model: no bill, no ledger row.
   const billable =
-    status === RUN_STATUS.completed || ctx.usage.completionTokens > 0 || (status === RUN_STATUS.cancelled && ctx.upstreamReached === true);
+    ctx.blockedBy !== GUARDRAIL_STAGE.input &&
+    (status === RUN_STATUS.completed || ctx.usage.completionTokens > 0 || (status === RUN_STATUS.cancelled && ctx.upstreamReached === true));
   if (!billable) ctx.costMicro = 0;
   return {
     runId: ctx.runId,

@@ -6,7 +6,9 @@ import { log } from "@/lib/log";
 import type { RunContext, Stage } from "./context";
 import { persistRun } from "./persist-run";
 import { callModelStage } from "./stages/call-model";
+import { inputGuardrailsStage } from "./stages/input-guardrails";
 import { multimodalStage } from "./stages/multimodal";
+import { outputGuardrailsStage } from "./stages/output-guardrails";
 import { profilesStage } from "./stages/profiles";
 import { reserveCreditStage } from "./stages/reserve-credit";
 
@@ -14,21 +16,25 @@ import { reserveCreditStage } from "./stages/reserve-credit";
  * The orchestrator pipeline shared by chat completions and runs, in order:
  *   profiles → input guardrails → multimodal → retrieval → reserve credit → model →
  *   tool loop → output guardrails → persist + bill.
- * Profiles, guardrails, retrieval and the server-side tool loop arrive with their issues as
+ * Retrieval and the server-side tool loop arrive with their issues as
  * stages inserted into these lists; there is no second path.
  */
-export const BEFORE_MODEL: Stage[] = [profilesStage, multimodalStage, reserveCreditStage];
+export const BEFORE_MODEL: Stage[] = [profilesStage, inputGuardrailsStage, multimodalStage, reserveCreditStage];
 export const MODEL: Stage = callModelStage;
-export const AFTER_MODEL: Stage[] = [];
+export const AFTER_MODEL: Stage[] = [outputGuardrailsStage];
 
 /**
  * Runs the stages before the model, then waits for the rate limiter's verdict (its statement ran
  * meanwhile). Errors here are plain HTTP errors: nothing was sent yet, and a credit hold taken
- * is given back.
+ * is given back. A run blocked by an input guardrail skips the rest: no credit is held and the
+ * model is never called.
  */
 export async function prepare(ctx: RunContext): Promise<void> {
   try {
-    for (const stage of BEFORE_MODEL) await stage.run(ctx);
+    for (const stage of BEFORE_MODEL) {
+      await stage.run(ctx);
+      if (ctx.blockedBy) break;
+    }
     await ctx.admitted;
   } catch (err) {
     if (ctx.hold) endHold(ctx.hold, 0);
@@ -51,8 +57,10 @@ export async function execute(ctx: RunContext): Promise<RunStatus> {
   let status: RunStatus = RUN_STATUS.completed;
   let error: unknown;
   try {
-    await MODEL.run(ctx);
-    for (const stage of AFTER_MODEL) await stage.run(ctx);
+    if (!ctx.blockedBy) {
+      await MODEL.run(ctx);
+      for (const stage of AFTER_MODEL) await stage.run(ctx);
+    }
   } catch (err) {
     error = err;
     status = ctx.signal.aborted ? RUN_STATUS.cancelled : RUN_STATUS.failed;

@@ -1,0 +1,11 @@
+export * from "./apply";
+export * from "./compile-rule";
+export * from "./create-guardrail";
+export * from "./delete-guardrail";
+export * from "./list-guardrails";
+export * from "./schemas";
+export * from "./to-public-guardrail";
+export * from "./update-guardrail";
+export { getGuardrailInCompany } from "./internal";
+export { companyRules, peekCompanyRules, NO_RULES, type CompanyRules } from "./rule-cache";
+export * from "./refusals";
