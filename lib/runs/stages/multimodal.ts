@@ -58,11 +58,17 @@ function findImages(ctx: RunContext): FoundImage[] {
   return found;
 }
 
+/** Runs `fn` over `items`, `limit` at a time; after a failure no further item is started (no more fetches or vision calls for a call that already failed). */
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const lane = async () => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]!, i);
+    try {
+      for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]!, i);
+    } catch (err) {
+      next = items.length;
+      throw err;
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return out;
