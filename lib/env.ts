@@ -44,6 +44,12 @@ const ServerEnv = DatabaseEnv.extend({
   /** Retries per upstream id on 429, 5xx and connection errors, before any byte reached the client. */
   UPSTREAM_RETRIES: intWithDefault(2, 0, 10),
   UPSTREAM_RETRY_BASE_MS: intWithDefault(200, 0, 60_000),
+  /**
+   * Slug of the vision-capable model that describes images for models that do not take them
+   * (lib/runs/stages/multimodal.ts); billed to the company like any call. Unset: OCR text and the
+   * image's size and type only, no model call.
+   */
+  VISION_MODEL: optionalString,
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   OPENROUTER_API_KEY: optionalString,

@@ -65,6 +65,7 @@ function buildContext({ auth, input, admitted, textTokens, imageDigests }: Compl
     params,
     maxOutputTokens: caps.length ? Math.min(...caps) : undefined,
     passages: [],
+    enableMultimodal: true,
     imageNotes: [],
     appliedRules: [],
     citations: [],

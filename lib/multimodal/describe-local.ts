@@ -1,8 +1,7 @@
 import "server-only";
-import { AppError } from "@/lib/errors";
-import { imageSize } from "@/lib/providers/image-tokens";
-import { fetchImage, type FetchImageOptions } from "./fetch-image";
-import { sniffImageType, type ImageMime } from "./image-type";
+import type { FetchImageOptions } from "./fetch-image";
+import type { ImageMime } from "./image-type";
+import { loadImage, type LoadedImage } from "./load-image";
 import { ocrImage } from "./ocr";
 
 /**
@@ -29,21 +28,7 @@ export function localDescription(img: { mimeType: string; width: number | null; 
   return `${size} ${img.mimeType}, ${text ? `text: ${JSON.stringify(text)}` : "no text found"}`;
 }
 
-/**
- * Decodes a `data:image/…;base64,` URI to bytes, checking the bytes are the image they claim.
- * @throws AppError 400 naming `param`.
- */
-export function decodeDataImage(url: string, param: string, maxBytes = 20 * 1024 * 1024): Buffer {
-  const m = /^data:([^;,]*)(;[^,]*)?,/i.exec(url);
-  const refuse = (message: string) => new AppError("invalid_request", message, { param, wireCode: "invalid_image_url" });
-  if (!m || !/;base64$/i.test(m[2] ?? "")) throw refuse("The image is not a base64 data: URI.");
-  // base64 is 4 characters per 3 bytes; refuse before decoding what cannot fit.
-  if (((url.length - m[0].length) * 3) / 4 > maxBytes + 3) throw refuse(`The image is larger than ${maxBytes} bytes.`);
-  const bytes = Buffer.from(url.slice(m[0].length), "base64");
-  const mime = sniffImageType(bytes);
-  if (!mime) throw refuse("The data: URI is not a PNG, JPEG, GIF or WebP image.");
-  return bytes;
-}
+export { decodeDataImage } from "./load-image";
 
 /**
  * Loads one `image_url` (data: URI or HTTPS URL, the latter through the SSRF-safe fetcher), reads
@@ -51,12 +36,12 @@ export function decodeDataImage(url: string, param: string, maxBytes = 20 * 1024
  * @throws AppError 400 naming `fetch.param` for a refused or unreadable image; 503 from OCR when busy.
  */
 export async function describeImageLocally(url: string, fetch: FetchImageOptions): Promise<ImageDescription> {
-  let bytes: Buffer;
-  if (url.startsWith("data:")) bytes = decodeDataImage(url, fetch.param, fetch.maxBytes);
-  else bytes = (await fetchImage(url, fetch)).bytes;
-  const mimeType = sniffImageType(bytes)!;
-  const size = imageSize(bytes);
-  const { text } = await ocrImage(bytes, { param: fetch.param });
-  const described = { mimeType, width: size?.width ?? null, height: size?.height ?? null, ocrText: text };
-  return { ...described, sizeBytes: bytes.length, note: localDescription(described) };
+  return describeLoadedImage(await loadImage(url, fetch), fetch.param);
+}
+
+/** describeImageLocally for bytes already loaded. */
+export async function describeLoadedImage(image: LoadedImage, param: string): Promise<ImageDescription> {
+  const { text } = await ocrImage(image.bytes, { param });
+  const described = { mimeType: image.mimeType, width: image.width, height: image.height, ocrText: text };
+  return { ...described, sizeBytes: image.bytes.length, note: localDescription(described) };
 }

@@ -107,6 +107,17 @@ export async function fetchImage(rawUrl: string, opts: FetchImageOptions): Promi
   }
 }
 
+/**
+ * The checks that need no connection (scheme, credentials, literal IP addresses in every spelling),
+ * for URLs handed on to a vision provider unfetched: a URL that names a private address outright
+ * is refused early, though the provider would fetch it from its own network, not ours. Host names
+ * are not resolved (that is the provider's DNS).
+ * @throws AppError 400 `invalid_image_url` naming `param`.
+ */
+export function checkImageUrl(rawUrl: string, param: string): void {
+  checkUrl(rawUrl, new Set(), (message) => new AppError("invalid_request", message, { param, wireCode: "invalid_image_url" }));
+}
+
 /** Parses and checks what can be checked before any connection: scheme, credentials, literal addresses. */
 function checkUrl(raw: string, allow: ReadonlySet<string>, refuse: (m: string) => AppError, verb = "points to"): URL {
   let url: URL;

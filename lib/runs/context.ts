@@ -20,6 +20,23 @@ export interface Citation {
   score: number;
 }
 
+/** A model call a stage made before the main one (the multimodal stage's image descriptions), billed with the run. */
+export interface StageModelCall {
+  stage: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  costMicro: number;
+}
+
+/** What the run's stage calls cost, in micro-O₮ (0 for almost every run). */
+export function stageCallsMicro(ctx: Pick<RunContext, "stageCalls">): number {
+  if (!ctx.stageCalls) return 0;
+  let n = 0;
+  for (const c of ctx.stageCalls) n += c.costMicro;
+  return n;
+}
+
 /**
  * Everything a run carries through the pipeline. Chat completions and the threads API both build
  * one of these and hand it to the same stages; each stage reads and fills its part.
@@ -55,6 +72,12 @@ export interface RunContext {
   params: Record<string, unknown>;
   maxOutputTokens?: number;
   passages: Passage[];
+  /**
+   * `enable_multimodal` (SPEC run request; completions: always on). Off: images are neither
+   * fetched, read nor described; a model that takes images still gets them as given.
+   */
+  enableMultimodal: boolean;
+  /** What the multimodal stage made of each image (description and OCR text), in order. */
   imageNotes: string[];
   appliedRules: AppliedRule[];
   citations: Citation[];
@@ -89,7 +112,10 @@ export interface RunContext {
    * for the prompt, so a call that ends cancelled is still billed for it.
    */
   upstreamReached?: boolean;
+  /** Cost of the model call plus `stageCalls`. */
   costMicro: number;
+  /** Model calls made by stages before the model; their cost is held and billed with the run's. */
+  stageCalls?: StageModelCall[];
   error?: { code: string; message: string };
   /**
    * Streaming sink: the model stage forwards upstream chunks here as they arrive, and waits when

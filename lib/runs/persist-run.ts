@@ -12,7 +12,7 @@ import { journal, registerJournalWriter } from "@/lib/persistence/bill-journal";
 import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit";
 import { toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
-import type { RunContext } from "./context";
+import { stageCallsMicro, type RunContext, type StageModelCall } from "./context";
 import { storableContent } from "./storable-content";
 
 function storedMessages(ctx: RunContext) {
@@ -66,11 +66,14 @@ export const ledgerIdForRun = (runId: string) => `le_${runId.slice(runId.indexOf
 export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
   // A cancelled call the provider received costs at least its prompt (the provider bills it); a
   // failed one is billed only for what it generated (providers do not bill their own errors). A
-  // run an input guardrail blocked never called a model: no bill, no ledger row.
-  const billable =
+  // run an input guardrail blocked never called a model: no bill, no ledger row. Stage calls
+  // (image descriptions) were answered, so they are billed whatever the main call did.
+  const stageMicro = stageCallsMicro(ctx);
+  const modelBillable =
     ctx.blockedBy !== GUARDRAIL_STAGE.input &&
     (status === RUN_STATUS.completed || ctx.usage.completionTokens > 0 || (status === RUN_STATUS.cancelled && ctx.upstreamReached === true));
-  if (!billable) ctx.costMicro = 0;
+  const billable = modelBillable || stageMicro > 0;
+  if (!modelBillable) ctx.costMicro = stageMicro;
   return {
     runId: ctx.runId,
     companyId: ctx.companyId,
@@ -131,6 +134,14 @@ function recordSql(job: PersistJob): SQL {
 
 const STORED = sql`(SELECT count(*) FROM run_row)::int AS stored`;
 
+const toStageCallMetadata = (c: StageModelCall) => ({
+  stage: c.stage,
+  model: c.model,
+  prompt_tokens: c.promptTokens,
+  completion_tokens: c.completionTokens,
+  cost_micro: c.costMicro,
+});
+
 function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
   return {
     kind: ctx.source === THREAD_SOURCE.completions ? LEDGER_KIND.completion : LEDGER_KIND.run,
@@ -139,7 +150,13 @@ function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
     promptTokens: ctx.usage.promptTokens,
     completionTokens: ctx.usage.completionTokens,
     referenceId: ctx.responseId,
-    metadata: { run_id: ctx.runId, thread_id: ctx.threadId, cached_tokens: ctx.usage.cachedTokens, status },
+    metadata: {
+      run_id: ctx.runId,
+      thread_id: ctx.threadId,
+      cached_tokens: ctx.usage.cachedTokens,
+      status,
+      ...(ctx.stageCalls?.length ? { stage_calls: ctx.stageCalls.map(toStageCallMetadata) } : {}),
+    },
   };
 }
 

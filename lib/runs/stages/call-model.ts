@@ -2,7 +2,7 @@ import { costMicro } from "@/lib/models";
 import { completeModel, streamModel } from "@/lib/providers/call-model";
 import { countPromptTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatChunk, ToolCall } from "@/lib/providers/types";
-import type { RunContext, Stage } from "../context";
+import { stageCallsMicro, type RunContext, type Stage } from "../context";
 import { modelRequest } from "../model-request";
 
 /** Folds streamed tool-call fragments into whole calls. */
@@ -24,7 +24,7 @@ export function finalizeUsage(ctx: RunContext, prompt: ReturnType<typeof modelRe
       cachedTokens: 0,
     };
   }
-  ctx.costMicro = costMicro(ctx.usage, ctx.model.prices);
+  ctx.costMicro = costMicro(ctx.usage, ctx.model.prices) + stageCallsMicro(ctx);
 }
 
 /**

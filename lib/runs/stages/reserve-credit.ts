@@ -3,7 +3,7 @@ import { worstCaseMicro } from "@/lib/models";
 import { AppError } from "@/lib/errors";
 import { countPromptTokens, promptParts, promptTokenBound } from "@/lib/providers/tokens";
 import { countTokensOffLoop } from "@/lib/workers/cpu-pool";
-import type { RunContext, Stage } from "../context";
+import { stageCallsMicro, type RunContext, type Stage } from "../context";
 import { modelRequest } from "../model-request";
 import { outputCap } from "../output-cap";
 
@@ -50,6 +50,7 @@ export const reserveCreditStage: Stage = {
     if (promptTokens > ctx.model.model.contextWindow) throw contextExceeded(ctx.model.model.contextWindow, promptTokens);
     const room = ctx.model.model.contextWindow - promptTokens;
     ctx.maxOutputTokens = outputCap({ requested: ctx.maxOutputTokens, slug: ctx.model.model.slug, contextRoom: room });
-    ctx.hold = await holdCredit(ctx.companyId, worstCaseMicro(promptTokens, ctx.maxOutputTokens, ctx.model.prices));
+    // Stage calls (image descriptions) already happened: their known cost is held with the worst case.
+    ctx.hold = await holdCredit(ctx.companyId, worstCaseMicro(promptTokens, ctx.maxOutputTokens, ctx.model.prices) + stageCallsMicro(ctx));
   },
 };
