@@ -22,7 +22,7 @@ import type postgres from "postgres";
  * No imports from lib/: state changes are reported to listeners (lib/db-health logs them).
  */
 export const SLOW_MS = 1_000;
-export const PROBE_TIMEOUT_MS = 700;
+export const PROBE_TIMEOUT_MS = 1_000;
 export const PROBE_EVERY_MS = 250;
 
 export class DatabaseUnavailableError extends Error {

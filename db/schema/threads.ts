@@ -1,4 +1,4 @@
-import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { RUN_STATUS, RUN_STATUSES, THREAD_SOURCES } from "../enums";
 import { createdAt, microOt } from "./columns";
 import { companies } from "./companies";
@@ -13,6 +13,12 @@ export const threads = pgTable(
     companyId: text("company_id").notNull().references(() => companies.id),
     source: threadSourceEnum("source").notNull(),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    /**
+     * The seq the next message gets. Every writer of messages bumps it in the same statement that
+     * inserts them (`UPDATE … RETURNING`), so the thread row's lock, held only for that statement's
+     * transaction, orders concurrent adds: seqs never collide and a bulk add is never interleaved.
+     */
+    nextSeq: integer("next_seq").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [index("threads_company_created_idx").on(t.companyId, t.createdAt, t.id), index("threads_company_source_idx").on(t.companyId, t.source, t.createdAt)],
@@ -55,11 +61,13 @@ export const messages = pgTable(
     /** Other fields of the wire message worth keeping (`tool_calls`, `tool_call_id`, `name`). */
     extra: jsonb("extra").$type<Record<string, unknown>>().notNull().default({}),
     runId: text("run_id"),
-    /** Order within the thread; messages inserted in one statement share created_at. */
+    /** Order within the thread (0, 1, …; see threads.next_seq); messages inserted in one statement share created_at. */
     seq: integer("seq").notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [index("messages_thread_idx").on(t.threadId, t.createdAt, t.seq)],
+  // Unique: a second writer that skipped threads.next_seq fails instead of interleaving. Serves
+  // message pages and newest-first history reads in both directions.
+  (t) => [uniqueIndex("messages_thread_seq_idx").on(t.threadId, t.seq)],
 );
 
 export type Thread = typeof threads.$inferSelect;

@@ -23,7 +23,9 @@ const ImagePart = z.strictObject({
   type: z.literal("image_url"),
   image_url: z.strictObject({ url: ImageUrl, detail: z.enum(["auto", "low", "high"]).optional() }),
 });
-const Part = z.discriminatedUnion("type", [TextPart, ImagePart]);
+/** A content part: text or an image (HTTPS URL or data: URI). Threads' messages take the same parts. */
+export const ContentPartInput = z.discriminatedUnion("type", [TextPart, ImagePart]);
+const Part = ContentPartInput;
 
 const ToolCallSchema = z.object({
   id: z.string().max(200),

@@ -120,9 +120,11 @@ function recordSql(job: PersistJob): SQL {
       ON CONFLICT (id) DO NOTHING
       RETURNING id),
     run_thread AS (
-      INSERT INTO threads (id, company_id, source)
-      SELECT ${job.threadId}, ${job.companyId}, ${job.source}::thread_source WHERE ${newThread} AND EXISTS (SELECT 1 FROM run_row)
+      INSERT INTO threads (id, company_id, source, next_seq)
+      SELECT ${job.threadId}, ${job.companyId}, ${job.source}::thread_source, ${job.messages.length} WHERE ${newThread} AND EXISTS (SELECT 1 FROM run_row)
       RETURNING id),
+    -- Seqs 0..n-1 suit a thread made here only; a run on an existing thread must take its seqs
+    -- from threads.next_seq in the same statement, as lib/threads/add-messages.ts does.
     run_messages AS (
       INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq)
       SELECT x.id, ${job.companyId}, ${job.threadId}, x.role, x.content, x.extra, x.run_id, x.seq

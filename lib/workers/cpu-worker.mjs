@@ -76,7 +76,8 @@ const fail = (status, code, message, param = null) => ({ ok: false, error: { sta
 function bodyTexts(body) {
   const texts = [];
   const images = [];
-  const messages = Array.isArray(body.messages) ? body.messages : [];
+  // A body that is one message (POST /v1/threads/{id}/messages) counts as messages[0].
+  const messages = Array.isArray(body.messages) ? body.messages : typeof body.role === "string" ? [body] : [];
   messages.forEach((m, i) => {
     if (!m || typeof m !== "object") return;
     if (typeof m.content === "string") texts.push(m.content);
@@ -119,7 +120,7 @@ function parseBody({ chunks }) {
   const { texts, images } = bodyTexts(body);
   const digests = [];
   for (const { i, j, url } of images) {
-    const param = `messages.${i}.content.${j}.image_url.url`;
+    const param = Array.isArray(body.messages) ? `messages.${i}.content.${j}.image_url.url` : `content.${j}.image_url.url`;
     if (url.length > MAX_IMAGE_URL_CHARS) return fail(400, "too_big", `Too big: expected string to have <=${MAX_IMAGE_URL_CHARS} characters`, param);
     if (!DATA_URI.test(url)) return fail(400, "invalid_value", "must be an https:// URL or a data:image/…;base64 URI", param);
     digests.push({ i, j, sha256: createHash("sha256").update(url).digest("hex") });

@@ -3,7 +3,7 @@ import { redisState } from "@/lib/rate-limit/limiter";
 
 /**
  * Readiness: whether this process can serve calls now. 200 when PostgreSQL answers (probed, at
- * most 0.7 s), else 503 with Retry-After. Redis is reported (`up`, `down`, `off` when not
+ * most 1 s), else 503 with Retry-After. Redis is reported (`up`, `down`, `off` when not
  * configured) but does not decide: while it is away the rate limits count in PostgreSQL.
  * /api/health stays the liveness check (no dependencies).
  */

@@ -1,0 +1,28 @@
+import "server-only";
+import { THREAD_SOURCE, type ThreadSource } from "@/db/enums";
+import { threads, type Thread } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { newId } from "@/lib/ids";
+import { addMessages } from "./add-messages";
+import type { CreateThreadInput } from "./schemas";
+
+/**
+ * A new thread (`source` api unless a webhook makes it), with its first messages when given: the
+ * thread and its messages are stored together or not at all.
+ */
+export async function createThread(
+  db: DbOrTx,
+  args: { companyId: string; input: CreateThreadInput; source?: ThreadSource; imageDigests?: Record<string, string> },
+): Promise<Thread> {
+  const values = { id: newId("thread"), companyId: args.companyId, source: args.source ?? THREAD_SOURCE.api, metadata: args.input.metadata };
+  const messages = args.input.messages;
+  if (!messages?.length) {
+    const [thread] = await db.insert(threads).values(values).returning();
+    return thread!;
+  }
+  return db.transaction(async (tx) => {
+    const [thread] = await tx.insert(threads).values(values).returning();
+    await addMessages(tx, { companyId: args.companyId, threadId: thread!.id, messages, imageDigests: args.imageDigests });
+    return thread!;
+  });
+}
