@@ -3,6 +3,10 @@
  * queries it means (a prefix invalidates every query below it).
  */
 export const queryKeys = {
+  guardrails: {
+    all: ["guardrails"] as const,
+    list: () => [...queryKeys.guardrails.all, "list"] as const,
+  },
   keys: {
     all: ["keys"] as const,
     list: () => [...queryKeys.keys.all, "list"] as const,
@@ -11,6 +15,10 @@ export const queryKeys = {
     all: ["models"] as const,
     /** The company's view of the catalog, hidden slugs included (models page and playground). */
     list: () => [...queryKeys.models.all, "list"] as const,
+  },
+  profiles: {
+    all: ["profiles"] as const,
+    list: () => [...queryKeys.profiles.all, "list"] as const,
   },
   usage: {
     all: ["usage"] as const,

@@ -5,6 +5,7 @@ export * from "./delete-guardrail";
 export * from "./list-guardrails";
 export * from "./schemas";
 export * from "./to-public-guardrail";
+export * from "./try-guardrails";
 export * from "./update-guardrail";
 export { getGuardrailInCompany } from "./internal";
 export { companyRules, peekCompanyRules, NO_RULES, type CompanyRules } from "./rule-cache";

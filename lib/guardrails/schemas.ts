@@ -38,3 +38,10 @@ export const UpdateGuardrailInput = z
   })
   .partial();
 export type UpdateGuardrailInput = z.infer<typeof UpdateGuardrailInput>;
+
+/** Body of the panel's "try it" box: a sample text run through one stage's active rules. */
+export const TryGuardrailsInput = z.strictObject({
+  stage: z.enum(GUARDRAIL_STAGES),
+  text: storableText(z.string().max(20_000)),
+});
+export type TryGuardrailsInput = z.infer<typeof TryGuardrailsInput>;

@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { db } from "@/db/client";
+import { PROFILES_PAGE_SIZE } from "@/components/profiles/api";
+import { ProfilesView } from "@/components/profiles/profiles-view";
+import { listModels, toPanelModel } from "@/lib/models";
+import { PageQuery, toListResponse } from "@/lib/pagination";
+import { getPanelSession } from "@/lib/panel/get-panel-session";
+import { listProfiles, toPublicProfile } from "@/lib/profiles";
+
+export const metadata: Metadata = { title: "Profiles · Cockpit Gateway" };
+
+export default async function ProfilesPage() {
+  // The layout checks too, but layouts and pages render in parallel: each guards itself.
+  const session = await getPanelSession();
+  if (!session) redirect("/login");
+  const [page, models] = await Promise.all([
+    listProfiles(db, { companyId: session.companyId, page: PageQuery.parse({ limit: PROFILES_PAGE_SIZE, order: "asc" }) }),
+    listModels({ companyId: session.companyId, includeHidden: true }),
+  ]);
+  return (
+    <ProfilesView
+      initialPage={toListResponse(page, toPublicProfile)}
+      initialModels={{ object: "list", data: models.map(toPanelModel) }}
+      loadedAt={Date.now()}
+    />
+  );
+}

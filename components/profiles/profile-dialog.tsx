@@ -1,0 +1,96 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Button, Spinner } from "@/components/ui/button";
+import { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+import { ErrorMessage, FieldHint, Input, Label, Select, Textarea } from "@/components/ui/input";
+import { errorMessage } from "@/components/panel/fetch-json";
+import { queryKeys } from "@/lib/query-keys";
+import { createProfileRequest, updateProfileRequest, type ProfileBody, type PublicProfile } from "./api";
+
+/** Create (no `profile`) or edit dialog; `models` = the slugs the company can call. */
+export function ProfileDialog({ models, profile }: { models: string[]; profile?: PublicProfile }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Dialog open={open} onOpenChange={setOpen}>
+      <DialogTrigger asChild>
+        {profile ? (
+          <Button variant="ghost" size="sm" aria-label={`Edit ${profile.name}`} data-testid="edit-profile">
+            Edit
+          </Button>
+        ) : (
+          <Button data-testid="create-profile">
+            <svg viewBox="0 0 20 20" fill="currentColor" className="-ml-0.5 size-4" aria-hidden="true">
+              <path d="M10.75 4.75a.75.75 0 0 0-1.5 0v4.5h-4.5a.75.75 0 0 0 0 1.5h4.5v4.5a.75.75 0 0 0 1.5 0v-4.5h4.5a.75.75 0 0 0 0-1.5h-4.5v-4.5Z" />
+            </svg>
+            Create profile
+          </Button>
+        )}
+      </DialogTrigger>
+      {open && <ProfileForm models={models} profile={profile} onDone={() => setOpen(false)} />}
+    </Dialog>
+  );
+}
+
+function ProfileForm({ models, profile, onDone }: { models: string[]; profile?: PublicProfile; onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const [formError, setFormError] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: (body: ProfileBody) => (profile ? updateProfileRequest(profile.id, body) : createProfileRequest(body)),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: queryKeys.profiles.all });
+      onDone();
+    },
+  });
+  // A profile may name a slug hidden since: keep it selectable so saving does not change it silently.
+  const options = profile?.model_slug && !models.includes(profile.model_slug) ? [profile.model_slug, ...models] : models;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const name = String(form.get("name") ?? "").trim();
+    if (!name) return setFormError("Give the profile a name.");
+    setFormError(null);
+    const model = String(form.get("model_slug") ?? "");
+    save.mutate({ name, system_prompt: String(form.get("system_prompt") ?? ""), model_slug: model || null });
+  }
+
+  const title = profile ? "Edit profile" : "Create profile";
+  return (
+    <DialogContent title={title} className="max-w-2xl" data-testid="profile-dialog">
+      <form onSubmit={onSubmit} noValidate className="space-y-5">
+        <div>
+          <Label htmlFor="profile-name">Name</Label>
+          <Input id="profile-name" name="name" maxLength={200} defaultValue={profile?.name} placeholder="e.g. Support agent" autoComplete="off" className="mt-1.5" autoFocus />
+        </div>
+        <div>
+          <Label htmlFor="profile-model">Model</Label>
+          <Select id="profile-model" name="model_slug" defaultValue={profile?.model_slug ?? ""} className="mt-1.5">
+            <option value="">From the call (no model set)</option>
+            {options.map((slug) => (
+              <option key={slug} value={slug}>
+                {slug}
+              </option>
+            ))}
+          </Select>
+          <FieldHint>Models hidden or disabled on the Models page are not offered.</FieldHint>
+        </div>
+        <div>
+          <Label htmlFor="profile-prompt">System prompt</Label>
+          <Textarea id="profile-prompt" name="system_prompt" rows={8} maxLength={100_000} defaultValue={profile?.system_prompt} className="mt-1.5" />
+        </div>
+        <ErrorMessage data-testid="profile-error">{formError ?? (save.isError ? errorMessage(save.error) : null)}</ErrorMessage>
+        <DialogFooter>
+          <DialogClose asChild>
+            <Button variant="secondary">Cancel</Button>
+          </DialogClose>
+          <Button type="submit" disabled={save.isPending}>
+            {save.isPending && <Spinner />}
+            {profile ? "Save profile" : "Create profile"}
+          </Button>
+        </DialogFooter>
+      </form>
+    </DialogContent>
+  );
+}
