@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { test as base, expect } from "@playwright/test";
+import { GuardrailsPage } from "./pages/guardrails-page";
 import { KeysPage } from "./pages/keys-page";
 import { LoginPage } from "./pages/login-page";
 import { ModelsPage } from "./pages/models-page";
 import { PlaygroundPage } from "./pages/playground-page";
+import { ProfilesPage } from "./pages/profiles-page";
 import { UsagePage } from "./pages/usage-page";
 import { admin } from "./support/admin-cli";
 
@@ -46,6 +48,8 @@ interface Fixtures {
   modelsPage: ModelsPage;
   playgroundPage: PlaygroundPage;
   usagePage: UsagePage;
+  guardrailsPage: GuardrailsPage;
+  profilesPage: ProfilesPage;
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
@@ -65,6 +69,8 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   modelsPage: async ({ page }, use) => use(new ModelsPage(page)),
   playgroundPage: async ({ page }, use) => use(new PlaygroundPage(page)),
   usagePage: async ({ page }, use) => use(new UsagePage(page)),
+  guardrailsPage: async ({ page }, use) => use(new GuardrailsPage(page)),
+  profilesPage: async ({ page }, use) => use(new ProfilesPage(page)),
 });
 
 export { expect };
