@@ -43,6 +43,7 @@ import { waitForQuiet } from "./lib/measure";
 import { machineBusyPct, machineCpu, processTree, rssKb } from "./lib/proc";
 import { appEnv, prepareBuild, ROOT, startNext, type BuildInfo, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
+import { cleanupStack } from "./lib/cleanups";
 
 export interface BodyFloodOptions {
   /** Seconds during which clients start new requests (20). */
@@ -236,23 +237,7 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
   };
   const startedAt = new Date();
   const log = (m: string) => process.stderr.write(`[bench:body-flood +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
-  const cleanups: { name: string; fn: () => Promise<void> }[] = [];
-  const runCleanups = async () => {
-    while (cleanups.length) {
-      const c = cleanups.pop()!;
-      try {
-        await c.fn();
-      } catch (err) {
-        log(`cleanup ${c.name} failed: ${(err as Error).message}`);
-      }
-    }
-  };
-  const onSignal = (sig: NodeJS.Signals) => {
-    log(`${sig}: cleaning up`);
-    void runCleanups().finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const { stack: cleanups, runAll: runCleanups } = cleanupStack(log);
 
   const errors: string[] = [];
   const invalid: string[] = [];
@@ -341,8 +326,6 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     log(`ERROR: ${(err as Error).message}`);
   } finally {
     await runCleanups();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
   }
 
   // --- report ------------------------------------------------------------------------------------

@@ -73,6 +73,7 @@ import {
 import { appEnv, cleanEnv, currentBuildId, freePort, prepareBuild, ROOT, runningBuilds, startNext, waitForHealth, type BuildInfo, type NextServer } from "./lib/server";
 import { startService, type Service } from "./lib/service";
 import { fmt, renderTable } from "./lib/table";
+import { cleanupStack } from "./lib/cleanups";
 
 // --- settings ------------------------------------------------------------------------------------
 
@@ -603,23 +604,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   const lowC = Math.min(...o.connections);
   const highC = Math.max(...o.connections);
 
-  const cleanups: { name: string; fn: () => Promise<void> }[] = [];
-  const runCleanups = async () => {
-    while (cleanups.length) {
-      const c = cleanups.pop()!;
-      try {
-        await c.fn();
-      } catch (err) {
-        log(`cleanup ${c.name} failed: ${(err as Error).message}`);
-      }
-    }
-  };
-  const onSignal = (sig: NodeJS.Signals) => {
-    log(`${sig}: cleaning up`);
-    void runCleanups().finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const { stack: cleanups, runAll: runCleanups } = cleanupStack(log);
 
   const rows: Row[] = [];
   const ttfbs: Ttfb[] = [];
@@ -879,8 +864,6 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     log(`ERROR: ${(err as Error).message}`);
   } finally {
     await runCleanups();
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
   }
 
   // --- report ------------------------------------------------------------------------------------

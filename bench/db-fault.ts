@@ -55,6 +55,7 @@ import { waitForQuiet } from "./lib/measure";
 import { cpuMsBetween, cpuTicksOf, machineBusyPct, machineCpu, processTree } from "./lib/proc";
 import { appEnv, prepareBuild, ROOT, startNext, type BuildInfo, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
+import { cleanupStack } from "./lib/cleanups";
 
 export const FAULT_MODES = ["down", "blackhole"] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
@@ -382,23 +383,7 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
   if (o.cutAtS + o.cutForS > o.durationS) throw new Error(`the cut (${o.cutAtS} s + ${o.cutForS} s) must end within the run (${o.durationS} s)`);
   const startedAt = new Date();
   const log = (m: string) => process.stderr.write(`[bench:db-fault +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
-  const cleanups: { name: string; fn: () => Promise<void> }[] = [];
-  const runCleanups = async () => {
-    while (cleanups.length) {
-      const c = cleanups.pop()!;
-      try {
-        await c.fn();
-      } catch (err) {
-        log(`cleanup ${c.name} failed: ${(err as Error).message}`);
-      }
-    }
-  };
-  const onSignal = (sig: NodeJS.Signals) => {
-    log(`${sig}: cleaning up`);
-    void runCleanups().finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const { stack: cleanups, runAll: runCleanups } = cleanupStack(log);
 
   const errors: string[] = [];
   const invalid: string[] = [];
@@ -539,8 +524,6 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
     log(`ERROR: ${(err as Error).message}`);
   } finally {
     await runCleanups();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
   }
 
   // --- report ------------------------------------------------------------------------------------

@@ -62,12 +62,11 @@ function codesOf(err: unknown): string[] {
   for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string") out.push(code);
-    // SQLSTATE class 08: connection exception
   }
   return out;
 }
 
-/** True when `err` (or its cause: drizzle wraps driver errors) says the database could not be reached. */
+/** True when `err` (or its cause: drizzle wraps driver errors) says the database could not be reached (SQLSTATE class 08 included). */
 export function isConnectionError(err: unknown): boolean {
   return codesOf(err).some((c) => CONNECTION_CODES.has(c) || c.startsWith("08"));
 }
@@ -306,9 +305,6 @@ export function guard(make: () => Sql): Sql {
     current = fresh;
   });
   const unsafe = (query: string, args?: unknown[], options?: Record<string, unknown>) => {
-    // postgres.js's own BEGIN (begin() sends it through `unsafe` and calls `.execute()` on it):
-    // the transaction around it is already under the breaker.
-    if (options?.onexecute) return current.unsafe(query, args as never, options as never);
     const pool = current;
     return lazyQuery(
       (values) => {

@@ -120,23 +120,31 @@ function truncateOwnFile(): void {
   }
 }
 
+/** Appends one entry's line to this process's file, durably; counted as on its way in meanwhile. */
+async function appendOwn(line: string): Promise<void> {
+  state.appending++;
+  try {
+    await appendDurably(`${line}\n`);
+  } finally {
+    state.appending--;
+  }
+}
+
+/** Keeps a line that cannot be written aside, next to this process's file, for the operator. */
+const deadLetter = (line: string) => fs.appendFileSync(`${ownFile()}.failed`, `${line}\n`, { mode: 0o600 });
+
 /**
  * Keeps `payload` until the database takes it; resolves once it is on disk. `onDone` runs with the
  * writer's result when it reached the database (in this process). @throws DatabaseUnavailableError when full.
  */
 export async function journal(kind: string, id: string, payload: unknown, onDone?: (result: unknown) => void): Promise<void> {
   if (!state.writers.has(kind)) throw new Error(`no journal writer for ${kind}`);
-  const line = `${JSON.stringify({ kind, id, payload })}\n`;
-  const bytes = Buffer.byteLength(line);
+  const line = JSON.stringify({ kind, id, payload });
+  const bytes = Buffer.byteLength(line) + 1;
   if (state.queue.length >= MAX_ENTRIES || state.bytes + bytes > MAX_BYTES) {
     throw new DatabaseUnavailableError("The database is unavailable and the bill journal is full");
   }
-  state.appending++;
-  try {
-    await appendDurably(line);
-  } finally {
-    state.appending--;
-  }
+  await appendOwn(line);
   state.queue.push({ kind, id, payload, bytes, onDone });
   state.bytes += bytes;
   if (state.queue.length === 1) log.warn({ kind, id, bytes }, "database unreachable: journaled a bill to write when it returns");
@@ -168,7 +176,7 @@ async function drain(): Promise<void> {
         // Not an outage: this entry cannot be written (a bug). Kept aside, never retried forever.
         log.error({ err, kind: entry.kind, id: entry.id }, "journaled write failed; moved to the dead-letter file");
         try {
-          fs.appendFileSync(`${ownFile()}.failed`, `${JSON.stringify({ kind: entry.kind, id: entry.id, payload: entry.payload })}\n`, { mode: 0o600 });
+          deadLetter(JSON.stringify({ kind: entry.kind, id: entry.id, payload: entry.payload }));
         } catch (deadErr) {
           log.error({ err: deadErr, id: entry.id }, "could not write the dead-letter file");
         }
@@ -222,28 +230,31 @@ export async function recoverJournals(): Promise<number> {
     } catch {
       continue;
     }
-    const lines = fs.readFileSync(claimed, "utf8").split("\n").filter(Boolean);
-    for (const line of lines) {
+    const entries: { kind: string; id: string; payload: unknown; line: string }[] = [];
+    for (const line of fs.readFileSync(claimed, "utf8").split("\n").filter(Boolean)) {
       try {
-        const { kind, id, payload } = JSON.parse(line) as { kind: string; id: string; payload: unknown };
-        if (!state.writers.has(kind)) {
-          // Never dropped: kept aside for the operator.
-          fs.appendFileSync(`${ownFile()}.failed`, `${line}\n`, { mode: 0o600 });
-          continue;
-        }
-        state.appending++;
-        try {
-          await appendDurably(`${line}\n`);
-        } finally {
-          state.appending--;
-        }
-        const bytes = Buffer.byteLength(line) + 1;
-        state.queue.push({ kind, id, payload, bytes });
-        state.bytes += bytes;
-        adopted++;
+        entries.push({ ...(JSON.parse(line) as { kind: string; id: string; payload: unknown }), line });
       } catch {
         // a line cut by the crash: it never reached its caller's acknowledgement
       }
+    }
+    try {
+      for (const { kind, id, payload, line } of entries) {
+        // An entry no writer here knows is never dropped: kept aside for the operator.
+        if (!state.writers.has(kind)) deadLetter(line);
+        else {
+          await appendOwn(line);
+          const bytes = Buffer.byteLength(line) + 1;
+          state.queue.push({ kind, id, payload, bytes });
+          state.bytes += bytes;
+          adopted++;
+        }
+      }
+    } catch (err) {
+      // Our own file could not take them: give the file back for a later attempt (entries already
+      // taken are written twice at most, and the writers are idempotent).
+      fs.renameSync(claimed, file);
+      throw err;
     }
     fs.rmSync(claimed, { force: true });
   }
@@ -264,6 +275,3 @@ export async function drainJournal(ms = 5_000): Promise<void> {
   truncateOwnFile();
 }
 onShutdown(() => drainJournal());
-
-/** For tests and readiness: entries waiting for the database. */
-export const journalSize = () => state.queue.length;

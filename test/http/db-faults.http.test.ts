@@ -20,6 +20,8 @@ const APP_NAME = `fault-${randomBytes(4).toString("hex")}`;
 let upstream: FakeUpstream;
 let proxy: TcpProxy;
 let server: RunningServer;
+/** Every server of this file runs with this (the same secret and database URL: a successor adopts its predecessor's journal). */
+let serverEnv: Record<string, string>;
 
 function throughProxy(): string {
   const url = new URL(proxy.url(process.env.DATABASE_URL!));
@@ -31,14 +33,15 @@ beforeAll(async () => {
   upstream = await startFakeUpstream();
   const target = new URL(process.env.DATABASE_URL!);
   proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-  server = await startNextServer({
+  serverEnv = {
     AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
     DATABASE_URL: throughProxy(),
     OPENAI_BASE_URL: upstream.openaiBase,
     OPENAI_API_KEY: "sk-up",
     UPSTREAM_RETRIES: "0",
     LOG_LEVEL: "warn",
-  });
+  };
+  server = await startNextServer(serverEnv);
 });
 
 afterAll(async () => {
@@ -272,15 +275,7 @@ describe("readiness", () => {
 
 describe("a crash during an outage", () => {
   it("bills journaled by a server killed while PostgreSQL was away are written by the server that replaces it", async () => {
-    const env = {
-      AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
-      DATABASE_URL: throughProxy(),
-      OPENAI_BASE_URL: upstream.openaiBase,
-      OPENAI_API_KEY: "sk-up",
-      UPSTREAM_RETRIES: "0",
-      LOG_LEVEL: "warn",
-    };
-    const doomed = await startNextServer(env);
+    const doomed = await startNextServer(serverEnv);
     const { companyId, key } = await tenant();
     const callOn = (n: number) =>
       fetch(`${doomed.url}/v1/chat/completions`, {
@@ -306,7 +301,7 @@ describe("a crash during an outage", () => {
       proxy.enable();
     }
     expect(await billsOf(companyId)).toHaveLength(1); // only the warm-up call reached the database
-    const heir = await startNextServer(env);
+    const heir = await startNextServer(serverEnv);
     try {
       const bills = await billsSettled(companyId, 1 + served.length);
       expect(bills).toHaveLength(1 + served.length);
