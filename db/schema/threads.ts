@@ -1,4 +1,5 @@
-import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, customType, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { RUN_STATUS, RUN_STATUSES, THREAD_SOURCES } from "../enums";
 import { createdAt, microOt } from "./columns";
 import { companies } from "./companies";
@@ -42,10 +43,26 @@ export const runs = pgTable(
     error: jsonb("error").$type<{ code: string; message: string } | null>(),
     toolCalls: jsonb("tool_calls").$type<unknown[]>().notNull().default([]),
     appliedRules: jsonb("applied_rules").$type<unknown[]>().notNull().default([]),
+    /** CONTRACT 6 `citations` (the retrieval stage's chunks). */
+    citations: jsonb("citations").$type<unknown[]>().notNull().default([]),
+    /** The run's steps in order (CONTRACT 6 run.step objects without their ids), written with the run. */
+    steps: jsonb("steps").$type<unknown[]>().notNull().default([]),
+    /**
+     * The process executing a run on a persistent thread (lib/billing/lease-owner.ts format), while it
+     * is active: the reconciler fails the active runs of an owner it sees gone, releasing the thread.
+     */
+    owner: text("owner"),
+    /** Set by POST …/cancel; the executing process polls it (a cancel may reach another server). */
+    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
     createdAt: createdAt(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
   },
-  (t) => [index("runs_thread_idx").on(t.threadId, t.createdAt), index("runs_company_idx").on(t.companyId, t.createdAt)],
+  (t) => [
+    index("runs_thread_idx").on(t.threadId, t.createdAt),
+    index("runs_company_idx").on(t.companyId, t.createdAt),
+    // One active run per thread, enforced by the database: a second start is a unique violation (409).
+    uniqueIndex("runs_thread_active_idx").on(t.threadId).where(sql`status IN ('queued', 'in_progress')`),
+  ],
 );
 
 export const messages = pgTable(
@@ -63,11 +80,37 @@ export const messages = pgTable(
     runId: text("run_id"),
     /** Order within the thread (0, 1, …; see threads.next_seq); messages inserted in one statement share created_at. */
     seq: integer("seq").notNull().default(0),
+    /**
+     * o200k tokens of the message's texts (role, text, tool calls, name; not framing or images), counted
+     * when it was added, so a run's history budget sums stored numbers instead of tokenizing the
+     * thread again. NULL for messages stored without a count (completions' records): counted on read.
+     */
+    tokens: integer("tokens"),
     createdAt: createdAt(),
   },
   // Unique: a second writer that skipped threads.next_seq fails instead of interleaving. Serves
   // message pages and newest-first history reads in both directions.
   (t) => [uniqueIndex("messages_thread_seq_idx").on(t.threadId, t.seq)],
+);
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
+
+/**
+ * The bytes of `data:` images of persistent threads, by content: a stored message keeps the image
+ * as `sha256:<hex>` (lib/runs/storable-content.ts) and a run reads the bytes back from here for the
+ * messages it sends. Per company, so one company's image is never served to another; the same image
+ * added twice is stored once.
+ */
+export const messageImages = pgTable(
+  "message_images",
+  {
+    companyId: text("company_id").notNull().references(() => companies.id),
+    sha256: text("sha256").notNull(),
+    mimeType: text("mime_type").notNull(),
+    bytes: bytea("bytes").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.sha256] })],
 );
 
 export type Thread = typeof threads.$inferSelect;

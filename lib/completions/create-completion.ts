@@ -69,6 +69,7 @@ function buildContext({ auth, input, admitted, textTokens, imageDigests }: Compl
     imageNotes: [],
     appliedRules: [],
     citations: [],
+    steps: [],
     content: "",
     toolCalls: [],
     finishReason: "",

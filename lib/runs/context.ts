@@ -4,6 +4,7 @@ import type { CreditHold } from "@/lib/billing/lease";
 import type { ResolvedModel } from "@/lib/models";
 import type { Composition } from "@/lib/profiles/compose";
 import type { ChatChunk, ChatMessage, Passage, ToolCall, ToolDefinition, Usage } from "@/lib/providers/types";
+import type { RunStep } from "./steps";
 
 export interface AppliedRule {
   id: string;
@@ -81,6 +82,16 @@ export interface RunContext {
   imageNotes: string[];
   appliedRules: AppliedRule[];
   citations: Citation[];
+  /** What the run did, in order (CONTRACT 6 run steps): each stage adds its own. */
+  steps: RunStep[];
+  /**
+   * Runs on a persistent thread (source api/webhook): the run row exists from the start (status
+   * in_progress, the thread's active run) and persisting updates it; the assistant message takes
+   * its seq from threads.next_seq. Completions' throwaway threads are written whole at the end.
+   */
+  persistent?: boolean;
+  /** Why the run was stopped when ctx.signal aborted: a client that left, or POST …/cancel. */
+  stopReason?: "client_disconnected" | "cancelled";
   /** The company's active guardrail rules (input-guardrails stage; cached per process). */
   guardrails?: CompanyRules;
   /**

@@ -1,0 +1,4 @@
+export * from "./read-runs";
+export * from "./schemas";
+export * from "./steps";
+export * from "./to-public";
