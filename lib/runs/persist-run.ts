@@ -1,7 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import type { Tx } from "@/db/types";
-import { GUARDRAIL_STAGE, LEDGER_KIND, RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
+import { GUARDRAIL_STAGE, LEDGER_KIND, RUN_STATUS, type RunStatus } from "@/db/enums";
 import { drawHoldCtes, endHold, type CreditHold } from "@/lib/billing";
 import { billWithHold } from "@/lib/billing/bill-with-hold";
 import type { EntryInput } from "@/lib/billing/entries";
@@ -201,7 +201,7 @@ const toStageCallMetadata = (c: StageModelCall) => ({
 
 function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
   return {
-    kind: ctx.source === THREAD_SOURCE.completions ? LEDGER_KIND.completion : LEDGER_KIND.run,
+    kind: ctx.persistent ? LEDGER_KIND.run : LEDGER_KIND.completion,
     source: ctx.source,
     model: ctx.requestedModel,
     promptTokens: ctx.usage.promptTokens,
