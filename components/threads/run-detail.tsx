@@ -43,8 +43,8 @@ export function RunDetail({ threadId, runId, listed }: { threadId: string; runId
         description={run ? `${run.model} · ${formatMs(run.latency_ms)}` : undefined}
       />
       {own.isError && <ErrorMessage className="m-4">Could not load the run: {errorMessage(own.error)}</ErrorMessage>}
-      {run && <RunSummary run={run} />}
-      <div className="border-t border-slate-200 px-5 py-4">
+      {run && hasSummary(run) && <RunSummary run={run} />}
+      <div className="px-5 py-4">
         <h3 className="mb-3 text-xs font-medium tracking-wide text-slate-500 uppercase">Steps</h3>
         {steps.isError && <ErrorMessage>Could not load the steps: {errorMessage(steps.error)}</ErrorMessage>}
         {steps.isPending && run && <Spinner className="size-4 text-slate-400" />}
@@ -57,9 +57,12 @@ export function RunDetail({ threadId, runId, listed }: { threadId: string; runId
   );
 }
 
+const hasSummary = (run: PublicRun) =>
+  Boolean(run.error || run.content || run.applied_rules.length > 0 || run.citations.length > 0 || run.tool_calls.length > 0);
+
 function RunSummary({ run }: { run: PublicRun }) {
   return (
-    <div className="space-y-2 px-5 py-4 text-sm">
+    <div className="space-y-2 border-b border-slate-200 px-5 py-4 text-sm">
       {run.error && (
         <ErrorMessage data-testid="run-error">
           {run.error.code}: {run.error.message}
@@ -70,7 +73,7 @@ function RunSummary({ run }: { run: PublicRun }) {
           {run.content}
         </p>
       )}
-      {(run.applied_rules.length > 0 || run.citations.length > 0 || run.tool_calls.length > 0) && (
+      {run.applied_rules.length + run.citations.length + run.tool_calls.length > 0 && (
         <div className="flex flex-wrap gap-1.5">
           {(run.applied_rules as { id: string; name: string; action: string }[]).map((r) => (
             <Badge key={r.id} tone="amber">
@@ -119,6 +122,10 @@ function compactValue(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value) && value.every((v) => v === null || typeof v !== "object")) return value.join(", ");
+  // Profiles, rules, documents: their names say enough at a glance; the raw JSON has the rest.
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof (v as { name?: unknown } | null)?.name === "string")) {
+    return value.map((v) => (v as { name: string }).name).join(", ");
+  }
   return JSON.stringify(value);
 }
 

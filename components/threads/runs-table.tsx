@@ -81,7 +81,7 @@ export function RunsTable({ threadId, selectedRunId, onSelect }: { threadId: str
                     {isActiveRun(run) ? "…" : formatMs(run.latency_ms)}
                   </TD>
                   <TD>
-                    <Timestamp unix={run.created_at} />
+                    <Timestamp unix={run.created_at} style="relative" />
                   </TD>
                 </TR>
               ))

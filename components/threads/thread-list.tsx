@@ -70,7 +70,7 @@ export function ThreadList({
   const notFound = found.error instanceof ApiError && found.error.status === 404;
 
   return (
-    <Card className="flex min-w-0 flex-col" data-testid="thread-list">
+    <Card className="flex min-w-0 flex-col self-start" data-testid="thread-list">
       <div className="space-y-3 border-b border-slate-200 px-4 py-3">
         <form onSubmit={search} className="flex gap-2" role="search">
           <label htmlFor="thread-search" className="sr-only">
