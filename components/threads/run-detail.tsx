@@ -121,6 +121,7 @@ function compactValue(value: unknown): string {
   if (value === null || value === undefined) return "—";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.length === 0) return "none";
   if (Array.isArray(value) && value.every((v) => v === null || typeof v !== "object")) return value.join(", ");
   // Profiles, rules, documents: their names say enough at a glance; the raw JSON has the rest.
   if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof (v as { name?: unknown } | null)?.name === "string")) {
