@@ -39,6 +39,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     ),
   },
   {
+    href: "/threads",
+    label: "Threads",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="M4 5.5h16M4 10h16M4 14.5h10M4 19h7" />
+        <circle cx="18" cy="17.5" r="2.5" />
+      </svg>
+    ),
+  },
+  {
     href: "/profiles",
     label: "Profiles",
     icon: (
