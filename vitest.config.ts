@@ -24,7 +24,8 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "db",
-          include: ["{lib,db,app,test}/**/*.db.test.ts"],
+          // test/sandbox: real Deno processes (lib/sandbox), run with the integration tests.
+          include: ["{lib,db,app,test}/**/*.db.test.ts", "test/sandbox/**/*.test.ts"],
           globalSetup: ["test/support/global-setup.ts"],
           environment: "node",
           testTimeout: 60_000,

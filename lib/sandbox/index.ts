@@ -4,6 +4,7 @@ import { AppError } from "@/lib/errors";
 import { onShutdown } from "@/lib/shutdown";
 import { CallAbortedError, QueueTimeoutError, SandboxPool, type PoolConfig } from "./pool";
 import type { CallOutcome } from "./process";
+import { cancelSharedSnapshot } from "./snapshot";
 
 /**
  * The Python sandbox (issue 12): company tools' `python_code` runs in a pool of separate Deno
@@ -56,7 +57,7 @@ export function sandboxPool(): SandboxPool {
   if (!g[KEY]) {
     const pool = new SandboxPool(sandboxConfigFromEnv());
     g[KEY] = pool;
-    onShutdown(() => pool.close());
+    onShutdown(() => closeSandboxPool());
   }
   return g[KEY];
 }
@@ -66,6 +67,7 @@ export async function closeSandboxPool(): Promise<void> {
   const g = globalThis as PoolHolder;
   const pool = g[KEY];
   delete g[KEY];
+  cancelSharedSnapshot();
   await pool?.close();
 }
 

@@ -1,4 +1,6 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 /**
@@ -48,7 +50,10 @@ export function probeLayers(opts: { uid: number; gid: number }): SandboxLayers {
 }
 
 /** The argv that starts one runner: outer layers first (each execs the next, so the pid is Deno's). */
-export function runnerCommand(layers: SandboxLayers, opts: { gid: number; wasmMaxMb: number; stdoutMax: number; resultMax: number }): string[] {
+export function runnerCommand(
+  layers: SandboxLayers,
+  opts: { gid: number; wasmMaxMb: number; stdoutMax: number; resultMax: number; snapshot?: string | "--make-snapshot" },
+): string[] {
   const argv: string[] = [];
   if (layers.prlimit) argv.push("prlimit", `--fsize=${FILE_SIZE_LIMIT}`, "--core=0", "--");
   if (layers.netns) argv.push("unshare", "-n", "--");
@@ -64,9 +69,28 @@ export function runnerCommand(layers: SandboxLayers, opts: { gid: number; wasmMa
   argv.push(
     DENO_BIN, "run",
     "--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm", "--cached-only", "--deny-import",
-    `--allow-read=${PYODIDE_DIR}`,
+    `--allow-read=${[PYODIDE_DIR, ...(opts.snapshot && opts.snapshot !== "--make-snapshot" ? [opts.snapshot] : [])].join(",")}`,
     `--v8-flags=--max-old-space-size=256,--wasm-max-mem-pages=${wasmPages}`,
     RUNNER_FILE, PYODIDE_DIR, String(opts.stdoutMax), String(opts.resultMax),
+    ...(opts.snapshot ? [opts.snapshot] : []),
   );
   return argv;
+}
+
+/**
+ * Starts one runner with a private DENO_DIR and HOME (Deno writes caches there, and the Cache API
+ * and localStorage, even without --allow-write) and an environment of only those: nothing of the
+ * server's environment reaches the child. The directory is removed when the child exits.
+ */
+export function spawnRunner(layers: SandboxLayers, opts: Parameters<typeof runnerCommand>[1]): ChildProcess {
+  const denoDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-sandbox-"));
+  if (layers.uid !== null) fs.chownSync(denoDir, layers.uid, opts.gid);
+  const [cmd, ...args] = runnerCommand(layers, opts);
+  const child = spawn(cmd!, args, {
+    stdio: ["pipe", "pipe", "pipe"],
+    cwd: denoDir,
+    env: { DENO_DIR: denoDir, HOME: denoDir, DENO_NO_UPDATE_CHECK: "1" } as unknown as NodeJS.ProcessEnv,
+  });
+  child.on("exit", () => fs.rm(denoDir, { recursive: true, force: true }, () => {}));
+  return child;
 }

@@ -1,6 +1,7 @@
 import { AppError } from "@/lib/errors";
 import { probeLayers, type SandboxLayers } from "./layers";
 import { SandboxProcess, type CallOutcome } from "./process";
+import { sharedSnapshot } from "./snapshot";
 import type { SandboxRequest } from "./protocol";
 
 export interface PoolConfig {
@@ -29,7 +30,7 @@ interface Waiter {
   cleanup: () => void;
 }
 
-const IDLE_SETTLE_MS = 300;
+const IDLE_SETTLE_MS = 1500;
 
 export class QueueTimeoutError extends Error {}
 export class CallAbortedError extends Error {}
@@ -56,6 +57,9 @@ export class SandboxPool {
   private readonly waiters: Waiter[] = [];
   private watchdog: NodeJS.Timeout | null = null;
   private closed = false;
+  private snapshot: { file: string; dir: string } | null = null;
+  private snapshotBuild: Promise<void> | null = null;
+  private snapshotSettled = false;
   readonly recycled: Record<string, number> = {};
 
   constructor(private readonly cfg: PoolConfig) {
@@ -103,7 +107,7 @@ export class SandboxPool {
 
   private acquire(companyId: string, signal?: AbortSignal): Promise<SandboxProcess> {
     if (this.closed) return Promise.reject(new AppError("unavailable", "The Python sandbox is shut down", { wireCode: "sandbox_unavailable" }));
-    this.startWatchdog();
+    this.start();
     return new Promise<SandboxProcess>((resolve, reject) => {
       const timer = setTimeout(() => {
         remove();
@@ -143,7 +147,7 @@ export class SandboxPool {
 
   /** Hands free processes to waiters in arrival order, then tops up the clean spares. */
   private pump(): void {
-    if (this.closed) return;
+    if (this.closed || !this.snapshotSettled) return;
     for (const waiter of [...this.waiters]) {
       const proc = this.take(waiter.companyId);
       if (!proc) continue;
@@ -189,6 +193,7 @@ export class SandboxPool {
       stdoutMax: this.cfg.stdoutMax,
       resultMax: this.cfg.resultMax,
       bootTimeoutMs: this.cfg.bootTimeoutMs,
+      snapshot: this.snapshot?.file,
     });
     proc.companyId = companyId;
     this.procs.add(proc);
@@ -224,8 +229,24 @@ export class SandboxPool {
     return null;
   }
 
-  private startWatchdog(): void {
+  /** Resolves once the snapshot is made or has failed (true: processes boot from it). */
+  async snapshotReady(): Promise<boolean> {
+    this.start();
+    await this.snapshotBuild;
+    return this.snapshot !== null;
+  }
+
+  private start(): void {
     if (this.watchdog) return;
+    // No process starts before the snapshot is made or has failed: booting one without it costs as
+    // much CPU as making the snapshot, which every later process then saves.
+    this.snapshotBuild = sharedSnapshot(this.layers, { gid: this.cfg.gid, wasmMaxMb: this.cfg.wasmMaxMb, timeoutMs: this.cfg.bootTimeoutMs }).then(
+      (snap) => {
+        this.snapshot = snap;
+        this.snapshotSettled = true;
+        this.pump();
+      },
+    );
     this.watchdog = setInterval(() => this.checkIdle(), this.cfg.watchdogMs);
     this.watchdog.unref();
   }
@@ -233,8 +254,8 @@ export class SandboxPool {
   /**
    * Idle processes must not run: CPU beyond the tolerance means code left running (a JavaScript
    * timer, a pending promise chain). The first IDLE_SETTLE_MS after a call or boot are not counted:
-   * V8 finishes its own work there (one 10 ms tick measured); a timer left running is still caught
-   * at the next check.
+   * V8 finishes its own work there (up to 180 ms of CPU in the 300 ms after a process's first
+   * calls, measured); a timer left running is still caught at the first check after that.
    */
   private checkIdle(): void {
     const now = Date.now();

@@ -1,11 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { readCpuMs, readRssBytes } from "./proc";
 import { LineSplitter, ReadyLine, RunnerReply, type SandboxRequest } from "./protocol";
-import { runnerCommand, type SandboxLayers } from "./layers";
+import { spawnRunner, type SandboxLayers } from "./layers";
 
 export interface ProcessOptions {
   layers: SandboxLayers;
@@ -14,6 +11,8 @@ export interface ProcessOptions {
   stdoutMax: number;
   resultMax: number;
   bootTimeoutMs: number;
+  /** A Pyodide memory snapshot to boot from (lib/sandbox/snapshot.ts). */
+  snapshot?: string;
 }
 
 /** What one call gave, before the pool turns it into a ToolExecution. */
@@ -49,22 +48,12 @@ export class SandboxProcess {
   stderrTail = "";
 
   private readonly child: ChildProcess;
-  private readonly denoDir: string;
   private pending: Pending | null = null;
   private exited = false;
   private readonly exitListeners: (() => void)[] = [];
 
   constructor(private readonly opts: ProcessOptions) {
-    // A private DENO_DIR and HOME per process: Deno writes caches (and the Cache API, localStorage)
-    // there even without --allow-write; removed when the process ends.
-    this.denoDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-sandbox-"));
-    if (opts.layers.uid !== null) fs.chownSync(this.denoDir, opts.layers.uid, opts.gid);
-    const [cmd, ...args] = runnerCommand(opts.layers, opts);
-    this.child = spawn(cmd!, args, {
-      stdio: ["pipe", "pipe", "pipe"],
-      cwd: this.denoDir,
-      env: { DENO_DIR: this.denoDir, HOME: this.denoDir, DENO_NO_UPDATE_CHECK: "1" } as unknown as NodeJS.ProcessEnv,
-    });
+    this.child = spawnRunner(opts.layers, opts);
     this.pid = this.child.pid ?? -1;
 
     let bootSettle: ((err?: Error) => void) | undefined;
@@ -105,7 +94,6 @@ export class SandboxProcess {
       bootSettle?.(new Error(`The sandbox process ${this.endReason}${this.stderrTail ? `: ${this.stderrTail.trim().slice(-500)}` : ""}`));
       this.pending?.settle({ kind: "failed", error: this.failureMessage() });
       this.pending = null;
-      fs.rm(this.denoDir, { recursive: true, force: true }, () => {});
       for (const l of this.exitListeners) l();
     });
   }

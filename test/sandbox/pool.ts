@@ -1,0 +1,24 @@
+import { SandboxPool, type PoolConfig } from "@/lib/sandbox/pool";
+
+/** A private pool for one test file, with the server's defaults unless the test says otherwise. */
+export function testPool(overrides: Partial<PoolConfig> = {}): SandboxPool {
+  return new SandboxPool({
+    size: 2,
+    prewarm: 0,
+    queueTimeoutMs: 60_000,
+    bootTimeoutMs: 60_000,
+    maxCalls: 100,
+    maxAgeMs: 600_000,
+    maxRssBytes: 400 * 1024 * 1024,
+    idleCpuMs: 0,
+    wasmMaxMb: 512,
+    stdoutMax: 65_536,
+    resultMax: 1024 * 1024,
+    uid: 65534,
+    gid: 65534,
+    watchdogMs: 200,
+    ...overrides,
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
