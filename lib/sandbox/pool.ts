@@ -92,6 +92,11 @@ export class SandboxPool {
     return [...this.procs].map((p) => p.pid);
   }
 
+  /** The processes that belong to a company (for tests and the benchmark). */
+  pidsOf(companyId: string): number[] {
+    return [...this.procs].filter((p) => p.companyId === companyId).map((p) => p.pid);
+  }
+
   /** Kills every process and fails the waiting calls; the pool cannot be used afterwards. */
   async close(): Promise<void> {
     this.closed = true;

@@ -195,9 +195,12 @@ describe("escape probes: what a call leaves behind", () => {
       companyId,
     );
     expect(exec).toMatchObject({ ok: true, result: "left a timer" });
-    const deadline = Date.now() + 5000;
-    while ((pool.recycled["cpu while idle"] ?? 0) === before && Date.now() < deadline) await sleep(100);
-    expect(pool.recycled["cpu while idle"] ?? 0).toBe(before + 1);
+    const [pid] = pool.pidsOf(companyId);
+    expect(pid).toBeDefined();
+    const deadline = Date.now() + 8000;
+    while (fs.existsSync(`/proc/${pid}`) && Date.now() < deadline) await sleep(100);
+    expect(fs.existsSync(`/proc/${pid}`)).toBe(false);
+    expect(pool.recycled["cpu while idle"] ?? 0).toBeGreaterThan(before);
     expect(await probe(`return 1 + 1`, companyId)).toMatchObject({ ok: true, result: 2 });
   });
 
