@@ -17,13 +17,15 @@
  * Flags (npm run bench -- --flag): --duration S (10), --warmup S (3), --connections 1,32,
  * --no-redis, --rebuild, --isolated-build (build + serve a private copy in the temp dir, immune to
  * `next build` runs in a shared checkout), --cpu-prof (server CPU profiles in bench/results/profiles/),
- * --name foundation, --foundation-only (skip the chat-completions, body-flood and db-fault benches that follow),
+ * --name foundation, --foundation-only (skip the chat-completions, body-flood, db-fault and sandbox benches that follow),
  * --body-flood-only (only bench/body-flood.ts: event-loop delay and RSS while clients send 30 MiB
  * bodies; with --flood-duration S (20), --flood-clients N (10), --flood-body-mib M (30), and
  * --database-in-place to use DATABASE_URL's database itself instead of a fresh one),
  * --db-fault-only (only bench/db-fault.ts: throughput, errors and billing of chat completions while
  * PostgreSQL is cut for 10 s in the middle of the run; with --fault-duration S (60), --fault-clients N
  * (20), --fault-mode down|blackhole (down), and --database-in-place as above),
+ * --sandbox-only (only bench/sandbox.ts: tool-call latency through the warm Python sandbox pool with
+ * 4 companies at once, the pool's memory and cold-start times; with --sandbox-duration S (10)),
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
  * --repeat N (1; measure each row N times: the row is the median of the undisturbed repetitions).
  *
@@ -48,6 +50,7 @@ import { fmt, renderTable } from "./lib/table";
 import { runBodyFloodBench } from "./body-flood";
 import { runCompletionsBench } from "./completions";
 import { FAULT_MODES, runDbFaultBench, type FaultMode } from "./db-fault";
+import { runSandboxBench } from "./sandbox";
 
 const { values: flags } = parseArgs({
   options: {
@@ -76,6 +79,9 @@ const { values: flags } = parseArgs({
     "fault-duration": { type: "string", default: "60" },
     "fault-clients": { type: "string", default: "20" },
     "fault-mode": { type: "string", default: "down" },
+    /** Only the Python sandbox bench (bench/sandbox.ts). */
+    "sandbox-only": { type: "boolean", default: false },
+    "sandbox-duration": { type: "string", default: "10" },
     /** Body-flood and db-fault benches: use DATABASE_URL's database itself instead of a fresh one on its server. */
     "database-in-place": { type: "boolean", default: false },
   },
@@ -275,10 +281,15 @@ function dbFault() {
   });
 }
 
+function sandbox() {
+  return runSandboxBench({ durationS: Number(flags["sandbox-duration"]), quietWaitS: Number(flags["quiet-wait"]) });
+}
+
 async function main(): Promise<number> {
   if (!(FAULT_MODES as readonly string[]).includes(flags["fault-mode"]!)) throw new Error(`--fault-mode must be one of ${FAULT_MODES.join(", ")}`);
   if (flags["body-flood-only"]) return (await bodyFlood()).valid ? 0 : 1;
   if (flags["db-fault-only"]) return (await dbFault()).valid ? 0 : 1;
+  if (flags["sandbox-only"]) return (await sandbox()).valid ? 0 : 1;
   const errors: string[] = [];
   let build: BuildInfo | undefined;
   let db: BenchDatabase | undefined;
@@ -483,7 +494,8 @@ async function main(): Promise<number> {
   const completions = await runCompletionsBench({ isolatedBuild: flags["isolated-build"] });
   const flood = await bodyFlood();
   const fault = await dbFault();
-  return record.valid && completions.valid && flood.valid && fault.valid ? 0 : 1;
+  const sandboxResult = await sandbox();
+  return record.valid && completions.valid && flood.valid && fault.valid && sandboxResult.valid ? 0 : 1;
 }
 
 main()

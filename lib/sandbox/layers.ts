@@ -91,6 +91,7 @@ export function spawnRunner(layers: SandboxLayers, opts: Parameters<typeof runne
     cwd: denoDir,
     env: { DENO_DIR: denoDir, HOME: denoDir, DENO_NO_UPDATE_CHECK: "1" } as unknown as NodeJS.ProcessEnv,
   });
-  child.on("exit", () => fs.rm(denoDir, { recursive: true, force: true }, () => {}));
+  // Synchronously: a server or test worker that exits right after killing its pool must not leave it behind.
+  child.on("exit", () => fs.rmSync(denoDir, { recursive: true, force: true }));
   return child;
 }

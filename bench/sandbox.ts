@@ -1,0 +1,259 @@
+/**
+ * Python sandbox benchmark (issue 12): tool calls through the warm pool of lib/sandbox, in process
+ * (no server: the pool is what a tool call costs on top of a run).
+ *
+ *   cold start   a runner booting Pyodide from its files, making the memory snapshot, and booting
+ *                from the snapshot (what a company pays when it needs a fresh process)
+ *   warm calls   4 companies calling `add(a, b)` at once, each in a loop, for --duration s: p50/p99/max
+ *                latency of runTool's pool call (checkout, JSON lines both ways, Python, /proc CPU reads)
+ *   memory       RSS of every pool process after the warm run (sum and per process)
+ *
+ * Goals (issue 12, reported PASS/MISS, never failing the process): warm p50 < 5 ms and p99 < 50 ms
+ * with 4 companies calling at once. The pool recycles a process every SANDBOX_MAX_CALLS (100) calls;
+ * spares (--prewarm) absorb that, and the recycles are counted in the result.
+ *
+ *   npm run bench -- --sandbox-only [--sandbox-duration 10]
+ *   tsx bench/sandbox.ts [--duration 10 --companies 4 --pool-size 6 --prewarm 2 --cold-runs 3 --quiet-wait 30]
+ *
+ * Results: bench/results/sandbox-<timestamp>.json and sandbox-latest.json. Invalid (exit 1
+ * standalone, `valid: false` from run.ts) when a call fails or no process boots.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { probeLayers } from "../lib/sandbox/layers";
+import { SandboxPool, type PoolConfig } from "../lib/sandbox/pool";
+import { SandboxProcess } from "../lib/sandbox/process";
+import { sharedSnapshot } from "../lib/sandbox/snapshot";
+import { busyCores, waitForQuiet } from "./lib/measure";
+import { renderTable } from "./lib/table";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const RESULTS_DIR = path.join(ROOT, "bench/results");
+const TARGET_P50_MS = 5;
+const TARGET_P99_MS = 50;
+const ADD = "def add(a, b):\n    return a + b\n";
+
+export interface SandboxBenchOptions {
+  durationS?: number;
+  companies?: number;
+  poolSize?: number;
+  prewarm?: number;
+  coldRuns?: number;
+  /** Max seconds to wait for unrelated load to drop below 0.3 cores before each part (0 = no wait). */
+  quietWaitS?: number;
+  name?: string;
+}
+
+export interface SandboxBenchResult {
+  valid: boolean;
+  errors: string[];
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+
+function poolConfig(size: number, prewarm: number): PoolConfig {
+  return {
+    size,
+    prewarm,
+    queueTimeoutMs: 60_000,
+    bootTimeoutMs: 120_000,
+    maxCalls: 100,
+    maxAgeMs: 600_000,
+    maxRssBytes: 400 * 1024 * 1024,
+    idleCpuMs: 0,
+    wasmMaxMb: 512,
+    stdoutMax: 65_536,
+    resultMax: 1024 * 1024,
+    uid: 65534,
+    gid: 65534,
+    watchdogMs: 500,
+  };
+}
+
+async function bootOnce(cfg: PoolConfig, snapshot?: string): Promise<{ ms: number; rssMb: number }> {
+  const layers = probeLayers({ uid: cfg.uid, gid: cfg.gid });
+  const t0 = performance.now();
+  const proc = new SandboxProcess({ layers, gid: cfg.gid, wasmMaxMb: cfg.wasmMaxMb, stdoutMax: cfg.stdoutMax, resultMax: cfg.resultMax, bootTimeoutMs: cfg.bootTimeoutMs, snapshot });
+  try {
+    await proc.ready;
+    return { ms: performance.now() - t0, rssMb: (proc.rssBytes() ?? 0) / 2 ** 20 };
+  } finally {
+    const exited = new Promise<void>((r) => proc.onExit(r));
+    proc.kill("bench");
+    await exited;
+  }
+}
+
+export async function runSandboxBench(options: SandboxBenchOptions = {}): Promise<SandboxBenchResult> {
+  const o = {
+    durationS: options.durationS ?? 10,
+    companies: options.companies ?? 4,
+    poolSize: options.poolSize ?? 6,
+    prewarm: options.prewarm ?? 2,
+    coldRuns: options.coldRuns ?? 3,
+    quietWaitS: options.quietWaitS ?? 30,
+    name: options.name ?? "sandbox",
+  };
+  const startedAt = new Date();
+  const log = (m: string) => process.stderr.write(`[bench:sandbox +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
+  const errors: string[] = [];
+  const cfg = poolConfig(o.poolSize, o.prewarm);
+  const layers = probeLayers({ uid: cfg.uid, gid: cfg.gid });
+
+  const quiet = async () => (o.quietWaitS > 0 ? waitForQuiet(0.3, o.quietWaitS * 1000) : { waitedMs: 0, busy: null });
+  const quietBeforeCold = await quiet();
+  // Cold start.
+  log(`cold start without snapshot (${o.coldRuns} runs)`);
+  const plain: { ms: number; rssMb: number }[] = [];
+  for (let i = 0; i < o.coldRuns; i++) plain.push(await bootOnce(cfg));
+  log("making the memory snapshot");
+  let t0 = performance.now();
+  const snap = await sharedSnapshot(layers, { gid: cfg.gid, wasmMaxMb: cfg.wasmMaxMb, timeoutMs: cfg.bootTimeoutMs });
+  const snapshotMs = performance.now() - t0;
+  if (!snap) errors.push("the memory snapshot could not be made");
+  const fromSnap: { ms: number; rssMb: number }[] = [];
+  if (snap) for (let i = 0; i < o.coldRuns * 2; i++) fromSnap.push(await bootOnce(cfg, snap.file));
+
+  // Warm calls: each company makes one call first (its process boots), then all loop at once.
+  const pool = new SandboxPool(cfg);
+  const latencies: number[] = [];
+  const cpuMs: number[] = [];
+  let failed = 0;
+  let firstError: string | undefined;
+  const firstCallMs: number[] = [];
+  let rss = { sumMb: Number.NaN, processes: 0 };
+  let quietBeforeWarm: { waitedMs: number; busy: number | null } = { waitedMs: 0, busy: null };
+  let busyDuringWarm: number | null = null;
+  try {
+    await pool.snapshotReady();
+    const companies = Array.from({ length: o.companies }, (_, i) => `co_bench_${i}`);
+    for (const c of companies) {
+      t0 = performance.now();
+      const r = await pool.call(c, { op: "run", name: "add", code: ADD, args: { a: 1, b: 2 } }, 10_000);
+      firstCallMs.push(performance.now() - t0);
+      if (r.kind !== "reply" || !r.reply.ok) errors.push(`first call of ${c} failed`);
+    }
+    // Let the spares boot and the first calls' background compilation settle.
+    await new Promise((r) => setTimeout(r, 3000));
+    quietBeforeWarm = await quiet();
+    log(`warm calls: ${o.companies} companies at once for ${o.durationS} s (pool ${o.poolSize}, prewarm ${o.prewarm})`);
+    const until = performance.now() + o.durationS * 1000;
+    const busyProbe = busyCores(o.durationS * 1000).then((b) => (busyDuringWarm = b));
+    await Promise.all(
+      companies.map(async (c) => {
+        let i = 0;
+        while (performance.now() < until) {
+          const t = performance.now();
+          const r = await pool.call(c, { op: "run", name: "add", code: ADD, args: { a: i, b: 1 } }, 10_000);
+          latencies.push(performance.now() - t);
+          cpuMs.push(r.cpuMs);
+          if (r.kind !== "reply" || !r.reply.ok || r.reply.result !== String(i + 1)) {
+            failed += 1;
+            firstError ??= r.kind === "failed" ? r.error : (r.reply.error ?? `wrong result ${r.reply.result}`);
+          }
+          i += 1;
+        }
+      }),
+    );
+    await busyProbe;
+    const stats = pool.stats();
+    rss = { sumMb: stats.rssBytes / 2 ** 20, processes: stats.processes };
+  } finally {
+    await pool.close();
+  }
+  if (failed > 0) errors.push(`${failed} warm calls failed (${firstError})`);
+
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const warm = {
+    calls: latencies.length,
+    callsPerS: latencies.length / o.durationS,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted.at(-1) ?? Number.NaN,
+    cpuMsTotal: cpuMs.reduce((a, b) => a + b, 0),
+    recycled: pool.recycled,
+  };
+  const goals = { p50: warm.p50Ms < TARGET_P50_MS, p99: warm.p99Ms < TARGET_P99_MS };
+  const cold = {
+    withoutSnapshotMs: median(plain.map((p) => p.ms)),
+    snapshotMakeMs: snapshotMs,
+    fromSnapshotMs: median(fromSnap.map((p) => p.ms)),
+    firstCallOfCompanyMs: firstCallMs,
+    bootRssMb: median(fromSnap.length ? fromSnap.map((p) => p.rssMb) : plain.map((p) => p.rssMb)),
+  };
+
+  const out = process.stdout;
+  out.write(`\nPython sandbox (lib/sandbox): node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}), layers ${JSON.stringify(layers)}\n\n`);
+  out.write(`${renderTable(["cold start", "ms"], [
+    ["boot without snapshot (median)", cold.withoutSnapshotMs],
+    ["make the memory snapshot (once per server process)", cold.snapshotMakeMs],
+    ["boot from the snapshot (median)", cold.fromSnapshotMs],
+    ["first call of a new company (pool with spares)", median(firstCallMs)],
+  ])}\n\n`);
+  out.write(`${renderTable(["warm calls", "calls", "calls/s", "p50 ms", "p99 ms", "max ms", "goal"], [
+    [`${o.companies} companies at once`, warm.calls, warm.callsPerS, warm.p50Ms, warm.p99Ms, warm.maxMs, `p50 < ${TARGET_P50_MS}: ${goals.p50 ? "PASS" : "MISS"}, p99 < ${TARGET_P99_MS}: ${goals.p99 ? "PASS" : "MISS"}`],
+  ])}\n`);
+  out.write(`recycled during the run: ${JSON.stringify(warm.recycled)}; machine busy cores during the run ${(busyDuringWarm as number | null)?.toFixed(2) ?? "?"} of ${os.cpus().length} (pool + this process included), before it ${quietBeforeWarm.busy?.toFixed(2) ?? "?"} after waiting ${quietBeforeWarm.waitedMs} ms\n\n`);
+  out.write(`${renderTable(["memory", "MiB"], [
+    [`pool RSS, ${rss.processes} processes`, rss.sumMb],
+    ["per process", rss.sumMb / Math.max(1, rss.processes)],
+    ["one process just booted (median)", cold.bootRssMb],
+  ])}\n`);
+  if (errors.length) out.write(`\nINVALID: ${errors.join("; ")}\n`);
+
+  const record = {
+    name: o.name,
+    startedAt: startedAt.toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? null,
+    loadavg: os.loadavg(),
+    options: o,
+    layers,
+    cold,
+    warm: { ...warm, busyCoresDuring: busyDuringWarm, quietBefore: quietBeforeWarm },
+    quietBeforeCold,
+    memory: { poolRssMb: rss.sumMb, processes: rss.processes, perProcessMb: rss.sumMb / Math.max(1, rss.processes) },
+    goals: { p50Ms: TARGET_P50_MS, p99Ms: TARGET_P99_MS, p50Pass: goals.p50, p99Pass: goals.p99 },
+    errors,
+    valid: errors.length === 0,
+  };
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
+  const json = `${JSON.stringify(record, null, 2)}\n`;
+  fs.writeFileSync(path.join(RESULTS_DIR, `${o.name}-${stamp}.json`), json);
+  fs.writeFileSync(path.join(RESULTS_DIR, `${o.name}-latest.json`), json);
+  out.write(`\nsaved bench/results/${o.name}-${stamp}.json and bench/results/${o.name}-latest.json\n`);
+  return { valid: record.valid, errors };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: "string", default: "10" },
+      companies: { type: "string", default: "4" },
+      "pool-size": { type: "string", default: "6" },
+      prewarm: { type: "string", default: "2" },
+      "cold-runs": { type: "string", default: "3" },
+      "quiet-wait": { type: "string", default: "30" },
+    },
+    strict: true,
+  });
+  runSandboxBench({
+    durationS: Number(values.duration),
+    companies: Number(values.companies),
+    poolSize: Number(values["pool-size"]),
+    prewarm: Number(values.prewarm),
+    coldRuns: Number(values["cold-runs"]),
+    quietWaitS: Number(values["quiet-wait"]),
+  })
+    .then((r) => process.exit(r.valid ? 0 : 1))
+    .catch((err: unknown) => {
+      process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+      process.exit(1);
+    });
+}
