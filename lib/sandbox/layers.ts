@@ -38,8 +38,10 @@ export function probeLayers(opts: { uid: number; gid: number }): SandboxLayers {
   if (probed) return probed;
   const isRoot = process.getuid?.() === 0;
   const setpriv = works("setpriv", ["--pdeathsig", "KILL", "--", "true"]);
+  // The unprivileged user must be able to run Deno and read Pyodide and the runner (a checkout
+  // under a 0700 home would not let it): else the sandbox keeps the server's uid.
   const dropUid = isRoot && setpriv && opts.uid >= 0 && opts.gid >= 0
-    && works("setpriv", [`--reuid=${opts.uid}`, `--regid=${opts.gid}`, "--clear-groups", "--", "true"]);
+    && works("setpriv", [`--reuid=${opts.uid}`, `--regid=${opts.gid}`, "--clear-groups", "--", "sh", "-c", 'test -x "$0" && test -r "$1" && test -r "$2"', DENO_BIN, path.join(PYODIDE_DIR, "pyodide.asm.wasm"), RUNNER_FILE]);
   probed = {
     prlimit: works("prlimit", [`--fsize=${FILE_SIZE_LIMIT}`, "--core=0", "--", "true"]),
     netns: works("unshare", ["-n", "--", "true"]),

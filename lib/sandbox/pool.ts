@@ -266,7 +266,9 @@ export class SandboxPool {
     const now = Date.now();
     for (const proc of [...this.procs]) {
       if (proc.checkedOut || !proc.booted || !proc.alive) continue;
-      const cpu = proc.cpuMs();
+      // A process that never ran a call has run only the runner's own code: its background work
+      // after boot (V8 compiling Pyodide, longer on a loaded machine) must not recycle it in a loop.
+      const cpu = proc.calls > 0 ? proc.cpuMs() : null;
       if (cpu !== null && now - proc.lastUsedAt < IDLE_SETTLE_MS) {
         proc.idleCpuMs = cpu;
         continue;
