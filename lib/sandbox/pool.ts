@@ -60,6 +60,7 @@ export class SandboxPool {
   private snapshot: { file: string; dir: string } | null = null;
   private snapshotBuild: Promise<void> | null = null;
   private snapshotSettled = false;
+  private readonly callLimits = new WeakMap<SandboxProcess, number>();
   readonly recycled: Record<string, number> = {};
 
   constructor(private readonly cfg: PoolConfig) {
@@ -225,9 +226,23 @@ export class SandboxPool {
     proc.kill(reason);
   }
 
+  /**
+   * 80 to 100 % of maxCalls, fixed per process: processes that start together (a burst of
+   * companies) then do not all reboot at the same moment, which on a small machine makes every
+   * company wait for a boot at once.
+   */
+  private callLimit(proc: SandboxProcess): number {
+    let limit = this.callLimits.get(proc);
+    if (limit === undefined) {
+      limit = Math.max(1, Math.round(this.cfg.maxCalls * (0.8 + 0.2 * Math.random())));
+      this.callLimits.set(proc, limit);
+    }
+    return limit;
+  }
+
   private recycleReason(proc: SandboxProcess): string | null {
     if (!proc.alive) return proc.endReason ?? "ended";
-    if (proc.calls >= this.cfg.maxCalls) return "max calls";
+    if (proc.calls >= this.callLimit(proc)) return "max calls";
     if (Date.now() - proc.startedAt >= this.cfg.maxAgeMs) return "max age";
     const rss = proc.rssBytes();
     if (rss !== null && rss > this.cfg.maxRssBytes) return "rss over limit";
