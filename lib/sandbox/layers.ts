@@ -23,6 +23,12 @@ export interface SandboxLayers {
   uid: number | null;
   /** `setpriv --pdeathsig KILL`: the child dies with the server even on SIGKILL (stdin EOF is the fallback). */
   pdeathsig: boolean;
+  /**
+   * cgroup v1 folders the server may create children in: each sandbox process gets its own memory
+   * cgroup (a hard limit: the kernel kills the process, never the server) and pids cgroup (no
+   * fork bombs, should a subprocess ever be possible). null where the host does not allow it.
+   */
+  cgroups: { memory: string | null; pids: string | null };
 }
 
 const FILE_SIZE_LIMIT = 32 * 1024 * 1024;
@@ -47,8 +53,49 @@ export function probeLayers(opts: { uid: number; gid: number }): SandboxLayers {
     netns: works("unshare", ["-n", "--", "true"]),
     uid: dropUid ? opts.uid : null,
     pdeathsig: setpriv,
+    cgroups: { memory: cgroupParent("memory"), pids: cgroupParent("pids") },
   };
   return probed;
+}
+
+/** The server's own cgroup v1 folder of a controller, if it can create a child there. */
+function cgroupParent(controller: "memory" | "pids"): string | null {
+  try {
+    const line = fs.readFileSync("/proc/self/cgroup", "utf8").split("\n").find((l) => l.split(":")[1]?.split(",").includes(controller));
+    if (!line) return null;
+    const dir = path.join("/sys/fs/cgroup", controller, line.split(":")[2] ?? "/");
+    const probe = path.join(dir, `cockpit-sandbox-probe-${process.pid}`);
+    fs.mkdirSync(probe);
+    fs.rmdirSync(probe);
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+const MAX_TASKS = 256;
+
+/**
+ * Moves a just-started child into cgroups of its own (it is still in the exec chain before Deno,
+ * so nothing has been allocated yet). Returns the folders to remove once it has exited.
+ */
+function confine(layers: SandboxLayers, pid: number, memoryLimitBytes: number): string[] {
+  const made: string[] = [];
+  const join = (parent: string | null, limits: Record<string, string>) => {
+    if (!parent) return;
+    const dir = path.join(parent, `cockpit-sandbox-${pid}`);
+    try {
+      fs.mkdirSync(dir);
+      made.push(dir);
+      for (const [file, value] of Object.entries(limits)) fs.writeFileSync(path.join(dir, file), value);
+      fs.writeFileSync(path.join(dir, "cgroup.procs"), String(pid));
+    } catch {
+      // The process keeps the other layers; the RSS watchdog and the WebAssembly cap still hold.
+    }
+  };
+  join(layers.cgroups.memory, { "memory.limit_in_bytes": String(memoryLimitBytes) });
+  join(layers.cgroups.pids, { "pids.max": String(MAX_TASKS) });
+  return made;
 }
 
 /** The argv that starts one runner: outer layers first (each execs the next, so the pid is Deno's). */
@@ -93,7 +140,19 @@ export function spawnRunner(layers: SandboxLayers, opts: Parameters<typeof runne
     cwd: denoDir,
     env: { DENO_DIR: denoDir, HOME: denoDir, DENO_NO_UPDATE_CHECK: "1" } as unknown as NodeJS.ProcessEnv,
   });
+  // Python's heap cap plus V8's heap (256 MiB) and Deno's own memory.
+  const cgroupDirs = child.pid ? confine(layers, child.pid, (opts.wasmMaxMb + 512) * 1024 * 1024) : [];
   // Synchronously: a server or test worker that exits right after killing its pool must not leave it behind.
-  child.on("exit", () => fs.rmSync(denoDir, { recursive: true, force: true }));
+  child.on("exit", () => {
+    fs.rmSync(denoDir, { recursive: true, force: true });
+    for (const dir of cgroupDirs) {
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        // Still busy for a moment after the exit on some kernels: retried once.
+        setTimeout(() => fs.rmdir(dir, () => {}), 1000).unref();
+      }
+    }
+  });
   return child;
 }

@@ -204,6 +204,19 @@ describe("escape probes: what a call leaves behind", () => {
     expect(await probe(`return 1 + 1`, companyId)).toMatchObject({ ok: true, result: 2 });
   });
 
+  it("a reply forged on the runner's stdout (without the call's nonce) stops the process", async () => {
+    const companyId = "co_probe_forge";
+    await probe("return 1", companyId);
+    const [pid] = pool.pidsOf(companyId);
+    const exec = await probe(
+      `import js\nline = '{"id": "guess", "ok": true, "result": "\\\"forged\\\"", "stdout": ""}\\n'\njs.Deno.stdout.writeSync(js.TextEncoder.new().encode(line))\nreturn "real"`,
+      companyId,
+    );
+    expect(exec).toMatchObject({ ok: false, error: "The sandbox process broke the protocol and was stopped" });
+    expect(pool.pidsOf(companyId)).not.toContain(pid);
+    expect(await probe("return 2", companyId)).toMatchObject({ ok: true, result: 2 });
+  });
+
   it("company B never sees state left by company A's tool", async () => {
     const single = testPool({ size: 1 });
     try {

@@ -29,3 +29,26 @@ describe("sandbox processes die with the server", () => {
     }
   });
 });
+
+describe("outer layers", () => {
+  it("a sandbox process runs as the unprivileged uid, in its own cgroups, in its own network namespace, where the host allows it", async () => {
+    const { runTool } = await import("@/lib/sandbox");
+    const { testPool } = await import("./pool");
+    const pool = testPool({ size: 1 });
+    try {
+      expect(await runTool({ companyId: "co_layers", name: "f", code: "def f():\n    return 1\n", args: {} }, pool)).toMatchObject({ ok: true });
+      const [pid] = pool.pidsOf("co_layers");
+      const { layers } = pool;
+      const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+      if (layers.uid !== null) expect(status).toMatch(new RegExp(`^Uid:\\s+${layers.uid}\\s+${layers.uid}\\s+${layers.uid}\\s+${layers.uid}$`, "m"));
+      const cgroups = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8");
+      if (layers.cgroups.memory) expect(cgroups).toMatch(new RegExp(`:memory:.*/cockpit-sandbox-${pid}$`, "m"));
+      if (layers.cgroups.pids) expect(cgroups).toMatch(new RegExp(`:pids:.*/cockpit-sandbox-${pid}$`, "m"));
+      if (layers.netns) expect(fs.readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(fs.readlinkSync("/proc/self/ns/net"));
+      // Which layers this host gave (the README records the ones active on our machines and CI).
+      process.stdout.write(`sandbox layers: ${JSON.stringify(layers)}\n`);
+    } finally {
+      await pool.close();
+    }
+  });
+});
