@@ -143,7 +143,10 @@ export function spawnRunner(layers: SandboxLayers, opts: Parameters<typeof runne
   // Python's heap cap plus V8's heap (256 MiB) and Deno's own memory.
   const cgroupDirs = child.pid ? confine(layers, child.pid, (opts.wasmMaxMb + 512) * 1024 * 1024) : [];
   // Synchronously: a server or test worker that exits right after killing its pool must not leave it behind.
-  child.on("exit", () => {
+  let cleaned = false;
+  const cleanup = () => {
+    if (cleaned) return;
+    cleaned = true;
     fs.rmSync(denoDir, { recursive: true, force: true });
     for (const dir of cgroupDirs) {
       try {
@@ -153,6 +156,10 @@ export function spawnRunner(layers: SandboxLayers, opts: Parameters<typeof runne
         setTimeout(() => fs.rmdir(dir, () => {}), 1000).unref();
       }
     }
+  };
+  child.on("exit", cleanup);
+  child.on("error", () => {
+    if (child.pid === undefined) cleanup();
   });
   return child;
 }

@@ -86,8 +86,8 @@ export class SandboxProcess {
     });
     // EPIPE when the child is gone: its exit handler reports that.
     this.child.stdin!.on("error", () => {});
-    this.child.on("error", (err) => this.kill(`could not start: ${err.message}`));
-    this.child.on("exit", (code, signal) => {
+    const ended = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (this.exited) return;
       clearTimeout(bootTimer);
       this.exited = true;
       this.endReason ??= signal ? `ended by ${signal}` : `exited with code ${code}`;
@@ -95,6 +95,13 @@ export class SandboxProcess {
       this.pending?.settle({ kind: "failed", error: this.failureMessage() });
       this.pending = null;
       for (const l of this.exitListeners) l();
+    };
+    this.child.on("exit", ended);
+    // A process that could not be started emits "error" and never "exit".
+    this.child.on("error", (err) => {
+      this.endReason ??= `could not start: ${err.message}`;
+      if (this.child.pid === undefined) ended(null, null);
+      else this.kill(this.endReason);
     });
   }
 
