@@ -111,7 +111,8 @@ export async function runTool(args: RunToolArgs, pool: SandboxPool = sandboxPool
 /**
  * Checks, in the sandbox, that `code` parses and defines a function named `name`. `error` names
  * what is wrong in words for the 400 on `python_code`. Parse only: the module's top-level code does
- * not run at check time.
+ * not run at check time. Throws AppError `unavailable` (503) when the sandbox cannot run or no
+ * process of the pool was free within SANDBOX_QUEUE_TIMEOUT_MS (`sandbox_busy`).
  */
 export async function checkToolCode(
   args: { companyId: string; name: string; code: string },
