@@ -96,7 +96,7 @@ describe("escape probes: the network", () => {
   it("fetch to a loopback server never reaches it", async () => {
     const exec = await probe(`import js\np = js.fetch("${serverUrl}/fetch")\nreturn "sent"`);
     expect(exec.ok === false || exec.result === "sent").toBe(true);
-    await sleep(1000);
+    await sleep(500);
     expect(received).toEqual([]);
   });
 
@@ -107,7 +107,7 @@ describe("escape probes: the network", () => {
     expect(xhr).toMatchObject({ ok: false, error: denied });
     const pyfetch = await probe(`from pyodide.http import pyfetch\ncoro = pyfetch("${serverUrl}/pyfetch")\nreturn "scheduled"`);
     expect(pyfetch.ok === false || pyfetch.result === "scheduled").toBe(true);
-    await sleep(1000);
+    await sleep(500);
     expect(received).toEqual([]);
   });
 

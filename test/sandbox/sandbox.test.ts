@@ -80,7 +80,7 @@ describe("the Python sandbox runs tools (CONTRACT 6)", () => {
   it("fails a call with a clear error when the pool stays busy past the queue wait", async () => {
     const small = testPool({ size: 1, queueTimeoutMs: 300 });
     try {
-      const slow = runTool({ companyId: "co_a", name: "spin", code: "def spin():\n    while True:\n        pass\n", args: {}, timeoutMs: 4000 }, small);
+      const slow = runTool({ companyId: "co_a", name: "spin", code: "def spin():\n    while True:\n        pass\n", args: {}, timeoutMs: 2000 }, small);
       const queued = await runTool({ companyId: "co_b", name: "f", code: "def f():\n    return 1\n", args: {} }, small);
       expect(queued).toMatchObject({ ok: false, error: expect.stringContaining("busy") });
       expect(await slow).toMatchObject({ ok: false });
