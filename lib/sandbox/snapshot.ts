@@ -1,16 +1,17 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawnRunner, type SandboxLayers } from "./layers";
+import { DENO_BIN, PYODIDE_DIR, RUNNER_FILE, spawnRunner, type SandboxLayers } from "./layers";
 
 const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 
 /**
- * Makes a Pyodide memory snapshot for this server process: a runner started like the others, with
- * --make-snapshot, boots Pyodide (no tool code ever runs there) and writes the snapshot to stdout.
- * It is stored in a fresh directory (mkdtemp, so no other local user can have planted the file),
- * readable by the sandbox's uid and writable only by the server's. Resolves to null when it fails:
- * processes then boot without it (2 to 6 s instead of about 0.3 s).
+ * Makes a Pyodide memory snapshot: a runner started like the others, with --make-snapshot, boots
+ * Pyodide (no tool code ever runs there) and writes the snapshot to stdout. It is stored in a fresh
+ * directory (mkdtemp, so no other local user can have planted the file), readable by the sandbox's
+ * uid and writable only by the server's. Resolves to null when it fails: processes then boot
+ * without it (2 to 6 s instead of about 0.3 s).
  */
 export function makeSnapshot(
   layers: SandboxLayers,
@@ -51,17 +52,92 @@ type Snapshot = { file: string; dir: string } | null;
 let shared: { done: Promise<Snapshot>; cancel: () => void } | undefined;
 
 /**
- * The server process's snapshot, made once and shared by its pools; deleted when the process
- * exits. Callers pass the same layers and ids every time (one configuration per server process).
+ * Snapshots are cached across server processes (and test workers) in a folder of the server's
+ * uid under the temp dir, one file per Pyodide version, Deno version and runner source. The folder
+ * is used only if it is a real folder owned by this uid that nobody else can write to (someone
+ * could have made it first): else each process makes its own in a private folder.
+ */
+function trustedCacheDir(): string | null {
+  const uid = process.getuid?.();
+  if (uid === undefined) return null;
+  const dir = path.join(os.tmpdir(), `cockpit-sandbox-cache-${uid}`);
+  try {
+    fs.mkdirSync(dir, { mode: 0o755 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") return null;
+  }
+  try {
+    const st = fs.lstatSync(dir);
+    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o022) !== 0) return null;
+    // Readable by the sandbox's uid whatever the umask was.
+    fs.chmodSync(dir, 0o755);
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+function cacheKey(): string {
+  const hash = createHash("sha256");
+  for (const file of [RUNNER_FILE, path.join(PYODIDE_DIR, "package.json"), path.join(path.dirname(DENO_BIN), "package.json")]) {
+    hash.update(fs.readFileSync(file));
+  }
+  return hash.digest("hex").slice(0, 32);
+}
+
+function cachedSnapshot(dir: string, key: string): string | null {
+  const file = path.join(dir, `${key}.snapshot`);
+  try {
+    const st = fs.lstatSync(file);
+    return st.isFile() && st.uid === process.getuid?.() && st.size > 0 ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The snapshot this server process uses, made once and shared by its pools: from the cache when
+ * it is there, else made and put in the cache (or, without a trusted cache, in a private folder
+ * deleted when the process exits). Callers pass the same layers and ids every time.
  */
 export function sharedSnapshot(layers: SandboxLayers, opts: { gid: number; wasmMaxMb: number; timeoutMs: number }): Promise<Snapshot> {
-  if (!shared) {
-    const build = makeSnapshot(layers, opts);
-    shared = build;
-    void build.done.then((snap) => {
-      if (snap) process.once("exit", () => fs.rmSync(snap.dir, { recursive: true, force: true }));
-    });
+  if (shared) return shared.done;
+  let cacheDir: string | null = null;
+  let key = "";
+  try {
+    cacheDir = trustedCacheDir();
+    key = cacheKey();
+  } catch {
+    cacheDir = null;
   }
+  const hit = cacheDir ? cachedSnapshot(cacheDir, key) : null;
+  if (hit && cacheDir) {
+    shared = { done: Promise.resolve({ file: hit, dir: cacheDir }), cancel: () => {} };
+    return shared.done;
+  }
+  const build = makeSnapshot(layers, opts);
+  shared = {
+    cancel: build.cancel,
+    done: build.done.then((snap) => {
+      if (!snap) return null;
+      if (cacheDir) {
+        try {
+          // Rename is atomic: another process making the same snapshot at once just replaces it.
+          const file = path.join(cacheDir, `${key}.snapshot`);
+          const tmp = `${file}.${process.pid}.tmp`;
+          fs.copyFileSync(snap.file, tmp);
+          fs.chmodSync(tmp, 0o644);
+          fs.renameSync(tmp, file);
+          fs.rmSync(snap.dir, { recursive: true, force: true });
+          return { file, dir: cacheDir };
+        } catch {
+          // Keep the private copy.
+        }
+      }
+      process.once("exit", () => fs.rmSync(snap.dir, { recursive: true, force: true }));
+      return snap;
+    }),
+  };
   return shared.done;
 }
 
