@@ -12,6 +12,7 @@ import { execute, prepare } from "@/lib/runs/pipeline";
 import { messageText } from "@/lib/providers/tokens";
 import { PASS_THROUGH, type ChatCompletionInput } from "./schemas";
 import { chunkFrames, toChatCompletion } from "./wire";
+import { firstByteGate, sseWriter } from "@/lib/http/sse-writer";
 
 /**
  * `developer` is OpenAI's name for the system role on reasoning models: LangChain's ChatOpenAI
@@ -97,9 +98,6 @@ export async function createCompletion(call: CompletionCall) {
   return toChatCompletion(ctx);
 }
 
-const encoder = new TextEncoder();
-const sse = (data: unknown) => encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
-
 /**
  * Streaming completion. Resolves once the first upstream chunk is in hand, so a failure before
  * that (after retries and fallbacks) is still an ordinary 502 response. After that, chunks reach
@@ -118,45 +116,8 @@ export async function streamCompletion(call: CompletionCall) {
   const includeUsage = input.stream_options?.include_usage === true;
   const frames = chunkFrames(ctx, includeUsage);
 
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let closed = false;
-  const body = new ReadableStream<Uint8Array>({
-    start: (c) => {
-      controller = c;
-    },
-    cancel: () => {
-      closed = true;
-      abort.abort(new Error("client disconnected"));
-    },
-  });
-  // Frames produced in one turn of the event loop (upstream chunks that arrived together) go out
-  // as one write: a socket write per frame was the largest CPU cost of streaming at low load.
-  let queued: Uint8Array[] = [];
-  let flushTimer: NodeJS.Immediate | undefined;
-  const flush = () => {
-    flushTimer = undefined;
-    if (queued.length === 0) return;
-    const bytes = queued.length === 1 ? queued[0]! : Buffer.concat(queued);
-    queued = [];
-    if (closed) return;
-    try {
-      controller.enqueue(bytes);
-    } catch {
-      closed = true;
-    }
-  };
-  const send = (bytes: Uint8Array) => {
-    if (closed) return;
-    queued.push(bytes);
-    flushTimer ??= setImmediate(flush);
-  };
-
-  let started!: () => void;
-  let failedEarly!: (err: unknown) => void;
-  const firstChunk = new Promise<void>((resolve, reject) => {
-    started = resolve;
-    failedEarly = reject;
-  });
+  const out = sseWriter(() => abort.abort(new Error("client disconnected")));
+  const gate = firstByteGate();
   let sentFirst = false;
   let finishSent = false;
   // A company with output guardrails gets its answer checked whole before any of it is sent (see
@@ -166,14 +127,14 @@ export async function streamCompletion(call: CompletionCall) {
     const first = !sentFirst;
     if (first) {
       sentFirst = true;
-      send(sse(frames.role()));
-      started();
+      out.send(frames.role());
+      gate.open();
     }
     const delta = frames.delta(chunk);
-    if (delta) send(sse(delta));
+    if (delta) out.send(delta);
     if (chunk.finishReason && !finishSent) {
       finishSent = true;
-      send(sse(frames.finish(chunk.finishReason)));
+      out.send(frames.finish(chunk.finishReason));
     }
     // Let the first bytes reach the socket before the rest of what arrived with them is worked
     // through: the flush above runs first (both are immediates, in order), so the time to first
@@ -185,37 +146,26 @@ export async function streamCompletion(call: CompletionCall) {
     .then(() => {
       if (!sentFirst) {
         sentFirst = true;
-        send(sse(frames.role()));
-        started();
+        out.send(frames.role());
+        gate.open();
         // Held or blocked: the whole (checked) answer in one delta.
         const whole = frames.delta({
           content: ctx.content,
           ...(ctx.toolCalls.length ? { toolCalls: ctx.toolCalls.map((call, index) => ({ index, ...call })) } : {}),
         });
-        if (whole) send(sse(whole));
+        if (whole) out.send(whole);
       }
-      if (!finishSent && !signal.aborted) send(sse(frames.finish(ctx.finishReason || "stop")));
-      if (includeUsage) send(sse(frames.usage()));
-      send(sse("[DONE]"));
+      if (!finishSent && !signal.aborted) out.send(frames.finish(ctx.finishReason || "stop"));
+      if (includeUsage) out.send(frames.usage());
+      out.send("[DONE]");
     })
     .catch((err: unknown) => {
-      if (!sentFirst) return failedEarly(err);
+      if (!sentFirst) return gate.fail(err);
       log.warn({ err, runId: ctx.runId }, "stream failed after the first byte");
-      send(sse(toErrorBodyForStream(err)));
+      out.send(toErrorBodyForStream(err));
     })
-    .finally(() => {
-      if (flushTimer) clearImmediate(flushTimer);
-      flush();
-      if (!closed) {
-        closed = true;
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client
-        }
-      }
-    });
+    .finally(() => out.end());
 
-  await firstChunk;
-  return body;
+  await gate.ready;
+  return out.body;
 }

@@ -45,7 +45,8 @@ function toBadGateway(err: UpstreamError, upstreamIds: string[]): AppError {
  * nothing is retried after a byte could have reached the client.
  * @throws AppError upstream_error (502) naming the provider's status and message when all fail.
  */
-async function withRetries<T>(target: ModelTarget, signal: AbortSignal, attempt: (upstreamId: string) => Promise<T>): Promise<T> {
+async function withRetries<T>(target: ModelTarget, opts: CallOptions, attempt: (upstreamId: string) => Promise<T>): Promise<T> {
+  const { signal } = opts;
   let last: UpstreamError | undefined;
   for (const upstreamId of target.upstreamIds) {
     for (let i = 0; i <= env.UPSTREAM_RETRIES; i++) {
@@ -55,6 +56,7 @@ async function withRetries<T>(target: ModelTarget, signal: AbortSignal, attempt:
         if (signal.aborted || !(err instanceof UpstreamError)) throw err;
         last = err;
         log.warn({ provider: target.group.id, upstreamId, attempt: i, status: err.status, retryable: err.retryable }, "upstream call failed");
+        opts.onAttemptFailed?.({ upstreamId, status: err.status, message: err.message });
         if (err.status !== null && REQUEST_REFUSED.has(err.status)) throw toBadGateway(err, target.upstreamIds.slice(0, target.upstreamIds.indexOf(upstreamId) + 1));
         if (!err.retryable) break;
         // A Retry-After is honoured (it replaces our backoff); one beyond our patience moves on.
@@ -68,7 +70,7 @@ async function withRetries<T>(target: ModelTarget, signal: AbortSignal, attempt:
 
 export async function completeModel(target: ModelTarget, req: Omit<ChatRequest, "model">, opts: CallOptions): Promise<ChatResult> {
   const adapter = adapterFor(target.group);
-  return withRetries(target, opts.signal, (model) => adapter.complete({ ...req, model }, opts));
+  return withRetries(target, opts, (model) => adapter.complete({ ...req, model }, opts));
 }
 
 /**
@@ -77,7 +79,7 @@ export async function completeModel(target: ModelTarget, req: Omit<ChatRequest, 
  */
 export async function* streamModel(target: ModelTarget, req: Omit<ChatRequest, "model">, opts: CallOptions): AsyncIterable<ChatChunk> {
   const adapter = adapterFor(target.group);
-  const { iterator, first } = await withRetries(target, opts.signal, async (model) => {
+  const { iterator, first } = await withRetries(target, opts, async (model) => {
     const it = adapter.stream({ ...req, model }, opts)[Symbol.asyncIterator]();
     try {
       return { iterator: it, first: await it.next() };

@@ -85,6 +85,8 @@ export interface CallOptions {
    * for its prompt, since the provider bills us for it.
    */
   onDispatch?: (sent: boolean) => void;
+  /** Told each failed attempt that is retried or falls back (a run step lists them). */
+  onAttemptFailed?: (attempt: { upstreamId: string; status: number | null; message: string }) => void;
 }
 
 /** One upstream protocol. Errors are UpstreamError; `stream` yields nothing before the call succeeds. */

@@ -60,6 +60,9 @@ export interface RunContext {
 
   /** The request's `profile_ids` (runs; an extension of completions); absent: the company's default profile. */
   profileIds?: string[];
+  /** The run request's overrides of the profiles' toggles (true forces on, false forces off). */
+  useKb?: boolean;
+  useTools?: boolean;
   /** Set by the profiles stage: what was composed (knowledge bases and tools for later stages). */
   composition?: Composition;
   /** System-prompt layers in order: profiles, then the request's system messages / instructions. */
@@ -90,6 +93,10 @@ export interface RunContext {
    * its seq from threads.next_seq. Completions' throwaway threads are written whole at the end.
    */
   persistent?: boolean;
+  /** The run row exists (the history stage claimed the thread): a failure from here on is stored. */
+  claimed?: boolean;
+  /** Set when the run is stored (persist-run). */
+  latencyMs?: number;
   /** Why the run was stopped when ctx.signal aborted: a client that left, or POST …/cancel. */
   stopReason?: "client_disconnected" | "cancelled";
   /** The company's active guardrail rules (input-guardrails stage; cached per process). */

@@ -2,3 +2,5 @@ export * from "./read-runs";
 export * from "./schemas";
 export * from "./steps";
 export * from "./to-public";
+export * from "./cancel-run";
+export * from "./create-run";

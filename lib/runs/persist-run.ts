@@ -14,20 +14,40 @@ import { toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
 import { stageCallsMicro, type RunContext, type StageModelCall } from "./context";
 import { storableContent } from "./storable-content";
+import { countTextTokens } from "@/lib/providers/tokens";
 
+/** Token count stored with the run's answer for later runs' history budgets (lib/threads/message-tokens.ts). */
+function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
+  if (!ctx.persistent) return null;
+  const text = typeof m.content === "string" ? m.content : "";
+  const tools = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
+  // A long answer: the bill's count stands in (the tokenizer's, or the provider's own).
+  if (text.length + tools.length > 16 * 1024) return ctx.usage.completionTokens + 1;
+  return countTextTokens(m.role) + countTextTokens(text) + countTextTokens(tools);
+}
+
+/**
+ * The messages the run stores, `i` in order: a completion's input messages and its answer, or a
+ * run's answer (its input is the thread, already stored). A thread made here numbers them from 0;
+ * a run on a persistent thread takes its seqs from threads.next_seq when it writes them.
+ */
 function storedMessages(ctx: RunContext) {
   const all: ChatMessage[] = [...ctx.inputMessages];
   if (ctx.content || ctx.toolCalls.length) {
     all.push({ role: "assistant", content: ctx.content || null, ...(ctx.toolCalls.length ? { tool_calls: ctx.toolCalls } : {}) });
   }
-  return all.map(({ role, content, ...extra }, seq) => ({
-    id: newId("message"),
-    role,
-    content: storableContent(content ?? "", seq, ctx.imageDigests),
-    extra,
-    run_id: seq >= ctx.inputMessages.length ? ctx.runId : null,
-    seq,
-  }));
+  return all.map((m, i) => {
+    const { role, content, ...extra } = m;
+    return {
+      id: newId("message"),
+      role,
+      content: storableContent(content ?? "", i, ctx.imageDigests),
+      extra,
+      run_id: i >= ctx.inputMessages.length ? ctx.runId : null,
+      seq: i,
+      tokens: answerTokens(ctx, m),
+    };
+  });
 }
 
 /**
@@ -40,6 +60,8 @@ export interface PersistJob {
   companyId: string;
   threadId: string;
   source: RunContext["source"];
+  /** A run on a persistent thread: its row exists (in_progress) and is updated; see RunContext.persistent. */
+  persistent: boolean;
   status: RunStatus;
   requestedModel: string;
   stream: boolean;
@@ -54,6 +76,8 @@ export interface PersistJob {
   error: RunContext["error"] | null;
   toolCalls: RunContext["toolCalls"];
   appliedRules: RunContext["appliedRules"];
+  citations: RunContext["citations"];
+  steps: RunContext["steps"];
   messages: ReturnType<typeof storedMessages>;
   billable: boolean;
   entry: EntryInput;
@@ -79,6 +103,7 @@ export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
     companyId: ctx.companyId,
     threadId: ctx.threadId,
     source: ctx.source,
+    persistent: ctx.persistent === true,
     status,
     requestedModel: ctx.requestedModel,
     stream: ctx.stream,
@@ -86,11 +111,13 @@ export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
     completionTokens: ctx.usage.completionTokens,
     cachedTokens: ctx.usage.cachedTokens,
     costMicro: ctx.costMicro,
-    latencyMs: Math.round(performance.now() - ctx.startedAt),
+    latencyMs: (ctx.latencyMs = Math.round(performance.now() - ctx.startedAt)),
     finishReason: ctx.finishReason || null,
     error: ctx.error ?? null,
     toolCalls: ctx.toolCalls,
     appliedRules: ctx.appliedRules,
+    citations: ctx.citations,
+    steps: ctx.steps,
     messages: storedMessages(ctx),
     billable,
     entry: { ...ledgerEntry(ctx, status), id: ledgerIdForRun(ctx.runId) },
@@ -101,34 +128,62 @@ export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
 /**
  * The thread (throwaway ones only), the messages and the run, as CTEs of one statement. Named
  * `run_*` so they never clash with the billing CTEs (`r`, `c`) appended after them. Idempotent by
- * run id: when the run is already stored (`run_row` inserts nothing), nothing else is written and
+ * run id: when the run is already stored (`run_row` writes nothing), nothing else is written and
  * `stored` reads 0.
+ *
+ * A completion inserts its run and its throwaway thread, messages numbered from 0. A run on a
+ * persistent thread updates the row it claimed (only while `completed_at` is unset: a row the
+ * reconciler or a forced cancel marked without completing it is still completed by its executor),
+ * which releases the thread, and appends its answer with seqs reserved from threads.next_seq, as
+ * lib/threads/add-messages.ts does.
  */
 function recordSql(job: PersistJob): SQL {
-  const newThread = job.source === THREAD_SOURCE.completions;
   const ended = job.completedAt === undefined ? sql`now()` : sql`to_timestamp(${job.completedAt / 1000}::float8)`;
+  const messages = toStorableJson(job.messages);
+  const n = job.messages.length;
+  if (job.persistent) {
+    return sql`
+    run_row AS (
+      UPDATE runs SET status = ${job.status}::run_status, prompt_tokens = ${job.promptTokens}, completion_tokens = ${job.completionTokens},
+        cached_tokens = ${job.cachedTokens}, cost_micro = ${job.costMicro}, latency_ms = ${job.latencyMs},
+        finish_reason = ${job.finishReason}, error = ${job.error ? toStorableJson(job.error) : null}::jsonb,
+        tool_calls = ${toStorableJson(job.toolCalls)}::jsonb, applied_rules = ${toStorableJson(job.appliedRules)}::jsonb,
+        citations = ${toStorableJson(job.citations ?? [])}::jsonb, steps = ${toStorableJson(job.steps ?? [])}::jsonb,
+        owner = NULL, completed_at = ${ended}
+      WHERE id = ${job.runId} AND completed_at IS NULL
+      RETURNING id),
+    run_seq AS (
+      UPDATE threads SET next_seq = next_seq + ${n}
+      WHERE id = ${job.threadId} AND ${n} > 0 AND EXISTS (SELECT 1 FROM run_row)
+      RETURNING next_seq - ${n} AS base),
+    run_messages AS (
+      INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq, tokens)
+      SELECT x.id, ${job.companyId}, ${job.threadId}, x.role, x.content, x.extra, x.run_id, run_seq.base + x.seq, x.tokens
+      FROM run_seq, jsonb_to_recordset(${messages}::jsonb)
+        AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int, tokens int)
+      RETURNING id)`;
+  }
   return sql`
     run_row AS (
       INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
                         cached_tokens, cost_micro, latency_ms, finish_reason, error, tool_calls, applied_rules,
-                        created_at, completed_at)
+                        citations, steps, created_at, completed_at)
       VALUES (${job.runId}, ${job.companyId}, ${job.threadId}, ${job.requestedModel}, ${job.status}::run_status, ${job.stream},
               ${job.promptTokens}, ${job.completionTokens}, ${job.cachedTokens}, ${job.costMicro},
               ${job.latencyMs}, ${job.finishReason}, ${job.error ? toStorableJson(job.error) : null}::jsonb,
               ${toStorableJson(job.toolCalls)}::jsonb, ${toStorableJson(job.appliedRules)}::jsonb,
+              ${toStorableJson(job.citations ?? [])}::jsonb, ${toStorableJson(job.steps ?? [])}::jsonb,
               ${ended} - make_interval(secs => ${job.latencyMs / 1000}), ${ended})
       ON CONFLICT (id) DO NOTHING
       RETURNING id),
     run_thread AS (
       INSERT INTO threads (id, company_id, source, next_seq)
-      SELECT ${job.threadId}, ${job.companyId}, ${job.source}::thread_source, ${job.messages.length} WHERE ${newThread} AND EXISTS (SELECT 1 FROM run_row)
+      SELECT ${job.threadId}, ${job.companyId}, ${job.source}::thread_source, ${n} WHERE EXISTS (SELECT 1 FROM run_row)
       RETURNING id),
-    -- Seqs 0..n-1 suit a thread made here only; a run on an existing thread must take its seqs
-    -- from threads.next_seq in the same statement, as lib/threads/add-messages.ts does.
     run_messages AS (
       INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq)
       SELECT x.id, ${job.companyId}, ${job.threadId}, x.role, x.content, x.extra, x.run_id, x.seq
-      FROM jsonb_to_recordset(${toStorableJson(job.messages)}::jsonb)
+      FROM jsonb_to_recordset(${messages}::jsonb)
         AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int)
       WHERE EXISTS (SELECT 1 FROM run_row)
       RETURNING id)`;

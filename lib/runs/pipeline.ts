@@ -6,6 +6,7 @@ import { log } from "@/lib/log";
 import type { RunContext, Stage } from "./context";
 import { persistRun } from "./persist-run";
 import { callModelStage } from "./stages/call-model";
+import { historyStage } from "./stages/history";
 import { inputGuardrailsStage } from "./stages/input-guardrails";
 import { multimodalStage } from "./stages/multimodal";
 import { outputGuardrailsStage } from "./stages/output-guardrails";
@@ -14,12 +15,12 @@ import { reserveCreditStage } from "./stages/reserve-credit";
 
 /**
  * The orchestrator pipeline shared by chat completions and runs, in order:
- *   profiles → input guardrails → multimodal → retrieval → reserve credit → model →
+ *   profiles → history (runs) → input guardrails → multimodal → retrieval → reserve credit → model →
  *   tool loop → output guardrails → persist + bill.
  * Retrieval and the server-side tool loop arrive with their issues as
  * stages inserted into these lists; there is no second path.
  */
-export const BEFORE_MODEL: Stage[] = [profilesStage, inputGuardrailsStage, multimodalStage, reserveCreditStage];
+export const BEFORE_MODEL: Stage[] = [profilesStage, historyStage, inputGuardrailsStage, multimodalStage, reserveCreditStage];
 export const MODEL: Stage = callModelStage;
 export const AFTER_MODEL: Stage[] = [outputGuardrailsStage];
 
@@ -43,7 +44,7 @@ export async function prepare(ctx: RunContext): Promise<void> {
   }
 }
 
-function failure(err: unknown): { code: string; message: string } {
+export function failure(err: unknown): { code: string; message: string } {
   if (err instanceof AppError) return { code: err.wireCode, message: err.message };
   return { code: "internal_error", message: "The run failed" };
 }
@@ -64,7 +65,9 @@ export async function execute(ctx: RunContext): Promise<RunStatus> {
   } catch (err) {
     error = err;
     status = ctx.signal.aborted ? RUN_STATUS.cancelled : RUN_STATUS.failed;
-    ctx.error = ctx.signal.aborted ? { code: "client_disconnected", message: "The client closed the connection" } : failure(err);
+    // A run cancelled by POST …/cancel carries no error; a client that left is said so.
+    if (!ctx.signal.aborted) ctx.error = failure(err);
+    else if (ctx.stopReason !== "cancelled") ctx.error = { code: "client_disconnected", message: "The client closed the connection" };
   }
   try {
     await persistRun(ctx, status);

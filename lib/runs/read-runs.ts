@@ -21,7 +21,7 @@ export interface RunWithContent {
  * are the newest the run saw, so the scan of the (thread_id, seq) index stops early).
  */
 const contentOf = sql<unknown>`(SELECT m.content FROM messages m
-  WHERE m.thread_id = ${runs.threadId} AND m.run_id = ${runs.id} AND m.role = 'assistant'
+  WHERE m.thread_id = runs.thread_id AND m.run_id = runs.id AND m.role = 'assistant'
   ORDER BY m.seq DESC LIMIT 1)`;
 
 /**

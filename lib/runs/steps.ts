@@ -30,3 +30,30 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 export function addStep(ctx: Pick<RunContext, "steps" | "startedAt">, type: StepType, started: number, detail: Record<string, unknown>): void {
   ctx.steps.push({ type, offset_ms: round(started - ctx.startedAt), duration_ms: round(performance.now() - started), detail });
 }
+
+/**
+ * A guardrail stage's step: every active rule of that stage and what it did (`fired` or not; after
+ * a block, later rules were not evaluated).
+ */
+export function addGuardrailStep(
+  ctx: Pick<RunContext, "steps" | "startedAt">,
+  stage: string,
+  started: number,
+  rules: readonly { id: string; name: string; action: string }[],
+  outcome: { fired: readonly { id: string }[]; blocked: boolean },
+  checkedTexts: number,
+): void {
+  const fired = new Set(outcome.fired.map((r) => r.id));
+  const blockedAt = outcome.blocked ? rules.findIndex((r) => r.id === outcome.fired.at(-1)?.id) : -1;
+  addStep(ctx, STEP_TYPE.guardrail, started, {
+    stage,
+    texts_checked: checkedTexts,
+    blocked: outcome.blocked,
+    rules: rules.map((r, i) => ({
+      id: r.id,
+      name: r.name,
+      action: r.action,
+      result: fired.has(r.id) ? "fired" : blockedAt >= 0 && i > blockedAt ? "not_evaluated" : "no_match",
+    })),
+  });
+}

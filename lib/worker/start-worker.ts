@@ -4,6 +4,7 @@ import { dbState, isConnectionError } from "@/db/resilience";
 import { reconcileReservations, releaseLeasesOfGoneOwners } from "@/lib/billing";
 import { log } from "@/lib/log";
 import { recoverJournals } from "@/lib/persistence/bill-journal";
+import { failRunsOfGoneOwners, failStaleRuns } from "@/lib/runs/reconcile-runs";
 // Registers the run writer of the bill journal, so adopted entries can be written.
 import "@/lib/runs/persist-run";
 
@@ -35,7 +36,7 @@ function every(ms: number, name: string, run: () => Promise<number>): { first: P
 }
 
 /**
- * Background duties of a process: releasing reservations orphaned by a crash. Runs in every server
+ * Background duties of a process: releasing reservations and threads (active runs) orphaned by a crash. Runs in every server
  * process (instrumentation.ts) and in `npm run worker`; running it in several processes at once is
  * safe (each hold is released once). Resolves once the first pass has given back the leases of
  * processes seen to be gone (a restarted server: those of the process it replaces), with the
@@ -45,9 +46,14 @@ export async function startWorker(): Promise<() => void> {
   const gone = every(GONE_OWNERS_EVERY_MS, "owner gone", async () => {
     // Bills a crashed process journaled during an outage: adopted here, written when the database answers.
     await recoverJournals().catch((err: unknown) => log.error({ err }, "could not adopt a bill journal"));
+    // Runs of a dead server release their threads (marked failed); then their credit leases.
+    await failRunsOfGoneOwners(db);
     return releaseLeasesOfGoneOwners(db);
   });
-  const expired = every(EXPIRED_EVERY_MS, "expired", () => reconcileReservations(db));
+  const expired = every(EXPIRED_EVERY_MS, "expired", async () => {
+    await failStaleRuns(db);
+    return reconcileReservations(db);
+  });
   await Promise.all([gone.first, expired.first]);
   return () => {
     clearInterval(gone.timer);

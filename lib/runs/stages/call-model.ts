@@ -2,8 +2,10 @@ import { costMicro } from "@/lib/models";
 import { completeModel, streamModel } from "@/lib/providers/call-model";
 import { countPromptTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatChunk, ToolCall } from "@/lib/providers/types";
+import { microToOt } from "@/lib/billing/money";
 import { stageCallsMicro, type RunContext, type Stage } from "../context";
 import { modelRequest } from "../model-request";
+import { addStep, STEP_TYPE } from "../steps";
 
 /** Folds streamed tool-call fragments into whole calls. */
 function mergeToolCalls(calls: ToolCall[], chunk: ChatChunk): void {
@@ -65,7 +67,15 @@ export const callModelStage: Stage = {
     const req = modelRequest(ctx);
     const target = { group: ctx.model.group, upstreamIds: ctx.model.upstreamIds };
     const { signal, done } = upstreamSignal(ctx);
-    const opts = { signal, onDispatch: (sent: boolean) => void (ctx.upstreamReached = sent) };
+    const started = performance.now();
+    let firstChunkMs: number | undefined;
+    const failed: { upstream_id: string; status: number | null; error: string }[] = [];
+    const opts = {
+      signal,
+      onDispatch: (sent: boolean) => void (ctx.upstreamReached = sent),
+      onAttemptFailed: (a: { upstreamId: string; status: number | null; message: string }) =>
+        void failed.push({ upstream_id: a.upstreamId, status: a.status, error: a.message.slice(0, 300) }),
+    };
     try {
       if (!ctx.stream) {
         const result = await completeModel(target, req, opts);
@@ -88,12 +98,27 @@ export const callModelStage: Stage = {
           ctx.usageReported = true;
         }
         ctx.toolCalls = calls.filter(Boolean);
+        firstChunkMs ??= performance.now() - started;
         const wait = ctx.onChunk?.(chunk);
         if (wait) await wait;
       }
     } finally {
       done();
       finalizeUsage(ctx, req);
+      addStep(ctx, STEP_TYPE.model_call, started, {
+        model: ctx.requestedModel,
+        provider: ctx.model.group.id,
+        prompt_tokens: ctx.usage.promptTokens,
+        completion_tokens: ctx.usage.completionTokens,
+        cached_tokens: ctx.usage.cachedTokens,
+        usage_reported: ctx.usageReported,
+        cost_ot: microToOt(ctx.costMicro - stageCallsMicro(ctx)),
+        finish_reason: ctx.finishReason || null,
+        retries: failed.length,
+        failed_attempts: failed,
+        ...(firstChunkMs !== undefined ? { first_chunk_ms: Math.round(firstChunkMs * 100) / 100 } : {}),
+        ...(ctx.signal.aborted ? { aborted: ctx.stopReason ?? "client_disconnected" } : {}),
+      });
     }
   },
 };

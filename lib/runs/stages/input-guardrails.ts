@@ -4,6 +4,7 @@ import { CONTENT_FILTER, INPUT_REFUSAL } from "@/lib/guardrails/refusals";
 import { companyRules, peekCompanyRules } from "@/lib/guardrails/rule-cache";
 import type { ChatMessage, ContentPart } from "@/lib/providers/types";
 import type { RunContext, Stage } from "../context";
+import { addGuardrailStep } from "../steps";
 
 /** The texts of one message, in order: a string content, or its text parts. */
 function messageTexts(m: ChatMessage): string[] {
@@ -44,23 +45,32 @@ export const inputGuardrailsStage: Stage = {
     if (rules.output.length > 0) ctx.holdOutput = true;
     if (rules.input.length === 0) return;
 
+    const started = performance.now();
+    // A completion checks what its caller sent (stored with its thread); a run checks the history
+    // it sends (already stored: a redaction changes what the model gets, not the thread).
+    const checked = ctx.persistent ? ctx.messages : ctx.inputMessages;
     const texts = [...ctx.instructions];
-    const starts = ctx.inputMessages.map((m) => {
+    const starts = checked.map((m) => {
       const start = texts.length;
       texts.push(...messageTexts(m));
       return start;
     });
     const out = applyRules(rules.input, texts);
     ctx.appliedRules.push(...out.fired);
+    addGuardrailStep(ctx, "input", started, rules.input, out, texts.length);
     if (out.fired.length > 0) {
       ctx.instructions = out.texts.slice(0, ctx.instructions.length);
       const replaced = new Map<ChatMessage, ChatMessage>();
-      ctx.inputMessages = ctx.inputMessages.map((m, i) => {
+      const redacted = checked.map((m, i) => {
         const next = withTexts(m, out.texts, starts[i]!);
         if (next !== m) replaced.set(m, next);
         return next;
       });
-      ctx.messages = ctx.messages.map((m) => replaced.get(m) ?? m);
+      if (ctx.persistent) ctx.messages = redacted;
+      else {
+        ctx.inputMessages = redacted;
+        ctx.messages = ctx.messages.map((m) => replaced.get(m) ?? m);
+      }
       // The worker's count was of the texts before redaction; the hold counts the prompt again.
       if (replaced.size > 0) ctx.promptTextTokens = undefined;
     }

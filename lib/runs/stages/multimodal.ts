@@ -12,6 +12,22 @@ import { ocrImage } from "@/lib/multimodal/ocr";
 import { countPromptTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatMessage, ContentPart } from "@/lib/providers/types";
 import type { RunContext, Stage } from "../context";
+import { addStep, STEP_TYPE } from "../steps";
+
+/** What a multimodal step keeps of each image's text (the full text went to the model). */
+const STEP_TEXT_CHARS = 4000;
+
+function imagesStep(ctx: RunContext, started: number, handling: string, images: FoundImage[], texts?: string[]): void {
+  addStep(ctx, STEP_TYPE.multimodal, started, {
+    handling,
+    vision_model: handling === "described" ? (ctx.stageCalls?.find((c) => c.stage === "multimodal")?.model ?? null) : null,
+    images: images.map((img, i) => ({
+      param: img.param,
+      source: img.url.startsWith("data:") ? "data_uri" : "url",
+      ...(texts ? { text: texts[i]!.slice(0, STEP_TEXT_CHARS) } : {}),
+    })),
+  });
+}
 
 type ImagePart = { type: "image_url"; image_url: { url: string; detail?: string } };
 
@@ -188,25 +204,28 @@ export const multimodalStage: Stage = {
   name: "multimodal",
   async run(ctx) {
     if (!hasImages(ctx.messages)) return;
+    const started = performance.now();
     const local = ctx.model.group.protocol === "local";
     const takesImages = ctx.model.model.supportsImages;
     if (!ctx.enableMultimodal) {
       if (!takesImages) throw notMultimodal(ctx);
-      return;
+      return imagesStep(ctx, started, "multimodal_disabled", findImages(ctx));
     }
     const images = findImages(ctx);
     if (takesImages) {
       for (const img of images) if (!img.url.startsWith("data:")) checkImageUrl(img.url, img.param);
-      if (!local) return;
+      if (!local) return imagesStep(ctx, started, "passed_to_model", images);
     }
     await ctx.admitted;
     if (local) {
-      ctx.imageNotes.push(...(await mapLimit(images, CONCURRENCY, (img) => localNote(ctx, img))));
-      return;
+      const notes = await mapLimit(images, CONCURRENCY, (img) => localNote(ctx, img));
+      ctx.imageNotes.push(...notes);
+      return imagesStep(ctx, started, "local_description", images, notes);
     }
     const vision = await visionModel(ctx);
     const texts = await mapLimit(images, CONCURRENCY, (img) => imageToText(ctx, img, vision));
     replaceImages(ctx, images, texts);
+    imagesStep(ctx, started, vision ? "described" : "ocr", images, texts);
   },
 };
 

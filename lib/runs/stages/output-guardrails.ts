@@ -2,6 +2,7 @@ import { GUARDRAIL_STAGE } from "@/db/enums";
 import { applyRules } from "@/lib/guardrails/apply";
 import { CONTENT_FILTER, OUTPUT_REFUSAL } from "@/lib/guardrails/refusals";
 import type { RunContext, Stage } from "../context";
+import { addGuardrailStep } from "../steps";
 
 /**
  * Output guardrails on the model's answer text (tool-call arguments are JSON for the caller's own
@@ -15,8 +16,10 @@ export const outputGuardrailsStage: Stage = {
   async run(ctx: RunContext) {
     const rules = ctx.guardrails?.output;
     if (!rules?.length || !ctx.content) return;
+    const started = performance.now();
     const out = applyRules(rules, [ctx.content]);
     ctx.appliedRules.push(...out.fired);
+    addGuardrailStep(ctx, "output", started, rules, out, 1);
     if (out.blocked) {
       ctx.blockedBy = GUARDRAIL_STAGE.output;
       ctx.content = OUTPUT_REFUSAL;

@@ -2,6 +2,7 @@ import "server-only";
 import { db } from "@/db/client";
 import { composeProfiles } from "@/lib/profiles/compose";
 import type { Stage } from "../context";
+import { addStep, STEP_TYPE } from "../steps";
 
 /**
  * First stage (CONTRACT 5.9): the request's `profile_ids`, else the company's default profile.
@@ -13,9 +14,19 @@ import type { Stage } from "../context";
 export const profilesStage: Stage = {
   name: "profiles",
   async run(ctx) {
-    const composition = await composeProfiles(db, ctx.companyId, { profileIds: ctx.profileIds });
+    const started = performance.now();
+    const composition = await composeProfiles(db, ctx.companyId, { profileIds: ctx.profileIds, useKb: ctx.useKb, useTools: ctx.useTools });
     if (composition.profiles.length === 0) return;
     ctx.composition = composition;
     ctx.instructions = [...composition.systemPrompts, ...ctx.instructions];
+    addStep(ctx, STEP_TYPE.profiles, started, {
+      profiles: composition.profiles,
+      source: ctx.profileIds === undefined ? "default" : "profile_ids",
+      system_prompt_layers: composition.systemPrompts.length,
+      knowledge_base_ids: composition.knowledgeBaseIds,
+      allowed_tool_names: composition.allowedToolNames,
+      use_kb: composition.useKb,
+      use_tools: composition.useTools,
+    });
   },
 };

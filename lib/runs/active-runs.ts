@@ -1,0 +1,75 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import { db } from "@/db/client";
+import { dbState } from "@/db/resilience";
+import { log } from "@/lib/log";
+
+/**
+ * Runs executing in this process, by id: POST …/cancel stops one here at once, and a cancel that
+ * reached another server is seen by polling `runs.cancel_requested_at` for the runs of this
+ * process, every CANCEL_POLL_MS while any is active (no query at all otherwise). Cancel takes
+ * effect within that interval plus the upstream abort, well under the 1 s the issue allows.
+ */
+export const CANCEL_POLL_MS = 200;
+
+interface ActiveRun {
+  cancel: () => void;
+  finished: Promise<void>;
+}
+
+const active = new Map<string, ActiveRun>();
+let poller: NodeJS.Timeout | undefined;
+let polling = false;
+
+async function poll(): Promise<void> {
+  if (polling || active.size === 0 || dbState() === "down") return;
+  polling = true;
+  try {
+    const ids = [...active.keys()];
+    const rows = (await db.execute(sql`
+      SELECT id FROM runs WHERE id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) AND cancel_requested_at IS NOT NULL`)) as unknown as { id: string }[];
+    for (const r of rows) active.get(r.id)?.cancel();
+  } catch (err) {
+    log.debug({ err }, "run cancel poll failed");
+  } finally {
+    polling = false;
+  }
+}
+
+/**
+ * Registers a run of this process until `finished` settles. `cancel` stops it (idempotent).
+ */
+export function trackRun(runId: string, cancel: () => void, finished: Promise<unknown>): void {
+  const done = finished.then(
+    () => undefined,
+    () => undefined,
+  );
+  active.set(runId, { cancel, finished: done });
+  poller ??= setInterval(() => void poll(), CANCEL_POLL_MS).unref();
+  void done.then(() => {
+    active.delete(runId);
+    if (active.size === 0 && poller) {
+      clearInterval(poller);
+      poller = undefined;
+    }
+  });
+}
+
+/** Stops a run of this process now; its promise settles once the run is stored. Null when the run is not here. */
+export function cancelLocalRun(runId: string): Promise<void> | null {
+  const run = active.get(runId);
+  if (!run) return null;
+  run.cancel();
+  return run.finished;
+}
+
+/** Runs of this process still executing (shutdown stops them so none is left in progress). */
+export function activeRunCount(): number {
+  return active.size;
+}
+
+/** Stops every run of this process (shutdown): each is stored as cancelled and its thread released. */
+export async function cancelAllRuns(): Promise<void> {
+  const waits = [...active.values()].map((r) => (r.cancel(), r.finished));
+  await Promise.all(waits);
+}

@@ -1,0 +1,54 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import { RUN_STATUS } from "@/db/enums";
+import type { DbOrTx } from "@/db/types";
+import { AppError } from "@/lib/errors";
+import { cancelLocalRun } from "./active-runs";
+import { getRun, type RunWithContent } from "./read-runs";
+
+/** How long a cancel waits for the executing server to stop and store the run before marking it itself. */
+export const CANCEL_WAIT_MS = 3_000;
+const POLL_MS = 50;
+
+const ACTIVE = sql`status IN ('queued', 'in_progress')`;
+
+const finished = (id: string, status: string) =>
+  new AppError("conflict", `Run ${id} already finished (status '${status}'); only a queued or in-progress run can be cancelled`, {
+    wireCode: "run_not_active",
+  });
+
+/**
+ * POST …/runs/{id}/cancel (CONTRACT 6): marks the cancel request on the run, stops it at once when it
+ * runs in this process (other servers see the mark within active-runs' poll interval), waits for
+ * the executor to store it `cancelled` (billed for what was generated) and answers with it. An
+ * executor that does not answer within CANCEL_WAIT_MS (its server died) has its run marked
+ * cancelled here, which releases the thread; the reconciler releases its credit hold.
+ * @throws not_found (another company's run or thread), conflict (the run already finished).
+ */
+export async function cancelRun(db: DbOrTx, args: { companyId: string; threadId: string; runId: string }): Promise<RunWithContent> {
+  const marked = (await db.execute(sql`
+    UPDATE runs SET cancel_requested_at = coalesce(cancel_requested_at, now())
+    WHERE id = ${args.runId} AND thread_id = ${args.threadId} AND company_id = ${args.companyId} AND ${ACTIVE}
+    RETURNING id`)) as unknown as { id: string }[];
+  if (marked.length === 0) {
+    const { run } = await getRun(db, args);
+    throw finished(run.id, run.status);
+  }
+  const local = cancelLocalRun(args.runId);
+  const deadline = Date.now() + CANCEL_WAIT_MS;
+  if (local) await Promise.race([local, new Promise((r) => setTimeout(r, CANCEL_WAIT_MS))]);
+  for (;;) {
+    const current = await getRun(db, args);
+    if (current.run.status !== RUN_STATUS.queued && current.run.status !== RUN_STATUS.in_progress) {
+      // It finished on its own before the cancel reached it: nothing was cancelled.
+      if (current.run.status !== RUN_STATUS.cancelled) throw finished(current.run.id, current.run.status);
+      return current;
+    }
+    if (Date.now() >= deadline) break;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  await db.execute(sql`
+    UPDATE runs SET status = ${RUN_STATUS.cancelled}::run_status, owner = NULL
+    WHERE id = ${args.runId} AND ${ACTIVE}`);
+  return getRun(db, args);
+}

@@ -1,0 +1,290 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import { db } from "@/db/client";
+import { RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
+import type { Run } from "@/db/schema";
+import type { AuthContext } from "@/lib/auth/auth-context";
+import { AppError } from "@/lib/errors";
+import { firstByteGate, sseWriter } from "@/lib/http/sse-writer";
+import { log } from "@/lib/log";
+import { resolveModel } from "@/lib/models";
+import { toErrorBodyForStream } from "@/lib/completions/stream-error";
+import { trackRun } from "./active-runs";
+import type { RunContext } from "./context";
+import { execute, failure, prepare } from "./pipeline";
+import { persistRun } from "./persist-run";
+import type { RunInput } from "./schemas";
+import { toPublicRun } from "./to-public";
+import { newId } from "@/lib/ids";
+import { toStorableJson } from "@/lib/persistence/pg-text";
+
+/** One run request as the route hands it over. */
+export interface RunCall {
+  auth: AuthContext;
+  threadId: string;
+  input: RunInput;
+  signal: AbortSignal;
+  /** Settles when the rate limiter admitted the call (apiRoute's overlapRateLimit). */
+  admitted: Promise<void>;
+}
+
+/**
+ * Request checks that need no thread: tools and knowledge documents. Until the tools issue lands no
+ * company has tools, so a forced tool or `required` cannot be honoured (400 naming `tool_choice`);
+ * until the knowledge issue lands no document exists, so a mentioned id is unknown (404).
+ */
+function checkReferences(input: RunInput): void {
+  const choice = input.tool_choice;
+  if (choice && typeof choice === "object") {
+    throw new AppError("invalid_request", `tool_choice: the company has no active tool named '${choice.function.name}'`, {
+      param: "tool_choice",
+      wireCode: "tool_not_found",
+    });
+  }
+  if (choice === "required") {
+    throw new AppError("invalid_request", "tool_choice: 'required' needs at least one tool offered to the run, and none is", {
+      param: "tool_choice",
+    });
+  }
+  const mentioned = input.mentioned_file_ids?.[0];
+  if (mentioned !== undefined) {
+    throw new AppError("not_found", `No document found with id '${mentioned}'`, { param: "mentioned_file_ids", wireCode: "document_not_found" });
+  }
+}
+
+function buildContext(call: RunCall, model: RunContext["model"], signal: AbortSignal): RunContext {
+  const { auth, input } = call;
+  const runId = newId("run");
+  const params: Record<string, unknown> = {};
+  if (input.temperature != null) params.temperature = input.temperature;
+  if (input.top_p != null) params.top_p = input.top_p;
+  return {
+    companyId: auth.companyId,
+    source: THREAD_SOURCE.api,
+    persistent: true,
+    requestedModel: input.model,
+    model,
+    runId,
+    responseId: runId,
+    threadId: call.threadId,
+    startedAt: performance.now(),
+    signal,
+    admitted: call.admitted,
+    stream: input.stream === true,
+    profileIds: input.profile_ids ?? undefined,
+    useKb: input.use_kb ?? undefined,
+    useTools: input.use_tools ?? undefined,
+    // The run's `instructions` is the last system-prompt layer, after the profiles' (profiles stage).
+    instructions: input.instructions && input.instructions.trim() !== "" ? [input.instructions] : [],
+    messages: [],
+    inputMessages: [],
+    params,
+    maxOutputTokens: input.max_completion_tokens ?? undefined,
+    passages: [],
+    enableMultimodal: input.enable_multimodal ?? true,
+    imageNotes: [],
+    appliedRules: [],
+    citations: [],
+    steps: [],
+    content: "",
+    toolCalls: [],
+    finishReason: "",
+    usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+    usageReported: false,
+    costMicro: 0,
+  };
+}
+
+/** Errors of a stored run name it (CONTRACT 6: 502 with `run_id`), so the client can read its record. */
+function withRunId(err: unknown, ctx: RunContext): unknown {
+  if (ctx.claimed && err instanceof AppError) Object.assign(err.extra, { run_id: ctx.runId });
+  return err;
+}
+
+/**
+ * Last resort when a run could not be stored normally (a bug, not an outage: outages go to the
+ * bill journal): the run is marked failed so its thread is never left locked. `completed_at` stays
+ * unset, so a late write of the real outcome still wins.
+ */
+async function releaseThread(ctx: RunContext, err: unknown): Promise<void> {
+  try {
+    await db.execute(sql`
+      UPDATE runs SET status = ${RUN_STATUS.failed}::run_status, error = ${toStorableJson(failure(err))}::jsonb, owner = NULL
+      WHERE id = ${ctx.runId} AND status IN ('queued', 'in_progress')`);
+  } catch (releaseErr) {
+    log.error({ err: releaseErr, runId: ctx.runId }, "could not release the thread of a failed run");
+  }
+}
+
+/** Stores a run that failed before its model call (402, a message too long, a refused image), releasing its thread. */
+async function storeEarlyFailure(ctx: RunContext, err: unknown): Promise<void> {
+  ctx.error = failure(err);
+  try {
+    await persistRun(ctx, RUN_STATUS.failed);
+  } catch (persistErr) {
+    await releaseThread(ctx, persistErr);
+  }
+}
+
+/**
+ * Resolves the model, checks references, then runs the stages before the model: profiles, the
+ * thread's claim and history, guardrails, images, the credit hold. The run is tracked from the
+ * start so POST …/cancel (here or on another server) can stop it; `done` settles when it is stored.
+ */
+async function startRun(call: RunCall, abort: AbortController, done: Promise<unknown>): Promise<RunContext> {
+  const model = await resolveModel({ companyId: call.auth.companyId, slug: call.input.model });
+  checkReferences(call.input);
+  const ctx = buildContext(call, model, abort.signal);
+  trackRun(
+    ctx.runId,
+    () => {
+      ctx.stopReason ??= "cancelled";
+      abort.abort(new Error("run cancelled"));
+    },
+    done,
+  );
+  try {
+    await prepare(ctx);
+  } catch (err) {
+    if (ctx.claimed) await storeEarlyFailure(ctx, err);
+    throw withRunId(err, ctx);
+  }
+  return ctx;
+}
+
+/** The model call onwards; a failure is stored and rethrown with the run's id. */
+async function finish(ctx: RunContext): Promise<RunStatus> {
+  try {
+    return await execute(ctx);
+  } catch (err) {
+    // execute stored the failed run (then this finds nothing active); when storing itself failed,
+    // the thread is released here.
+    await releaseThread(ctx, err);
+    throw withRunId(err, ctx);
+  }
+}
+
+/** The run as the API shows it, from what the pipeline did (no read back). */
+function runFromContext(ctx: RunContext, status: RunStatus): Run {
+  const latency = ctx.latencyMs ?? Math.round(performance.now() - ctx.startedAt);
+  const now = Date.now();
+  return {
+    id: ctx.runId,
+    companyId: ctx.companyId,
+    threadId: ctx.threadId,
+    model: ctx.requestedModel,
+    status,
+    stream: ctx.stream,
+    promptTokens: ctx.usage.promptTokens,
+    completionTokens: ctx.usage.completionTokens,
+    cachedTokens: ctx.usage.cachedTokens,
+    costMicro: ctx.costMicro,
+    latencyMs: latency,
+    finishReason: ctx.finishReason || null,
+    error: ctx.error ?? null,
+    toolCalls: ctx.toolCalls,
+    appliedRules: ctx.appliedRules,
+    citations: ctx.citations,
+    steps: ctx.steps,
+    owner: null,
+    cancelRequestedAt: null,
+    createdAt: new Date(now - latency),
+    completedAt: new Date(now),
+  };
+}
+
+function deferred(): { promise: Promise<void>; settle: () => void } {
+  let settle!: () => void;
+  const promise = new Promise<void>((resolve) => (settle = resolve));
+  return { promise, settle };
+}
+
+/** Links the request's signal to the run's controller (a client that leaves stops the run). */
+function runController(ctxRef: { ctx?: RunContext }, requestSignal: AbortSignal): AbortController {
+  const abort = new AbortController();
+  const onAbort = () => {
+    if (ctxRef.ctx) ctxRef.ctx.stopReason ??= "client_disconnected";
+    abort.abort(requestSignal.reason);
+  };
+  if (requestSignal.aborted) onAbort();
+  else requestSignal.addEventListener("abort", onAbort, { once: true });
+  return abort;
+}
+
+/** Non-streaming run (SPEC run response + CONTRACT 6), answered with its final status once stored and billed. */
+export async function createRun(call: RunCall) {
+  const stored = deferred();
+  const ref: { ctx?: RunContext } = {};
+  const abort = runController(ref, call.signal);
+  try {
+    const ctx = (ref.ctx = await startRun(call, abort, stored.promise));
+    const status = await finish(ctx);
+    return toPublicRun(runFromContext(ctx, status), ctx.content);
+  } finally {
+    stored.settle();
+  }
+}
+
+/**
+ * Streaming run: SPEC's frames (`{delta, model}` …, `{done, usage, latency_ms}`, `[DONE]`), and
+ * CONTRACT's `{error:{message,type}}` before `[DONE]` on a failure after the first byte. Resolves
+ * with the body once the first upstream chunk is in hand, so an earlier failure is an ordinary
+ * error response (502 with `run_id`). A company with output guardrails gets the checked answer as
+ * one delta at the end (RunContext.holdOutput). A cancelled run ends with the final frame.
+ */
+export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<Uint8Array>; runId: string }> {
+  const stored = deferred();
+  const ref: { ctx?: RunContext } = {};
+  const abort = runController(ref, call.signal);
+  let ctx: RunContext;
+  try {
+    ctx = ref.ctx = await startRun(call, abort, stored.promise);
+  } catch (err) {
+    stored.settle();
+    throw err;
+  }
+  const out = sseWriter(() => {
+    ctx.stopReason ??= "client_disconnected";
+    abort.abort(new Error("client disconnected"));
+  });
+  const gate = firstByteGate();
+  const model = ctx.requestedModel;
+  let sentFirst = false;
+  if (!ctx.holdOutput && !ctx.blockedBy) {
+    ctx.onChunk = (chunk) => {
+      const first = !sentFirst;
+      if (first) {
+        sentFirst = true;
+        gate.open();
+      }
+      if (chunk.content) out.send({ delta: chunk.content, model });
+      // The first bytes reach the socket before the rest of a fast answer is worked through.
+      if (first) return new Promise<void>((resume) => setImmediate(resume));
+    };
+  }
+  void finish(ctx)
+    .then(() => {
+      if (!sentFirst) {
+        sentFirst = true;
+        gate.open();
+        if (ctx.content) out.send({ delta: ctx.content, model });
+      }
+      const { promptTokens, completionTokens } = ctx.usage;
+      out.send({ done: true, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }, latency_ms: ctx.latencyMs });
+      out.send("[DONE]");
+    })
+    .catch((err: unknown) => {
+      if (!sentFirst) return gate.fail(err);
+      log.warn({ err, runId: ctx.runId }, "run stream failed after the first byte");
+      const { error } = toErrorBodyForStream(err);
+      out.send({ error: { message: error.message, type: error.type } });
+      out.send("[DONE]");
+    })
+    .finally(() => {
+      stored.settle();
+      out.end();
+    });
+  await gate.ready;
+  return { body: out.body, runId: ctx.runId };
+}
+

@@ -1,0 +1,182 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import { db } from "@/db/client";
+import { AppError } from "@/lib/errors";
+import { MAX_IMAGE_TOKENS } from "@/lib/providers/image-tokens";
+import { countTextTokens } from "@/lib/providers/tokens";
+import type { ChatMessage, ContentPart } from "@/lib/providers/types";
+import { messageTexts } from "@/lib/threads/message-tokens";
+import type { RunContext, Stage } from "../context";
+import { claimThread } from "../claim-thread";
+import { modelMaxOutputTokens, outputCap } from "../output-cap";
+import { addStep, STEP_TYPE } from "../steps";
+
+/** A stored message as a run reads it, newest first. */
+export interface HistoryRow {
+  seq: number;
+  role: string;
+  content: unknown;
+  extra: Record<string, unknown> | null;
+  tokens: number | null;
+}
+
+/** Rows read with the run's claim (lib/runs/claim-thread.ts); later pages are larger. */
+export const FIRST_PAGE = 64;
+const NEXT_PAGE = 512;
+
+/** OpenAI's chat framing (lib/providers/tokens.ts): per message, and priming the reply. */
+const PER_MESSAGE = 3;
+const REPLY_PRIMING = 3;
+
+/** Token counts of system-prompt texts (a company's profiles repeat them run after run). */
+const systemCounts = new Map<string, number>();
+const SYSTEM_COUNTS_MAX = 512;
+
+function systemTokens(text: string): number {
+  let n = systemCounts.get(text);
+  if (n === undefined) {
+    n = countTextTokens(text);
+    if (systemCounts.size >= SYSTEM_COUNTS_MAX) systemCounts.delete(systemCounts.keys().next().value!);
+    systemCounts.set(text, n);
+  }
+  return n;
+}
+
+function imageCount(content: unknown): number {
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const p of content as ContentPart[]) if (p.type === "image_url") n++;
+  return n;
+}
+
+function toMessage(row: HistoryRow): ChatMessage {
+  return { ...(row.extra ?? {}), role: row.role, content: row.content as ChatMessage["content"] } as ChatMessage;
+}
+
+/** Text tokens of a row: stored when it was added, else counted now (messages stored by chat completions). */
+function textTokens(row: HistoryRow): number {
+  if (row.tokens !== null) return row.tokens;
+  return messageTexts(toMessage(row)).reduce((n, t) => n + countTextTokens(t), 0);
+}
+
+async function olderRows(ctx: RunContext, beforeSeq: number, limit: number): Promise<HistoryRow[]> {
+  return (await db.execute(sql`
+    SELECT seq, role, content, extra, tokens FROM messages
+    WHERE thread_id = ${ctx.threadId} AND seq < ${beforeSeq}
+    ORDER BY seq DESC LIMIT ${limit}`)) as unknown as HistoryRow[];
+}
+
+/**
+ * Stored `data:` images come back as `sha256:<hex>` (lib/runs/storable-content.ts): their bytes are
+ * read from message_images (the company's own) and the part is a data: URI again. An image whose
+ * bytes were never kept (a chat completion's record) becomes a text saying so.
+ */
+async function restoreImages(ctx: RunContext, messages: ChatMessage[]): Promise<void> {
+  const wanted = new Set<string>();
+  for (const m of messages) {
+    if (!Array.isArray(m.content)) continue;
+    for (const p of m.content) {
+      const url = p.type === "image_url" ? (p as { image_url: { url: string } }).image_url.url : "";
+      if (url.startsWith("sha256:")) wanted.add(url.slice(7));
+    }
+  }
+  if (wanted.size === 0) return;
+  const rows = (await db.execute(sql`
+    SELECT sha256, mime_type, encode(bytes, 'base64') AS b64 FROM message_images
+    WHERE company_id = ${ctx.companyId} AND sha256 IN (${sql.join([...wanted].map((d) => sql`${d}`), sql`, `)})`)) as unknown as {
+    sha256: string;
+    mime_type: string;
+    b64: string;
+  }[];
+  // PostgreSQL's base64 breaks lines every 76 characters.
+  const byDigest = new Map(rows.map((r) => [r.sha256, `data:${r.mime_type};base64,${r.b64.replace(/\n/g, "")}`]));
+  for (const m of messages) {
+    if (!Array.isArray(m.content)) continue;
+    m.content = m.content.map((p): ContentPart => {
+      if (p.type !== "image_url") return p;
+      const image = (p as { image_url: { url: string; detail?: string } }).image_url;
+      if (!image.url.startsWith("sha256:")) return p;
+      const uri = byDigest.get(image.url.slice(7));
+      if (!uri) return { type: "text", text: "[an image that is no longer available]" };
+      return { type: "image_url", image_url: { url: uri, ...(image.detail ? { detail: image.detail } : {}) } } as ContentPart;
+    });
+  }
+}
+
+/**
+ * A run's history (issue 11, long threads). First the run claims its thread (becomes its active run;
+ * 409 when one is active) and reads the newest page, in one statement. Then: the composed system prompt, then the newest messages
+ * that fit in the model's context window minus the output cap, counted with the billing tokenizer
+ * (stored per message when it was added). Older messages are left out whole; the step says how
+ * many. Reads newest first along the (thread_id, seq) index and stops when the budget is full, so
+ * its cost follows what is sent, not the thread's length. Only a newest message that cannot fit by
+ * itself is refused (400), before any upstream call.
+ */
+export const historyStage: Stage = {
+  name: "history",
+  async run(ctx) {
+    if (!ctx.persistent) return;
+    const started = performance.now();
+    // Claiming writes the run row: only for a call the rate limiter admitted.
+    await ctx.admitted;
+    const firstPage = await claimThread(ctx, FIRST_PAGE);
+    const window = ctx.model.model.contextWindow;
+    // The answer's room: the request's cap, else the model's declared maximum (bounded by the
+    // default cap); a model that declares none keeps a quarter of its window (a small local
+    // model's window would otherwise go to the answer whole).
+    const declared = modelMaxOutputTokens(ctx.model.model.slug);
+    const cap = outputCap({
+      requested: ctx.maxOutputTokens ?? (declared === undefined ? Math.floor(window / 4) : undefined),
+      slug: ctx.model.model.slug,
+      contextRoom: window,
+    });
+    const system = ctx.instructions.length ? systemTokens(ctx.instructions.join("\n\n")) + countTextTokens("system") : 0;
+    const budget = window - cap - REPLY_PRIMING - (ctx.instructions.length ? system + PER_MESSAGE : 0);
+
+    const picked: HistoryRow[] = [];
+    let used = 0;
+    let text = system;
+    let full = false;
+    let rows = firstPage;
+    let pageSize = FIRST_PAGE;
+    for (;;) {
+      for (const row of rows) {
+        const t = textTokens(row);
+        const cost = t + PER_MESSAGE + imageCount(row.content) * MAX_IMAGE_TOKENS;
+        if (used + cost > budget) {
+          full = true;
+          break;
+        }
+        used += cost;
+        text += t;
+        picked.push(row);
+      }
+      if (full || rows.length < pageSize) break;
+      pageSize = NEXT_PAGE;
+      rows = await olderRows(ctx, rows.at(-1)!.seq, pageSize);
+    }
+    const newest = firstPage[0];
+    const total = newest ? newest.seq + 1 : 0;
+    if (newest && picked.length === 0) {
+      throw new AppError(
+        "invalid_request",
+        `The thread's newest message needs ${textTokens(newest) + PER_MESSAGE} tokens; model '${ctx.requestedModel}' has room for ${Math.max(0, budget)} (a context window of ${window} tokens, ${cap} kept for the answer). Shorten the message.`,
+        { param: "messages", wireCode: "context_length_exceeded" },
+      );
+    }
+    const messages = picked.reverse().map(toMessage);
+    await restoreImages(ctx, messages);
+    ctx.messages = messages;
+    // Exact o200k count of the prompt's texts (the hold and the bill use it: no second tokenizing pass).
+    ctx.promptTextTokens = text;
+    addStep(ctx, STEP_TYPE.history, started, {
+      messages_in_thread: total,
+      messages_sent: picked.length,
+      messages_left_out: total - picked.length,
+      history_tokens: used,
+      budget_tokens: budget,
+      context_window: window,
+      output_cap: cap,
+    });
+  },
+};
