@@ -97,6 +97,20 @@ export interface RunsResult {
     seedMs: number;
   };
   upstreamBodies: Record<string, { messages: number; bytes: number }>;
+  /** Where a run's time goes, from its own steps (GET …/runs/{id}/steps), per case. */
+  steps: StepsBreakdown[];
+}
+
+export interface StepsBreakdown {
+  case: RunCase;
+  label: string;
+  runs: number;
+  /** Client: request start → whole response, median ms. */
+  wallP50: number;
+  /** The run's own `latency_ms`, median. */
+  latencyP50: number;
+  /** Median duration_ms per step type (and the median offset into the run it starts at). */
+  byType: { type: string; durationP50: number; offsetP50: number; count: number }[];
 }
 
 const sentences = [
@@ -222,6 +236,7 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
       seedMs: 0,
     },
     upstreamBodies: {},
+    steps: [],
   };
 
   // --- the endpoint, checked once per kind of run; the upstream calls to replay directly ---------
@@ -342,10 +357,49 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
     for (const x of [d, r]) if (x.failures) out.invalid.push(`${x.label} TTFB rep ${rep}: ${x.failures} failed requests (${x.firstFailure})`);
   }
 
+  for (const k of cases) {
+    ctx.log(`runs ${k.case}: steps of ${STEPS_RUNS} sequential runs`);
+    out.steps.push(await stepsOf(ctx, k.case, k.label, k.model, k.path));
+  }
+
   const inPool = (pool: string[]) => Math.max(0, ...pool.map((id) => runsOn.get(id) ?? 0));
   out.threads.maxRunsPerThroughputThread = inPool(throughputPool);
   out.threads.maxRunsPerLatencyThread = inPool(latencyPool);
   return out;
+}
+
+const STEPS_RUNS = 40;
+
+/** `STEPS_RUNS` sequential runs, each followed by a read of its steps: the medians per step type. */
+async function stepsOf(ctx: RunsRowsContext, k: RunCase, label: string, model: string, path: () => string): Promise<StepsBreakdown> {
+  const walls: number[] = [];
+  const latencies: number[] = [];
+  const byType = new Map<string, { d: number[]; o: number[] }>();
+  for (let i = 0; i < STEPS_RUNS; i++) {
+    const p = path();
+    const t0 = performance.now();
+    const r = await api(ctx, "POST", p, { model, stream: false });
+    walls.push(performance.now() - t0);
+    if (r.status !== 200) throw new Error(`steps run ${label}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+    const run = r.json() as { id: string; thread_id: string; latency_ms: number };
+    latencies.push(run.latency_ms);
+    const s = await api(ctx, "GET", `/v1/threads/${run.thread_id}/runs/${run.id}/steps`);
+    if (s.status !== 200) throw new Error(`steps of ${run.id}: HTTP ${s.status} ${s.text.slice(0, 300)}`);
+    for (const step of (s.json().data ?? []) as { type: string; duration_ms: number; offset_ms?: number }[]) {
+      const e = byType.get(step.type) ?? { d: [], o: [] };
+      e.d.push(step.duration_ms);
+      e.o.push(step.offset_ms ?? Number.NaN);
+      byType.set(step.type, e);
+    }
+  }
+  return {
+    case: k,
+    label,
+    runs: STEPS_RUNS,
+    wallP50: median(walls),
+    latencyP50: median(latencies),
+    byType: [...byType.entries()].map(([type, e]) => ({ type, durationP50: median(e.d), offsetP50: median(e.o), count: e.d.length })),
+  };
 }
 
 // --- goals and report ----------------------------------------------------------------------------
@@ -445,5 +499,11 @@ export function runsTables(res: RunsResult): string {
     `${t.latencyPool} for the @1c rows (≤ ${t.maxRunsPerLatencyThread} runs each, ≤ ${t.messagesPerThread + t.maxRunsPerLatencyThread} messages), one of ${t.longThreadMessages} messages ` +
     `(its ${LONG_MODEL} call carries the newest ${t.longCallMessages} messages, ${t.longCallBytes} bytes); seeded through the API in ${fmt(t.seedMs / 1000, 1)} s. ` +
     `Upstream calls replayed as the direct baseline: ${Object.entries(res.upstreamBodies).map(([k, v]) => `${k} ${v.messages} messages / ${v.bytes} B`).join(", ")}`;
-  return [rows, ttfb, notes].join("\n\n");
+  const steps = res.steps.length
+    ? renderTable(
+        ["run steps (medians of sequential runs)", "runs", "client wall ms", "latency_ms", "steps: type duration ms @offset ms"],
+        res.steps.map((x) => [x.label, String(x.runs), fmt(x.wallP50, 3), fmt(x.latencyP50, 3), x.byType.map((t) => `${t.type} ${fmt(t.durationP50, 2)} @${fmt(t.offsetP50, 2)}`).join(", ")]),
+      )
+    : "";
+  return [rows, ttfb, steps, notes].filter(Boolean).join("\n\n");
 }
