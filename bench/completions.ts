@@ -634,7 +634,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   const errors: string[] = [];
   const invalid: string[] = [];
   const profiles: ProfileSummary[] = [];
-  const windowed: (WindowedSummary & { mode: Mode; connections: number })[] = [];
+  const windowed: (WindowedSummary & { mode: Mode; connections: number; label?: string })[] = [];
   let oursLogTail = "";
   let build: BuildInfo | undefined;
   let appRoot = ROOT;
@@ -917,7 +917,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           invalid.push(`ledger: ${completionRows} completion rows, expected ${expected2xx} (2xx answers) to ${expected2xx + cutOffAllowance} (+ requests in flight when a load run stopped)`);
         }
         if (profileDir) {
-          const inclusive = ["lib/auth/", "lib/rate-limit/", "lib/billing/", "lib/runs/persist-run", "lib/runs/stages/reserve-credit", "lib/providers/", "lib/completions/", "lib/models/", "lib/http/", "lib/ids", "drizzle-orm", "postgres", "zod", "gpt-tokenizer", "pino"];
+          const inclusive = ["lib/runs/stages/history", "lib/runs/claim-thread", "lib/runs/create-run", "lib/threads/", "next/dist/server", "lib/auth/", "lib/rate-limit/", "lib/billing/", "lib/runs/persist-run", "lib/runs/stages/reserve-credit", "lib/providers/", "lib/completions/", "lib/models/", "lib/http/", "lib/ids", "drizzle-orm", "postgres", "zod", "gpt-tokenizer", "pino"];
           for (const f of fs.readdirSync(profileDir).filter((n) => n.endsWith(".cpuprofile"))) {
             const file = path.join(profileDir, f);
             profiles.push(summarizeProfile(file, { top: 30, root: appRoot, inclusive }));
@@ -925,6 +925,11 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
             for (const r of rows.filter((x) => x.target === "ours")) {
               const w = { fromNs: BigInt(r.windowNs[0]), toNs: BigInt(r.windowNs[1]), requests: r.total };
               windowed.push({ mode: r.mode, connections: r.connections, ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }) });
+            }
+            // The runs rows at the high connection count: completions baseline and runs, pair by pair.
+            for (const r of runs?.rows.filter((x) => x.case === "json-throughput") ?? []) {
+              const w = { fromNs: BigInt(r.windowNs[0]), toNs: BigInt(r.windowNs[1]), requests: r.total };
+              windowed.push({ mode: r.mode, connections: r.connections, label: `${r.label} rep ${r.repetition}`, ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }) });
             }
           }
         }
@@ -988,7 +993,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       disturbed: false,
     });
   }
-  if (runs && !runs.skipped) verdicts.push(...runsVerdicts(runs, find("ours", "json", highC), noisy));
+  if (runs && !runs.skipped) verdicts.push(...runsVerdicts(runs, find("ours", "json", highC)));
   if (soak) {
     verdicts.push({
       name: `RSS peak over the ${soak.durationS} s soak @${soak.connections}c`,
@@ -1069,7 +1074,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     ...profiles.map((p) => `CPU profile ${path.relative(ROOT, p.file)}: ${fmt(p.totalMs, 0)} ms non-idle over the server's whole life (start-up included); per measured run:`),
     ...windowed.map((w) =>
       [
-        `ours ${w.mode} @${w.connections}c: ${fmt(w.busyMs, 0)} ms sampled CPU over ${fmt(w.windowMs / 1000, 1)} s, ${w.requests} requests → ${fmt(w.busyMsPerReq, 3)} ms CPU per request`,
+        `${w.label ?? "ours"} ${w.mode} @${w.connections}c: ${fmt(w.busyMs, 0)} ms sampled CPU over ${fmt(w.windowMs / 1000, 1)} s, ${w.requests} requests → ${fmt(w.busyMsPerReq, 3)} ms CPU per request`,
         renderTable(["self time by area", "ms/req", "%"], w.byArea.slice(0, 14).map((a) => [a.area, fmt(a.perReqMs, 3), fmt(a.pct, 1)])),
         renderTable(["top self-time functions", "ms/req", "%"], w.byFunction.slice(0, 22).map((f) => [f.fn.slice(0, 120), fmt(f.perReqMs, 3), fmt(f.pct, 1)])),
         renderTable(["inclusive (synchronous stack)", "ms/req", "%"], w.inclusive.map((i) => [i.match, fmt(i.perReqMs, 3), fmt(i.pct, 1)])),

@@ -435,74 +435,92 @@ async function stepsOf(ctx: RunsRowsContext, k: RunCase, label: string, model: s
 
 // --- goals and report ----------------------------------------------------------------------------
 
-/** Median over repetitions of run p50 − direct p50 for one case. */
-export function addedP50(res: RunsResult, k: RunCase): { median: number | null; perRepetition: number[] } {
-  const per: number[] = [];
+/** Above this many cores of unrelated load during a row, its repetition is disturbed (as bench/run.ts). */
+const NOISY_OTHER_CORES = 0.25;
+const disturbedRow = (r: Row | undefined) => r?.otherCores != null && r.otherCores > NOISY_OTHER_CORES;
+
+/**
+ * Median of per-repetition values over the undisturbed repetitions (every row of the pair ran with
+ * < NOISY_OTHER_CORES of unrelated load); over all of them when none was (then `disturbed`).
+ */
+function pick(per: { value: number; disturbed: boolean }[]): { median: number | null; perRepetition: number[]; clean: number; disturbed: boolean } {
+  const clean = per.filter((p) => !p.disturbed);
+  const use = clean.length ? clean : per;
+  return { median: use.length ? median(use.map((p) => p.value)) : null, perRepetition: per.map((p) => p.value), clean: clean.length, disturbed: clean.length === 0 };
+}
+
+/** Run p50 − direct p50 for one case, per repetition; the median of the undisturbed ones. */
+export function addedP50(res: RunsResult, k: RunCase) {
+  const per: { value: number; disturbed: boolean }[] = [];
   for (const r of res.rows.filter((x) => x.kind === "run" && x.case === k)) {
     const d = res.rows.find((x) => x.kind === "direct" && x.case === k && x.repetition === r.repetition);
-    if (d) per.push(r.p50 - d.p50);
+    if (d) per.push({ value: r.p50 - d.p50, disturbed: disturbedRow(r) || disturbedRow(d) });
   }
-  return { median: per.length ? median(per) : null, perRepetition: per };
+  return pick(per);
 }
 
-export function addedTtfb(res: RunsResult): { median: number | null; perRepetition: number[] } {
-  const per: number[] = [];
+/** TTFB has no CPU accounting of its own: a repetition counts as disturbed when that repetition's json rows were. */
+export function addedTtfb(res: RunsResult) {
+  const per: { value: number; disturbed: boolean }[] = [];
   for (const r of res.ttfb.filter((x) => x.kind === "run")) {
     const d = res.ttfb.find((x) => x.kind === "direct" && x.repetition === r.repetition);
-    if (d) per.push(r.p50 - d.p50);
+    const near = res.rows.filter((x) => x.case !== "json-throughput" && x.repetition === r.repetition);
+    if (d) per.push({ value: r.p50 - d.p50, disturbed: near.some(disturbedRow) });
   }
-  return { median: per.length ? median(per) : null, perRepetition: per };
+  return pick(per);
 }
 
-/** The runs goals; `completions` is ours' chat-completions json row at the same connection count. */
-export function runsVerdicts(res: RunsResult, completions: Row | undefined, noisy: (...rows: (Row | undefined)[]) => boolean): Verdict[] {
+/** The runs goals; `completions` (ours' json row of the table at the same connection count) is only quoted beside the paired ratio. */
+export function runsVerdicts(res: RunsResult, completions: Row | undefined): Verdict[] {
   const tpRuns = res.rows.filter((r) => r.case === "json-throughput" && r.kind === "run");
-  const ratios = tpRuns.flatMap((r) => {
-    const c = res.rows.find((x) => x.case === "json-throughput" && x.kind === "completions" && x.repetition === r.repetition);
-    return c ? [(r.rps / c.rps) * 100] : [];
-  });
-  const reps = (xs: number[]) => (xs.length > 1 ? ` (repetitions: ${xs.map((x) => fmt(x, x > 50 ? 1 : 3)).join(", ")})` : "");
+  const tp = pick(
+    tpRuns.flatMap((r) => {
+      const c = res.rows.find((x) => x.case === "json-throughput" && x.kind === "completions" && x.repetition === r.repetition);
+      return c ? [{ value: (r.rps / c.rps) * 100, disturbed: disturbedRow(r) || disturbedRow(c) }] : [];
+    }),
+  );
+  const reps = (p: ReturnType<typeof pick>) =>
+    p.perRepetition.length > 1 ? ` (repetitions: ${p.perRepetition.map((x) => fmt(x, x > 50 ? 1 : 3)).join(", ")}; median of ${p.clean ? `${p.clean} undisturbed` : "all, every one disturbed"})` : "";
   const short = addedP50(res, "json");
   const shortLong = addedP50(res, "json-long-model");
   const long = addedP50(res, "json-long-thread");
   const ttfb = addedTtfb(res);
   const extra = long.median !== null && shortLong.median !== null ? long.median - shortLong.median : null;
-  const latencyRows = res.rows.filter((r) => r.case !== "json-throughput");
-  const pct = ratios.length ? median(ratios) : null;
+  const pct = tp.median;
   const tpConns = tpRuns[0]?.connections ?? "-";
   const vsTable = tpRuns.length && completions ? ` (vs the table's completions row: ${fmt((median(tpRuns.map((r) => r.rps)) / completions.rps) * 100, 1)} %)` : "";
   return [
     {
-      name: `runs: run json req/s vs chat completions @${tpConns}c, pairs measured alternately${reps(ratios)}${vsTable}`,
+      name: `runs: run json req/s vs chat completions @${tpConns}c, pairs measured alternately${reps(tp)}${vsTable}`,
       value: pct,
       unit: "% of completions",
       target: `>= ${RUN_TARGETS.throughputPct} %`,
       result: pct === null ? "n/a" : pct >= RUN_TARGETS.throughputPct ? "PASS" : "MISS",
-      disturbed: noisy(...res.rows.filter((r) => r.case === "json-throughput")),
+      disturbed: tp.disturbed,
     },
     {
-      name: `runs: json added p50 @1c (run − direct)${reps(short.perRepetition)}`,
+      name: `runs: json added p50 @1c (run − direct)${reps(short)}`,
       value: short.median,
       unit: "ms",
       target: `< ${RUN_TARGETS.addedP50Ms} ms`,
       result: short.median === null ? "n/a" : short.median < RUN_TARGETS.addedP50Ms ? "PASS" : "MISS",
-      disturbed: noisy(...latencyRows.filter((r) => r.case === "json")),
+      disturbed: short.disturbed,
     },
     {
-      name: `runs: stream added time to first byte p50 @1c${reps(ttfb.perRepetition)}`,
+      name: `runs: stream added time to first byte p50 @1c${reps(ttfb)}`,
       value: ttfb.median,
       unit: "ms",
       target: `< ${RUN_TARGETS.addedTtfbMs} ms`,
       result: ttfb.median === null ? "n/a" : ttfb.median < RUN_TARGETS.addedTtfbMs ? "PASS" : "MISS",
-      disturbed: false,
+      disturbed: ttfb.disturbed,
     },
     {
-      name: `runs: ${LONG_MODEL} added p50, ${LONG_THREAD_MESSAGES}-msg − ${THREAD_MESSAGES}-msg thread @1c (${fmt(long.median, 3)} − ${fmt(shortLong.median, 3)} ms)`,
+      name: `runs: ${LONG_MODEL} added p50, ${LONG_THREAD_MESSAGES}-msg − ${THREAD_MESSAGES}-msg thread @1c (${fmt(long.median, 3)} − ${fmt(shortLong.median, 3)} ms; ${long.clean}/${long.perRepetition.length} and ${shortLong.clean}/${shortLong.perRepetition.length} undisturbed)`,
       value: extra,
       unit: "ms",
       target: `< ${RUN_TARGETS.longThreadExtraMs} ms`,
       result: extra === null ? "n/a" : extra < RUN_TARGETS.longThreadExtraMs ? "PASS" : "MISS",
-      disturbed: noisy(...latencyRows.filter((r) => r.case !== "json")),
+      disturbed: long.disturbed || shortLong.disturbed,
     },
   ];
 }
