@@ -38,7 +38,7 @@
  *   npm run bench:completions [-- --duration 10 --warmup 3 --connections 1,32 --soak 60
  *                                 --ttfb-requests 200 --quiet-wait 5 --targets direct,peer,ours
  *                                 --isolated-build --rebuild --profile --cpu-prof --db-proxy
- *                                 --skip-runs --runs-repeat 3 --runs-requests 200]
+ *                                 --skip-runs --runs-repeat 5 --runs-requests 200]
  *
  * --profile: ours only, no soak, server under `node --cpu-prof` and its DATABASE_URL through a
  * counting proxy (bench/lib/pg-proxy.ts): prints the top self-time functions and the database
@@ -116,7 +116,7 @@ export interface CompletionsBenchOptions {
   print?: boolean;
   /** The runs rows (bench/runs.ts) on ours' server after its completions rows (true). */
   runs?: boolean;
-  /** Back-to-back repetitions of each runs latency pair (direct, run) (3). */
+  /** Repetitions of each runs pair (completions/run @32c; direct/run @1c) (5: this machine is shared). */
   runsRepeat?: number;
   /** Sequential requests per runs latency row @1c (200). */
   runsRequests?: number;
@@ -614,7 +614,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     name: options.name ?? "completions",
     print: options.print ?? true,
     runs: options.runs ?? true,
-    runsRepeat: options.runsRepeat ?? 3,
+    runsRepeat: options.runsRepeat ?? 5,
     runsRequests: options.runsRequests ?? 200,
   };
   const startedAt = new Date();
@@ -1213,7 +1213,7 @@ if (isMain) {
       "node-args": { type: "string", default: "" },
       /** Leave out the runs rows (bench/runs.ts). */
       "skip-runs": { type: "boolean", default: false },
-      "runs-repeat": { type: "string", default: "3" },
+      "runs-repeat": { type: "string", default: "5" },
       "runs-requests": { type: "string", default: "200" },
     },
     strict: true,
