@@ -479,8 +479,8 @@ export function runsVerdicts(res: RunsResult, completions: Row | undefined): Ver
       return c ? [{ value: (r.rps / c.rps) * 100, disturbed: disturbedRow(r) || disturbedRow(c) }] : [];
     }),
   );
-  const reps = (p: ReturnType<typeof pick>) =>
-    p.perRepetition.length > 1 ? ` (repetitions: ${p.perRepetition.map((x) => fmt(x, x > 50 ? 1 : 3)).join(", ")}; median of ${p.clean ? `${p.clean} undisturbed` : "all, every one disturbed"})` : "";
+  const reps = (p: ReturnType<typeof pick>, digits = 3) =>
+    p.perRepetition.length > 1 ? ` (repetitions: ${p.perRepetition.map((x) => fmt(x, digits)).join(", ")}; median of ${p.clean ? `${p.clean} undisturbed` : "all, every one disturbed"})` : "";
   const short = addedP50(res, "json");
   const shortLong = addedP50(res, "json-long-model");
   const long = addedP50(res, "json-long-thread");
@@ -491,7 +491,7 @@ export function runsVerdicts(res: RunsResult, completions: Row | undefined): Ver
   const vsTable = tpRuns.length && completions ? ` (vs the table's completions row: ${fmt((median(tpRuns.map((r) => r.rps)) / completions.rps) * 100, 1)} %)` : "";
   return [
     {
-      name: `runs: run json req/s vs chat completions @${tpConns}c, pairs measured alternately${reps(tp)}${vsTable}`,
+      name: `runs: run json req/s vs chat completions @${tpConns}c, pairs measured alternately${reps(tp, 1)}${vsTable}`,
       value: pct,
       unit: "% of completions",
       target: `>= ${RUN_TARGETS.throughputPct} %`,
