@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { ledgerEntries } from "@/db/schema";
+import { companies, ledgerEntries } from "@/db/schema";
 import { INPUT_REFUSAL, OUTPUT_REFUSAL } from "@/lib/guardrails/refusals";
 import { makeCompany, makeKey } from "../support/factories";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
@@ -298,7 +298,7 @@ describe("images on runs", () => {
 
 describe("runs across servers", () => {
   it("a run on a server killed with SIGKILL is failed (server_lost) within 10 s, and the thread takes a new run", async () => {
-    const { key } = await tenant();
+    const { key, companyId } = await tenant();
     const server2 = await startNextServer(serverEnv);
     extra.push(server2);
     const threadId = await threadWith(key, [{ role: "user", content: "never answered" }]);
@@ -318,6 +318,13 @@ describe("runs across servers", () => {
     }
     expect(run).toMatchObject({ status: "failed", error: { code: "server_lost" } });
     expect(Date.now() - killedAt).toBeLessThan(10_000);
+    // The dead server's credit hold is given back in the same reconciler pass.
+    let reserved = -1;
+    for (let i = 0; i < 50 && reserved !== 0; i++) {
+      if (i > 0) await sleep(100);
+      reserved = (await db.select({ r: companies.reservedMicro }).from(companies).where(eq(companies.id, companyId)))[0]!.r;
+    }
+    expect(reserved).toBe(0);
     const next = await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     expect(next.status).toBe(200);
     expect(next.json.status).toBe("completed");
