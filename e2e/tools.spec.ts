@@ -27,6 +27,7 @@ test("the tool editor checks the schema as you type and says only the standard l
  * running a thread with the profile and seeing the tool call in the thread's run steps.
  */
 test("create a tool in the editor, test-run it, bind it to a profile in the profile editor", async ({ tenant, loginPage, toolsPage, profilesPage }) => {
+  test.setTimeout(120_000);
   const tag = Date.now().toString(36);
   const tool = `add_${tag}`;
   const profile = `Calculator ${tag}`;
@@ -45,7 +46,7 @@ test("create a tool in the editor, test-run it, bind it to a profile in the prof
   await expect(result.getByTestId("tool-run-value")).toHaveText("42");
   await expect(result.getByTestId("tool-run-stdout")).toContainText("adding 2 40");
   await expect(result.getByTestId("tool-run-time")).toContainText("ms CPU");
-  await toolsPage.save();
+  await toolsPage.save(60_000);
   await expect(toolsPage.row(tool).getByRole("switch")).toHaveAttribute("aria-checked", "true");
 
   await profilesPage.goto();

@@ -38,12 +38,14 @@ export class ToolsPage {
     await this.dialog.getByLabel("Run with these arguments").fill(args);
     await this.dialog.getByTestId("run-tool").click();
     const result = this.dialog.getByTestId("tool-run-result");
-    await expect(result).toBeVisible({ timeout: 20_000 });
+    // The first call of a company boots its sandbox process (about 2 s alone, far more on a loaded machine).
+    await expect(result).toBeVisible({ timeout: 60_000 });
     return result;
   }
 
-  async save(): Promise<void> {
+  /** Saving checks the code in the sandbox: `timeout` for a cold one. */
+  async save(timeout = 10_000): Promise<void> {
     await this.dialog.getByTestId("save-tool").click();
-    await expect(this.dialog).toHaveCount(0);
+    await expect(this.dialog).toHaveCount(0, { timeout });
   }
 }
