@@ -80,7 +80,7 @@ function ToolForm({ tool, onDone }: { tool?: PublicTool; onDone: () => void }) {
   }
 
   return (
-    <DialogContent title={tool ? "Edit tool" : "Create tool"} className="max-w-4xl" dismissible={false} data-testid="tool-dialog">
+    <DialogContent title={tool ? "Edit tool" : "Create tool"} className="sm:max-w-4xl" dismissible={false} data-testid="tool-dialog">
       <form onSubmit={onSubmit} noValidate className="space-y-5">
         <div className="grid gap-5 sm:grid-cols-2">
           <div>
