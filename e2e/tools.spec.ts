@@ -21,12 +21,16 @@ test("the tool editor checks the schema as you type and says only the standard l
   await expect(refused.getByTestId("tool-run-error")).toContainText("required property 'b'");
 });
 
-/**
- * Needs the real Python sandbox (lib/sandbox), for the code check on save and the test run.
- * TODO(issue 12): once the tool loop (lib/runs/stages/tool-loop.ts) is on main, end this test by
- * running a thread with the profile and seeing the tool call in the thread's run steps.
- */
-test("create a tool in the editor, test-run it, bind it to a profile in the profile editor", async ({ tenant, loginPage, toolsPage, profilesPage }) => {
+/** Issue 12's journey: the real sandbox checks and runs the code, the tool loop calls it in a run. */
+test("create a tool in the editor, test-run it, bind it to a profile, run a thread with that profile and see the tool call in its run steps", async ({
+  request,
+  tenant,
+  cliKey,
+  loginPage,
+  toolsPage,
+  profilesPage,
+  threadsPage,
+}) => {
   test.setTimeout(120_000);
   const tag = Date.now().toString(36);
   const tool = `add_${tag}`;
@@ -53,6 +57,25 @@ test("create a tool in the editor, test-run it, bind it to a profile in the prof
   await profilesPage.createProfile({ name: profile, systemPrompt: "Use the calculator.", model: "local-chat-latest" });
   await profilesPage.bindTools(profile, [tool]);
   expect(await profilesPage.offeredTools(profile)).toContainEqual({ name: tool, checked: true });
+  const profileId = await profilesPage.row(profile).getAttribute("data-profile-id");
+
+  // A run with that profile: the local model calls the tool when told to (CONTRACT 7).
+  const { key } = await cliKey(["chat"]);
+  const headers = { Authorization: `Bearer ${key}` };
+  const created = await request.post("/v1/threads", { headers, data: { messages: [{ role: "user", content: `call ${tool} {"a": 2, "b": 40}` }] } });
+  expect(created.status()).toBe(201);
+  const threadId = ((await created.json()) as { id: string }).id;
+  const ran = await request.post(`/v1/threads/${threadId}/runs`, { headers, data: { model: "local-mini", profile_ids: [profileId] }, timeout: 60_000 });
+  expect(ran.status(), await ran.text()).toBe(200);
+  const run = (await ran.json()) as { id: string; tool_calls: unknown[] };
+  expect(run.tool_calls).toEqual([{ name: tool, args: { a: 2, b: 40 }, result: 42 }]);
+
+  await threadsPage.goto();
+  await threadsPage.open(threadId);
+  await expect(threadsPage.runDetail).toHaveAttribute("data-run-id", run.id);
+  await expect(threadsPage.step("tool_call")).toHaveCount(1);
+  await expect(threadsPage.step("tool_call").getByTestId("step-detail")).toContainText(tool);
+  await expect(threadsPage.step("tool_call").getByTestId("step-detail")).toContainText("42");
 
   // Deactivated, it is no longer offered in the picker.
   await toolsPage.goto();

@@ -11,7 +11,7 @@ import { RE2JS } from "re2js";
  * - `format` is an annotation only (OpenAI schemas often carry `date-time`; no formats package);
  * - `$ref` resolves only inside the schema: Ajv never fetches a remote one without a loader.
  */
-const re2Engine = Object.assign(
+export const re2RegExpEngine = Object.assign(
   (pattern: string) => {
     const re = RE2JS.compile(pattern);
     return { test: (s: string) => re.matcher(s).find() };
@@ -20,7 +20,7 @@ const re2Engine = Object.assign(
 );
 
 function newAjv() {
-  return new Ajv({ strict: true, allowUnionTypes: true, validateFormats: false, allErrors: false, code: { regExp: re2Engine } });
+  return new Ajv({ strict: true, allowUnionTypes: true, validateFormats: false, allErrors: false, code: { regExp: re2RegExpEngine } });
 }
 const ajv = newAjv();
 

@@ -263,4 +263,18 @@ describe("/v1/tools with the real sandbox (code checked in Python)", () => {
     expect((await call(key, "GET", `/v1/tools/${t.id}`)).json).toMatchObject({ is_active: false, name: "phoenix" });
     expect(ids((await call(key, "GET", "/v1/tools")).json)).toEqual([reborn.json.id]);
   });
+
+  it("a schema's pattern cannot stall a run: the model's arguments are checked on RE2, never a backtracking engine", async () => {
+    const { key } = await tenant();
+    const json_schema = { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } }, required: ["s"] };
+    expect((await call(key, "POST", "/v1/tools", { name: "matcher", json_schema, python_code: "def matcher(s):\n    return len(s)\n" })).status).toBe(201);
+    // On a backtracking engine, (a+)+$ against 40 a's and a '!' takes 2^40 steps.
+    const evil = `${"a".repeat(40)}!`;
+    const created = await call(key, "POST", "/v1/threads", { messages: [{ role: "user", content: `check {"s": "${evil}"}` }] });
+    const started = Date.now();
+    const res = await call(key, "POST", `/v1/threads/${created.json.id}/runs`, { model: "local-mini", tool_choice: { type: "function", function: { name: "matcher" } } });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(res.json.tool_calls).toEqual([{ name: "matcher", args: { s: evil }, result: { error: expect.stringContaining("pattern") } }]);
+  });
 });

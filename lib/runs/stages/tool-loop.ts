@@ -9,6 +9,7 @@ import { worstCaseMicro } from "@/lib/models";
 import { promptTokenBound } from "@/lib/providers/tokens";
 import type { ChatMessage, ToolCall, Usage } from "@/lib/providers/types";
 import { runTool } from "@/lib/sandbox";
+import { re2RegExpEngine } from "@/lib/tools/json-schema";
 import { stageCallsMicro, type ExecutedToolCall, type RunContext, type ServerTool, type Stage } from "../context";
 import { addStep, STEP_TYPE } from "../steps";
 import { callModelStage } from "./call-model";
@@ -16,7 +17,9 @@ import { callModelStage } from "./call-model";
 /** What a tool_call step keeps of a tool's printed output and of large arguments or results. */
 const STEP_STDOUT_CHARS = 4000;
 
-const ajv = new Ajv({ strict: false, allErrors: true });
+// `pattern` in a company's schema runs on RE2, as when the schema was accepted (lib/tools): a
+// backtracking regex over model-written arguments could stall the server for every company.
+const ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: re2RegExpEngine } });
 const validators = new Map<string, ValidateFunction>();
 const VALIDATORS_MAX = 1000;
 
