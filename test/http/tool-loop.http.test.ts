@@ -10,7 +10,7 @@ import { sseData, useGateway } from "../support/gateway";
  * the Python sandbox during runs, on the offline `local` models and on a fake upstream that keeps
  * calling tools.
  */
-const TOOL_CPU_OT_PER_S = 1000;
+const TOOL_CPU_OT_PER_S = 10;
 
 const gw = useGateway({
   // Always calls the first tool offered (until tool_choice "none"): the step cap's test.
