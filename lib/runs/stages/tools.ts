@@ -1,7 +1,7 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import { db } from "@/db/client";
 import { AppError } from "@/lib/errors";
+import { activeToolsByName } from "@/lib/tools/active-tools";
 import type { ToolDefinition } from "@/lib/providers/types";
 import type { ServerTool, Stage } from "../context";
 
@@ -10,26 +10,15 @@ export type RunToolChoice = "auto" | "none" | "required" | { type: "function"; f
 
 const badChoice = (message: string, wireCode?: string) => new AppError("invalid_request", message, { param: "tool_choice", ...(wireCode ? { wireCode } : {}) });
 
-/** The company's active tools among `names` (one indexed query). */
+/** The company's active tools among `names`, as the loop carries them. */
 async function activeTools(companyId: string, names: string[]): Promise<ServerTool[]> {
-  const rows = (await db.execute(sql`
-    SELECT id, name, description, json_schema, python_code, updated_at FROM tools
-    WHERE company_id = ${companyId} AND is_active AND deleted_at IS NULL
-      AND name IN (${sql.join(names.map((n) => sql`${n}`), sql`, `)})`)) as unknown as {
-    id: string;
-    name: string;
-    description: string;
-    json_schema: Record<string, unknown>;
-    python_code: string;
-    updated_at: Date | string;
-  }[];
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    description: r.description,
-    jsonSchema: r.json_schema,
-    pythonCode: r.python_code,
-    version: String(r.updated_at),
+  return (await activeToolsByName(db, companyId, names)).map((t) => ({
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    jsonSchema: t.jsonSchema,
+    pythonCode: t.pythonCode,
+    version: t.updatedAt.toISOString(),
   }));
 }
 
