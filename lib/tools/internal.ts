@@ -42,8 +42,20 @@ export async function findActiveToolByName(db: DbOrTx, companyId: string, name: 
  * regex: decorators, `name = lambda …`, conditional definitions all count, comments do not).
  * @throws 400 naming `python_code`; 503 when the sandbox cannot run.
  */
+/**
+ * Checks in flight, by company, name and code: concurrent identical POSTs (a client retrying, or
+ * ten at once) share one sandbox check instead of queueing ten.
+ */
+const checking = new Map<string, ReturnType<typeof checkToolCode>>();
+
 export async function assertToolCode(args: { companyId: string; name: string; code: string }): Promise<void> {
-  const check = await checkToolCode(args);
+  const key = `${args.companyId}\0${args.name}\0${args.code}`;
+  let pending = checking.get(key);
+  if (!pending) {
+    pending = checkToolCode(args).finally(() => checking.delete(key));
+    checking.set(key, pending);
+  }
+  const check = await pending;
   if (!check.ok) throw new AppError("invalid_request", `python_code: ${check.error}`, { param: "python_code", wireCode: "invalid_python_code" });
 }
 

@@ -239,10 +239,13 @@ describe("/v1/tools with the real sandbox (code checked in Python)", () => {
     const bad = await call(key, "PATCH", `/v1/tools/${t.id}`, { name: "second" });
     expect(bad.status).toBe(400);
     expect(bad.json.error.param).toBe("python_code");
+    const profile = (await call(key, "POST", "/v1/profiles", { name: "uses first", allowed_tool_names: ["first"], use_tools: true })).json;
     const code = "def second(a, b):\n    return a * b\n";
     const ok = await call(key, "PATCH", `/v1/tools/${t.id}`, { name: "second", python_code: code });
     expect(ok.status).toBe(200);
     expect(ok.json).toMatchObject({ id: t.id, name: "second", python_code: code });
+    // A profile that offered the tool follows the rename.
+    expect((await call(key, "GET", `/v1/profiles/${profile.id}`)).json.allowed_tool_names).toEqual(["second"]);
     const syntax = await call(key, "PATCH", `/v1/tools/${t.id}`, { python_code: "def second(:\n" });
     expect(syntax.status).toBe(400);
     expect(syntax.json.error.param).toBe("python_code");
