@@ -6,6 +6,8 @@ import { LoginPage } from "./pages/login-page";
 import { ModelsPage } from "./pages/models-page";
 import { PlaygroundPage } from "./pages/playground-page";
 import { ProfilesPage } from "./pages/profiles-page";
+import { ThreadsPage } from "./pages/threads-page";
+import { ToolsPage } from "./pages/tools-page";
 import { UsagePage } from "./pages/usage-page";
 import { admin } from "./support/admin-cli";
 
@@ -50,6 +52,8 @@ interface Fixtures {
   usagePage: UsagePage;
   guardrailsPage: GuardrailsPage;
   profilesPage: ProfilesPage;
+  threadsPage: ThreadsPage;
+  toolsPage: ToolsPage;
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
@@ -71,6 +75,8 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   usagePage: async ({ page }, use) => use(new UsagePage(page)),
   guardrailsPage: async ({ page }, use) => use(new GuardrailsPage(page)),
   profilesPage: async ({ page }, use) => use(new ProfilesPage(page)),
+  threadsPage: async ({ page }, use) => use(new ThreadsPage(page)),
+  toolsPage: async ({ page }, use) => use(new ToolsPage(page)),
 });
 
 export { expect };

@@ -49,7 +49,34 @@ const ServerEnv = DatabaseEnv.extend({
    * (lib/runs/stages/multimodal.ts); billed to the company like any call. Unset: OCR text and the
    * image's size and type only, no model call.
    */
+  /**
+   * The Python sandbox (lib/sandbox): at most SANDBOX_POOL_SIZE Deno processes; after the first tool
+   * call SANDBOX_PREWARM clean ones are kept booted. A call waits up to SANDBOX_QUEUE_TIMEOUT_MS for
+   * a process, runs up to SANDBOX_TIMEOUT_MS (then SIGKILL); a process is recycled after
+   * SANDBOX_MAX_CALLS calls, SANDBOX_MAX_AGE_S, RSS over SANDBOX_MAX_RSS_MB, or more than
+   * SANDBOX_IDLE_CPU_MS of CPU while idle (measured in /proc ticks of 10 ms).
+   */
+  SANDBOX_POOL_SIZE: intWithDefault(4, 1, 64),
+  SANDBOX_PREWARM: intWithDefault(1, 0, 64),
+  SANDBOX_TIMEOUT_MS: intWithDefault(10_000, 100, 600_000),
+  SANDBOX_QUEUE_TIMEOUT_MS: intWithDefault(30_000, 0, 600_000),
+  SANDBOX_BOOT_TIMEOUT_MS: intWithDefault(60_000, 1_000, 600_000),
+  SANDBOX_MAX_CALLS: intWithDefault(100, 1, 1_000_000),
+  SANDBOX_MAX_AGE_S: intWithDefault(600, 1, 86_400),
+  SANDBOX_MAX_RSS_MB: intWithDefault(400, 64, 65_536),
+  SANDBOX_IDLE_CPU_MS: intWithDefault(0, 0, 60_000),
+  /** Python's heap (WebAssembly memory) per process; 512 MiB keeps a 3 GB allocation a clean MemoryError. */
+  SANDBOX_WASM_MAX_MB: intWithDefault(512, 64, 4096),
+  SANDBOX_STDOUT_MAX_BYTES: intWithDefault(65_536, 0, 16 * 1024 * 1024),
+  SANDBOX_RESULT_MAX_BYTES: intWithDefault(1024 * 1024, 1024, 64 * 1024 * 1024),
+  /** Uid/gid the sandbox processes run as when the server runs as root; -1 keeps the server's. */
+  SANDBOX_UID: intWithDefault(65534, -1, 2 ** 31 - 1),
+  SANDBOX_GID: intWithDefault(65534, -1, 2 ** 31 - 1),
   VISION_MODEL: optionalString,
+  /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */
+  TOOL_MAX_STEPS: intWithDefault(8, 1, 64),
+  /** O₮ billed per CPU-second of company tools' Python (measured by the host); 0 bills nothing. */
+  TOOL_CPU_OT_PER_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1_000_000).default(0)),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   OPENROUTER_API_KEY: optionalString,

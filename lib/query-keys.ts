@@ -20,6 +20,22 @@ export const queryKeys = {
     all: ["profiles"] as const,
     list: () => [...queryKeys.profiles.all, "list"] as const,
   },
+  threads: {
+    all: ["threads"] as const,
+    /** `source` null = every source. */
+    list: (source: string | null) => [...queryKeys.threads.all, "list", { source }] as const,
+    /** One thread and everything below it: invalidating this refreshes its messages, runs and steps. */
+    detail: (threadId: string) => [...queryKeys.threads.all, "detail", threadId] as const,
+    messages: (threadId: string) => [...queryKeys.threads.detail(threadId), "messages"] as const,
+    runs: (threadId: string) => [...queryKeys.threads.detail(threadId), "runs"] as const,
+    run: (threadId: string, runId: string) => [...queryKeys.threads.runs(threadId), runId] as const,
+    /** Keyed by the run's status too: a run writes its steps when it ends, and the new status fetches them. */
+    steps: (threadId: string, runId: string, status: string) => [...queryKeys.threads.run(threadId, runId), "steps", { status }] as const,
+  },
+  tools: {
+    all: ["tools"] as const,
+    list: () => [...queryKeys.tools.all, "list"] as const,
+  },
   usage: {
     all: ["usage"] as const,
     /** `source` null = every source. */

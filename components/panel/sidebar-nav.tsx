@@ -39,6 +39,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     ),
   },
   {
+    href: "/threads",
+    label: "Threads",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="M4 5.5h16M4 10h16M4 14.5h10M4 19h7" />
+        <circle cx="18" cy="17.5" r="2.5" />
+      </svg>
+    ),
+  },
+  {
     href: "/profiles",
     label: "Profiles",
     icon: (
@@ -46,6 +56,15 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
         <rect x="3.5" y="4.5" width="17" height="15" rx="2" />
         <circle cx="9" cy="11" r="2.5" />
         <path d="M5.5 17c.8-1.8 2-2.5 3.5-2.5s2.7.7 3.5 2.5M15 10h3M15 13.5h3" />
+      </svg>
+    ),
+  },
+  {
+    href: "/tools",
+    label: "Tools",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="M14.7 6.3a4 4 0 0 0-5.4 5.2L4 16.8V20h3.2l5.3-5.3a4 4 0 0 0 5.2-5.4l-2.6 2.6-2.4-.6-.6-2.4 2.6-2.6Z" />
       </svg>
     ),
   },

@@ -1,11 +1,15 @@
 import "server-only";
-import { SCOPES, type Scope } from "@/db/enums";
+import { eq } from "drizzle-orm";
+import { RUN_STATUS, SCOPES, type RunStatus, type Scope, type ThreadSource } from "@/db/enums";
+import { messages, runs, tools } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { grantCredits, otToMicro } from "@/lib/billing";
 import { createCompany } from "@/lib/companies";
 import { createKey } from "@/lib/keys";
+import type { RunStep } from "@/lib/runs";
+import { addMessages, createThread, CreateThreadInput, type MessageInput } from "@/lib/threads";
 import { createUser } from "@/lib/users";
-import { randomBase62 } from "@/lib/ids";
+import { newId, randomBase62 } from "@/lib/ids";
 
 /** Test data builders: every suite makes its own company, so suites never share rows. */
 export async function makeCompany(db: DbOrTx, args: { name?: string; creditsOt?: number } = {}) {
@@ -33,4 +37,81 @@ export async function makeUser(db: DbOrTx, args: { companyId: string; email?: st
   const password = args.password ?? `pw-${randomBase62(12)}`;
   const user = await createUser(db, { companyId: args.companyId, email: args.email ?? `u-${randomBase62(8)}@example.test`, password });
   return { user, password };
+}
+
+export async function makeThread(db: DbOrTx, args: { companyId: string; source?: ThreadSource; messages?: MessageInput[]; metadata?: Record<string, unknown> }) {
+  const input = CreateThreadInput.parse({ metadata: args.metadata ?? {}, messages: args.messages });
+  return createThread(db, { companyId: args.companyId, input, source: args.source });
+}
+
+/**
+ * A finished run stored as the runs pipeline stores one (row with its steps), without running
+ * anything; with `answer`, the assistant message it added, linked by run_id.
+ */
+export async function makeRun(
+  db: DbOrTx,
+  args: {
+    companyId: string;
+    threadId: string;
+    model?: string;
+    status?: RunStatus;
+    steps?: RunStep[];
+    answer?: string;
+    costOt?: number;
+    latencyMs?: number;
+    promptTokens?: number;
+    completionTokens?: number;
+    error?: { code: string; message: string };
+    createdAt?: Date;
+  },
+) {
+  const createdAt = args.createdAt ?? new Date();
+  const latencyMs = args.latencyMs ?? 120;
+  const [run] = await db
+    .insert(runs)
+    .values({
+      id: newId("run"),
+      companyId: args.companyId,
+      threadId: args.threadId,
+      model: args.model ?? "local-mini",
+      status: args.status ?? RUN_STATUS.completed,
+      promptTokens: args.promptTokens ?? 12,
+      completionTokens: args.completionTokens ?? 5,
+      costMicro: otToMicro(args.costOt ?? 0.25),
+      latencyMs,
+      error: args.error ?? null,
+      steps: args.steps ?? [],
+      createdAt,
+      completedAt: new Date(createdAt.getTime() + latencyMs),
+    })
+    .returning();
+  if (args.answer !== undefined) {
+    const [message] = await addMessages(db, { companyId: args.companyId, threadId: args.threadId, messages: [{ role: "assistant", content: args.answer }] });
+    await db.update(messages).set({ runId: run!.id }).where(eq(messages.id, message!.id));
+  }
+  return run!;
+}
+
+/**
+ * A tool row written straight to the database: the code is not checked in the sandbox, so suites
+ * that only need a tool to exist (profiles' `allowed_tool_names`) do not depend on it.
+ */
+export async function makeTool(
+  db: DbOrTx,
+  args: { companyId: string; name?: string; code?: string; jsonSchema?: Record<string, unknown>; isActive?: boolean },
+) {
+  const name = args.name ?? `tool_${randomBase62(8)}`;
+  const [row] = await db
+    .insert(tools)
+    .values({
+      id: newId("tool"),
+      companyId: args.companyId,
+      name,
+      description: `Test tool ${name}`,
+      jsonSchema: args.jsonSchema ?? { type: "object", properties: {} },
+      pythonCode: args.code ?? `def ${name}():\n    return "ok"\n`,
+      isActive: args.isActive ?? true,
+    })
+    .returning();
+  return row!;
 }

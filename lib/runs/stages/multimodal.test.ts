@@ -17,6 +17,8 @@ function context(over: { supportsImages: boolean; protocol?: string; enableMulti
     inputMessages: all,
     messages: all.filter((m) => m.role !== "system"),
     imageNotes: [],
+    steps: [],
+    startedAt: 0,
   } as unknown as RunContext;
 }
 

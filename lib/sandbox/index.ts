@@ -1,0 +1,128 @@
+import "server-only";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { onShutdown } from "@/lib/shutdown";
+import { CallAbortedError, QueueTimeoutError, SandboxPool, type PoolConfig } from "./pool";
+import type { CallOutcome } from "./process";
+
+/**
+ * The Python sandbox (issue 12): company tools' `python_code` runs in a pool of separate Deno
+ * processes that load Pyodide from disk. This file is the interface the tools API and the tool
+ * loop use; the pool behind it lives in this folder.
+ */
+
+/** What one tool execution gave. `result` is the function's JSON-serialisable return value. */
+export type ToolExecution =
+  | { ok: true; result: unknown; stdout: string; cpuMs: number; wallMs: number }
+  | { ok: false; error: string; stdout: string; cpuMs: number; wallMs: number };
+
+export interface RunToolArgs {
+  companyId: string;
+  /** The tool's name: `code` must define a function of that name, called with `args` as keyword arguments (CONTRACT 6). */
+  name: string;
+  code: string;
+  args: Record<string, unknown>;
+  /** Wall-clock limit; default the configured one (10 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export function sandboxConfigFromEnv(): PoolConfig {
+  return {
+    size: env.SANDBOX_POOL_SIZE,
+    prewarm: Math.min(env.SANDBOX_PREWARM, env.SANDBOX_POOL_SIZE),
+    queueTimeoutMs: env.SANDBOX_QUEUE_TIMEOUT_MS,
+    bootTimeoutMs: env.SANDBOX_BOOT_TIMEOUT_MS,
+    maxCalls: env.SANDBOX_MAX_CALLS,
+    maxAgeMs: env.SANDBOX_MAX_AGE_S * 1000,
+    maxRssBytes: env.SANDBOX_MAX_RSS_MB * 1024 * 1024,
+    idleCpuMs: env.SANDBOX_IDLE_CPU_MS,
+    wasmMaxMb: env.SANDBOX_WASM_MAX_MB,
+    stdoutMax: env.SANDBOX_STDOUT_MAX_BYTES,
+    resultMax: env.SANDBOX_RESULT_MAX_BYTES,
+    uid: env.SANDBOX_UID,
+    gid: env.SANDBOX_GID,
+    watchdogMs: 500,
+  };
+}
+
+// One pool per server process, kept on globalThis so dev-mode module reloads do not leak processes.
+const KEY = Symbol.for("cockpit.sandbox-pool");
+type PoolHolder = { [KEY]?: SandboxPool };
+
+/** The server's pool, created on first use (no process starts before the first tool call). */
+export function sandboxPool(): SandboxPool {
+  const g = globalThis as PoolHolder;
+  if (!g[KEY]) {
+    const pool = new SandboxPool(sandboxConfigFromEnv());
+    g[KEY] = pool;
+    onShutdown(() => pool.close());
+  }
+  return g[KEY];
+}
+
+/** Kills every sandbox process (the next call starts a new pool). For shutdown and tests. */
+export async function closeSandboxPool(): Promise<void> {
+  const g = globalThis as PoolHolder;
+  const pool = g[KEY];
+  delete g[KEY];
+  await pool?.close();
+}
+
+function toExecution(outcome: CallOutcome): ToolExecution {
+  const cpuMs = Math.round(outcome.cpuMs);
+  const wallMs = Math.round(outcome.wallMs * 100) / 100;
+  if (outcome.kind === "failed") return { ok: false, error: outcome.error, stdout: "", cpuMs, wallMs };
+  const { reply } = outcome;
+  const stdout = reply.stdout ?? "";
+  if (!reply.ok || reply.result === undefined) return { ok: false, error: reply.error ?? "The tool failed", stdout, cpuMs, wallMs };
+  return { ok: true, result: JSON.parse(reply.result) as unknown, stdout, cpuMs, wallMs };
+}
+
+function poolFailure(err: unknown): ToolExecution {
+  if (err instanceof QueueTimeoutError || err instanceof CallAbortedError) {
+    return { ok: false, error: err.message, stdout: "", cpuMs: 0, wallMs: 0 };
+  }
+  throw err;
+}
+
+/**
+ * Runs a tool's function in a sandbox process that serves only this company. Never throws for the
+ * tool's own failures (exception, timeout, memory, unserialisable return): those are `ok: false`
+ * with a message fit for `result: {"error": …}`. Throws AppError `unavailable` (503) only when the
+ * sandbox cannot run at all.
+ */
+export async function runTool(args: RunToolArgs, pool: SandboxPool = sandboxPool()): Promise<ToolExecution> {
+  try {
+    const outcome = await pool.call(
+      args.companyId,
+      { op: "run", name: args.name, code: args.code, args: args.args },
+      args.timeoutMs ?? env.SANDBOX_TIMEOUT_MS,
+      args.signal,
+    );
+    return toExecution(outcome);
+  } catch (err) {
+    return poolFailure(err);
+  }
+}
+
+/**
+ * Checks, in the sandbox, that `code` parses and defines a function named `name`. `error` names
+ * what is wrong in words for the 400 on `python_code`. Parse only: the module's top-level code does
+ * not run at check time.
+ */
+export async function checkToolCode(
+  args: { companyId: string; name: string; code: string },
+  pool: SandboxPool = sandboxPool(),
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  let outcome: CallOutcome;
+  try {
+    outcome = await pool.call(args.companyId, { op: "check", name: args.name, code: args.code }, env.SANDBOX_TIMEOUT_MS);
+  } catch (err) {
+    if (err instanceof QueueTimeoutError) throw new AppError("unavailable", err.message, { wireCode: "sandbox_busy" });
+    throw err;
+  }
+  if (outcome.kind === "failed") return { ok: false, error: `python_code could not be checked: ${outcome.error}` };
+  if (outcome.reply.ok) return { ok: true };
+  return { ok: false, error: outcome.reply.error ?? "python_code is not valid" };
+}

@@ -1,0 +1,33 @@
+import fs from "node:fs";
+
+/** Kernel clock ticks per second for /proc/<pid>/stat (`getconf CLK_TCK`: 100 on Linux x86-64 and arm64). */
+export const CLK_TCK = 100;
+const PAGE_SIZE = 4096;
+
+/**
+ * CPU time (user + system, all threads) of a process in ms, from /proc/<pid>/stat: the host's own
+ * measurement, never the child's word. Resolution is one tick (10 ms). null when the process is gone.
+ */
+export function readCpuMs(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return null;
+  }
+  // Field 2 (comm) may contain spaces and parentheses: count fields after the last ')'.
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  return ((utime + stime) * 1000) / CLK_TCK;
+}
+
+/** Resident set size in bytes, from /proc/<pid>/statm; null when the process is gone. */
+export function readRssBytes(pid: number): number | null {
+  try {
+    const statm = fs.readFileSync(`/proc/${pid}/statm`, "latin1").split(" ");
+    return Number(statm[1]) * PAGE_SIZE;
+  } catch {
+    return null;
+  }
+}
