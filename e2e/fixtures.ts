@@ -7,6 +7,7 @@ import { ModelsPage } from "./pages/models-page";
 import { PlaygroundPage } from "./pages/playground-page";
 import { ProfilesPage } from "./pages/profiles-page";
 import { ThreadsPage } from "./pages/threads-page";
+import { ToolsPage } from "./pages/tools-page";
 import { UsagePage } from "./pages/usage-page";
 import { admin } from "./support/admin-cli";
 
@@ -52,6 +53,7 @@ interface Fixtures {
   guardrailsPage: GuardrailsPage;
   profilesPage: ProfilesPage;
   threadsPage: ThreadsPage;
+  toolsPage: ToolsPage;
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
@@ -74,6 +76,7 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   guardrailsPage: async ({ page }, use) => use(new GuardrailsPage(page)),
   profilesPage: async ({ page }, use) => use(new ProfilesPage(page)),
   threadsPage: async ({ page }, use) => use(new ThreadsPage(page)),
+  toolsPage: async ({ page }, use) => use(new ToolsPage(page)),
 });
 
 export { expect };

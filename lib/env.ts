@@ -73,6 +73,10 @@ const ServerEnv = DatabaseEnv.extend({
   SANDBOX_UID: intWithDefault(65534, -1, 2 ** 31 - 1),
   SANDBOX_GID: intWithDefault(65534, -1, 2 ** 31 - 1),
   VISION_MODEL: optionalString,
+  /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */
+  TOOL_MAX_STEPS: intWithDefault(8, 1, 64),
+  /** O₮ billed per CPU-second of company tools' Python (measured by the host); 0 bills nothing. */
+  TOOL_CPU_OT_PER_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1_000_000).default(0)),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   OPENROUTER_API_KEY: optionalString,

@@ -38,6 +38,7 @@ export const ID_PREFIX = {
   message: "msg",
   run: "run",
   guardrail: "gr",
+  tool: "tool",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

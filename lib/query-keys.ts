@@ -32,6 +32,10 @@ export const queryKeys = {
     /** Keyed by the run's status too: a run writes its steps when it ends, and the new status fetches them. */
     steps: (threadId: string, runId: string, status: string) => [...queryKeys.threads.run(threadId, runId), "steps", { status }] as const,
   },
+  tools: {
+    all: ["tools"] as const,
+    list: () => [...queryKeys.tools.all, "list"] as const,
+  },
   usage: {
     all: ["usage"] as const,
     /** `source` null = every source. */

@@ -60,6 +60,15 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     ),
   },
   {
+    href: "/tools",
+    label: "Tools",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="M14.7 6.3a4 4 0 0 0-5.4 5.2L4 16.8V20h3.2l5.3-5.3a4 4 0 0 0 5.2-5.4l-2.6 2.6-2.4-.6-.6-2.4 2.6-2.6Z" />
+      </svg>
+    ),
+  },
+  {
     href: "/guardrails",
     label: "Guardrails",
     icon: (

@@ -12,6 +12,8 @@ export interface ProfileBody {
   system_prompt?: string;
   model_slug?: string | null;
   is_default?: boolean;
+  allowed_tool_names?: string[];
+  use_tools?: boolean;
 }
 
 export function fetchProfiles(): Promise<ProfilePage> {

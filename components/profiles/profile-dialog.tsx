@@ -9,8 +9,8 @@ import { errorMessage } from "@/components/panel/fetch-json";
 import { queryKeys } from "@/lib/query-keys";
 import { createProfileRequest, updateProfileRequest, type ProfileBody, type PublicProfile } from "./api";
 
-/** Create (no `profile`) or edit dialog; `models` = the slugs the company can call. */
-export function ProfileDialog({ models, profile }: { models: string[]; profile?: PublicProfile }) {
+/** Create (no `profile`) or edit dialog; `models` = the slugs the company can call, `tools` = its active tools' names. */
+export function ProfileDialog({ models, tools, profile }: { models: string[]; tools: string[]; profile?: PublicProfile }) {
   const [open, setOpen] = useState(false);
   return (
     <Dialog open={open} onOpenChange={setOpen}>
@@ -28,12 +28,12 @@ export function ProfileDialog({ models, profile }: { models: string[]; profile?:
           </Button>
         )}
       </DialogTrigger>
-      {open && <ProfileForm models={models} profile={profile} onDone={() => setOpen(false)} />}
+      {open && <ProfileForm models={models} tools={tools} profile={profile} onDone={() => setOpen(false)} />}
     </Dialog>
   );
 }
 
-function ProfileForm({ models, profile, onDone }: { models: string[]; profile?: PublicProfile; onDone: () => void }) {
+function ProfileForm({ models, tools, profile, onDone }: { models: string[]; tools: string[]; profile?: PublicProfile; onDone: () => void }) {
   const queryClient = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
   const save = useMutation({
@@ -45,6 +45,9 @@ function ProfileForm({ models, profile, onDone }: { models: string[]; profile?: 
   });
   // A profile may name a slug hidden since: keep it selectable so saving does not change it silently.
   const options = profile?.model_slug && !models.includes(profile.model_slug) ? [profile.model_slug, ...models] : models;
+  // Bound names whose tool was deactivated or deleted since: shown, and dropped on save (the API
+  // accepts only active tools' names).
+  const stale = (profile?.allowed_tool_names ?? []).filter((n) => !tools.includes(n));
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -53,7 +56,13 @@ function ProfileForm({ models, profile, onDone }: { models: string[]; profile?: 
     if (!name) return setFormError("Give the profile a name.");
     setFormError(null);
     const model = String(form.get("model_slug") ?? "");
-    save.mutate({ name, system_prompt: String(form.get("system_prompt") ?? ""), model_slug: model || null });
+    save.mutate({
+      name,
+      system_prompt: String(form.get("system_prompt") ?? ""),
+      model_slug: model || null,
+      allowed_tool_names: form.getAll("allowed_tool_names").map(String),
+      use_tools: form.get("use_tools") === "on",
+    });
   }
 
   const title = profile ? "Edit profile" : "Create profile";
@@ -76,6 +85,37 @@ function ProfileForm({ models, profile, onDone }: { models: string[]; profile?: 
           </Select>
           <FieldHint>Models hidden or disabled on the Models page are not offered.</FieldHint>
         </div>
+        <fieldset data-testid="profile-tools">
+          <legend className="block text-sm font-medium text-slate-700">Tools</legend>
+          {tools.length === 0 ? (
+            <FieldHint>No active tools yet: create one on the Tools page.</FieldHint>
+          ) : (
+            <div className="mt-1.5 flex flex-wrap gap-x-5 gap-y-2">
+              {tools.map((name) => (
+                <label key={name} className="flex items-center gap-2 text-sm text-slate-700">
+                  <input
+                    type="checkbox"
+                    name="allowed_tool_names"
+                    value={name}
+                    defaultChecked={profile?.allowed_tool_names.includes(name)}
+                    className="size-4 rounded border-slate-300 text-indigo-600"
+                    data-testid="profile-tool"
+                  />
+                  <code className="font-mono">{name}</code>
+                </label>
+              ))}
+            </div>
+          )}
+          {stale.length > 0 && (
+            <FieldHint className="text-amber-700">
+              No longer active, removed when you save: {stale.join(", ")}
+            </FieldHint>
+          )}
+          <label className="mt-3 flex items-center gap-2 text-sm text-slate-700">
+            <input type="checkbox" name="use_tools" defaultChecked={profile?.use_tools ?? true} className="size-4 rounded border-slate-300 text-indigo-600" data-testid="profile-use-tools" />
+            Offer these tools to runs (a run&apos;s <code className="font-mono">use_tools</code> overrides this)
+          </label>
+        </fieldset>
         <div>
           <Label htmlFor="profile-prompt">System prompt</Label>
           <Textarea id="profile-prompt" name="system_prompt" rows={8} maxLength={100_000} defaultValue={profile?.system_prompt} className="mt-1.5" />

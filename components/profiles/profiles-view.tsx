@@ -16,12 +16,23 @@ import type { ModelList } from "@/components/models/api";
 import { useModelList } from "@/components/models/use-model-list";
 import { MODEL_STATUS } from "@/db/enums";
 import { queryKeys } from "@/lib/query-keys";
+import { fetchTools, type ToolPage } from "@/components/tools/api";
 import { deleteProfileRequest, fetchProfiles, updateProfileRequest, type ProfilePage, type PublicProfile } from "./api";
 import { ProfileDialog } from "./profile-dialog";
 
 const COLUMNS = 5;
 
-export function ProfilesView({ initialPage, initialModels, loadedAt }: { initialPage: ProfilePage; initialModels: ModelList; loadedAt: number }) {
+export function ProfilesView({
+  initialPage,
+  initialModels,
+  initialTools,
+  loadedAt,
+}: {
+  initialPage: ProfilePage;
+  initialModels: ModelList;
+  initialTools: ToolPage;
+  loadedAt: number;
+}) {
   const query = useQuery({
     queryKey: queryKeys.profiles.list(),
     queryFn: fetchProfiles,
@@ -32,14 +43,18 @@ export function ProfilesView({ initialPage, initialModels, loadedAt }: { initial
   const models = useModelList(initialModels, loadedAt)
     .data.data.filter((m) => m.status === MODEL_STATUS.active && !m.hidden)
     .map((m) => m.id);
+  // The tool picker offers the company's active tools (the API refuses any other name).
+  const tools = useQuery({ queryKey: queryKeys.tools.list(), queryFn: fetchTools, initialData: initialTools, initialDataUpdatedAt: loadedAt })
+    .data.data.filter((t) => t.is_active)
+    .map((t) => t.name);
   const profiles = query.data.data;
 
   return (
     <>
       <PageHeader
         title="Profiles"
-        description="A profile is a system prompt and a model that runs and completions can name in profile_ids. The default profile applies when a call names none."
-        actions={<ProfileDialog models={models} />}
+        description="A profile is a system prompt, a model and the tools runs may call, which runs and completions can name in profile_ids. The default profile applies when a call names none."
+        actions={<ProfileDialog models={models} tools={tools} />}
       />
       {query.isError && <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>}
       <Card>
@@ -62,7 +77,7 @@ export function ProfilesView({ initialPage, initialModels, loadedAt }: { initial
                 <p className="mt-1">Create a profile to reuse a system prompt and model across calls.</p>
               </TableMessage>
             ) : (
-              profiles.map((p) => <ProfileRow key={p.id} profile={p} models={models} />)
+              profiles.map((p) => <ProfileRow key={p.id} profile={p} models={models} tools={tools} />)
             )}
           </TBody>
         </Table>
@@ -74,7 +89,7 @@ export function ProfilesView({ initialPage, initialModels, loadedAt }: { initial
   );
 }
 
-function ProfileRow({ profile, models }: { profile: PublicProfile; models: string[] }) {
+function ProfileRow({ profile, models, tools }: { profile: PublicProfile; models: string[]; tools: string[] }) {
   const queryClient = useQueryClient();
   const setDefault = useMutation({
     mutationFn: (next: boolean) => updateProfileRequest(profile.id, { is_default: next }),
@@ -128,7 +143,7 @@ function ProfileRow({ profile, models }: { profile: PublicProfile; models: strin
       </TD>
       <TD align="right">
         <div className="flex justify-end gap-1">
-          <ProfileDialog models={models} profile={profile} />
+          <ProfileDialog models={models} tools={tools} profile={profile} />
           <DeleteProfileDialog profile={profile} />
         </div>
       </TD>

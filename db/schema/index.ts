@@ -8,3 +8,4 @@ export * from "./models";
 export * from "./threads";
 export * from "./profiles";
 export * from "./guardrails";
+export * from "./tools";

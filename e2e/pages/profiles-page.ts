@@ -34,4 +34,27 @@ export class ProfilesPage {
     await expect(this.dialog).toHaveCount(0);
     await expect(this.row(args.name)).toHaveCount(1);
   }
+
+  /** Opens a profile's editor, ticks exactly `tools` among the offered ones and saves. */
+  async bindTools(profileName: string, tools: string[]): Promise<void> {
+    await this.row(profileName).getByTestId("edit-profile").click();
+    await expect(this.dialog).toBeVisible();
+    for (const box of await this.dialog.getByTestId("profile-tool").all()) {
+      const name = await box.getAttribute("value");
+      await box.setChecked(tools.includes(name ?? ""));
+    }
+    await this.dialog.getByRole("button", { name: "Save profile" }).click();
+    await expect(this.dialog).toHaveCount(0);
+  }
+
+  /** The tool names the profile editor offers, and which are ticked. */
+  async offeredTools(profileName: string): Promise<{ name: string; checked: boolean }[]> {
+    await this.row(profileName).getByTestId("edit-profile").click();
+    await expect(this.dialog).toBeVisible();
+    const out: { name: string; checked: boolean }[] = [];
+    for (const box of await this.dialog.getByTestId("profile-tool").all()) out.push({ name: (await box.getAttribute("value")) ?? "", checked: await box.isChecked() });
+    await this.dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(this.dialog).toHaveCount(0);
+    return out;
+  }
 }

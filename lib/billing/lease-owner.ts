@@ -133,3 +133,12 @@ export function leaseOwnerGone(owner: LeaseOwner, me: LeaseOwner, alive: (pid: n
   }
   return owner.host === me.host && me.instance !== "" && owner.instance === me.instance;
 }
+
+/** The owners (as written by formatLeaseOwner) this process can tell are gone; unparseable ones are left alone. */
+export function goneOwners(texts: string[]): string[] {
+  const me = currentLeaseOwner();
+  return texts.filter((text) => {
+    const owner = parseLeaseOwner(text);
+    return owner !== null && leaseOwnerGone(owner, me, processAlive);
+  });
+}

@@ -1,7 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "@/db/types";
-import { currentLeaseOwner, leaseOwnerGone, parseLeaseOwner, processAlive } from "./lease-owner";
+import { goneOwners } from "./lease-owner";
 
 /**
  * Flips the held reservations matching `where` to released and takes their amounts off each
@@ -35,13 +35,7 @@ export async function reconcileReservations(db: DbOrTx): Promise<number> {
 export async function releaseLeasesOfGoneOwners(db: DbOrTx): Promise<number> {
   const owners = (await db.execute(sql`
     SELECT DISTINCT owner FROM reservations WHERE status = 'held' AND owner IS NOT NULL`)) as unknown as { owner: string }[];
-  const me = currentLeaseOwner();
-  const gone = owners
-    .map((r) => r.owner)
-    .filter((text) => {
-      const owner = parseLeaseOwner(text);
-      return owner !== null && leaseOwnerGone(owner, me, processAlive);
-    });
+  const gone = goneOwners(owners.map((r) => r.owner));
   if (gone.length === 0) return 0;
   return releaseHeld(db, sql`owner IN (${sql.join(gone.map((o) => sql`${o}`), sql`, `)})`);
 }

@@ -7,7 +7,7 @@ import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
 import { toErrorBodyForStream } from "@/lib/completions/stream-error";
 import type { ChatMessage, ToolDefinition } from "@/lib/providers/types";
-import type { RunContext } from "@/lib/runs/context";
+import { freshRunState, type RunContext } from "@/lib/runs/context";
 import { execute, prepare } from "@/lib/runs/pipeline";
 import { messageText } from "@/lib/providers/tokens";
 import { PASS_THROUGH, type ChatCompletionInput } from "./schemas";
@@ -65,18 +65,8 @@ function buildContext({ auth, input, admitted, textTokens, imageDigests }: Compl
     toolChoice: input.tool_choice ?? undefined,
     params,
     maxOutputTokens: caps.length ? Math.min(...caps) : undefined,
-    passages: [],
     enableMultimodal: true,
-    imageNotes: [],
-    appliedRules: [],
-    citations: [],
-    steps: [],
-    content: "",
-    toolCalls: [],
-    finishReason: "",
-    usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
-    usageReported: false,
-    costMicro: 0,
+    ...freshRunState(),
   };
 }
 

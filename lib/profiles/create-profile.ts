@@ -1,6 +1,7 @@
 import "server-only";
 import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
+import { assertActiveToolNames } from "@/lib/tools";
 import { announceProfilesChanged } from "./default-cache";
 import { checkModelSlug, defaultConflict, demoteDefault } from "./internal";
 import type { CreateProfileInput } from "./schemas";
@@ -8,11 +9,13 @@ import type { CreateProfileInput } from "./schemas";
 /**
  * Creates a profile; with `is_default` it becomes the company's default and the previous one is
  * demoted in the same transaction (SPEC section 3).
- * @throws model_not_found / model_disabled for a `model_slug` the company cannot use.
+ * @throws model_not_found / model_disabled for a `model_slug` the company cannot use; 400 naming
+ * `allowed_tool_names` for a name that is not one of the company's active tools.
  */
 export async function createProfile(db: DbOrTx, args: { companyId: string; input: CreateProfileInput }): Promise<Profile> {
   const { companyId, input } = args;
   if (input.model_slug) await checkModelSlug(companyId, input.model_slug);
+  await assertActiveToolNames(db, companyId, input.allowed_tool_names);
   return db
     .transaction(async (tx) => {
       if (input.is_default) await demoteDefault(tx, { companyId });

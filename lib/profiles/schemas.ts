@@ -5,7 +5,7 @@ import { storableText } from "@/lib/persistence/pg-text";
 const Name = storableText(z.string().trim().min(1).max(200));
 const SystemPrompt = storableText(z.string().max(100_000));
 const ModelSlug = storableText(z.string().min(1).max(200));
-/** Collection ids and tool names are stored as given until those issues land (then checked per company). */
+/** Collection ids are stored as given until knowledge lands; tool names must name active tools of the company (checked by the verbs). */
 const KnowledgeBaseIds = z.array(storableText(z.string().min(1).max(200))).max(100).transform((a) => [...new Set(a)]);
 const AllowedToolNames = z.array(storableText(z.string().min(1).max(64))).max(128).transform((a) => [...new Set(a)]);
 

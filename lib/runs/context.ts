@@ -21,6 +21,24 @@ export interface Citation {
   score: number;
 }
 
+/** A company tool offered to a run (lib/runs/stages/tools.ts). */
+export interface ServerTool {
+  id: string;
+  name: string;
+  description: string;
+  jsonSchema: Record<string, unknown>;
+  pythonCode: string;
+  /** Changes when the tool is edited (its compiled argument validator is cached by it). */
+  version: string;
+}
+
+/** A tool call the run executed: SPEC's `{name, args, result}`. */
+export interface ExecutedToolCall {
+  name: string;
+  args: unknown;
+  result: unknown;
+}
+
 /** A model call a stage made before the main one (the multimodal stage's image descriptions), billed with the run. */
 export interface StageModelCall {
   stage: string;
@@ -73,6 +91,20 @@ export interface RunContext {
   inputMessages: ChatMessage[];
   tools?: ToolDefinition[];
   toolChoice?: unknown;
+  /** Runs: the request's `tool_choice` (the tools stage turns it into `tools`/`toolChoice`). */
+  runToolChoice?: import("./stages/tools").RunToolChoice;
+  /** Runs: the company tools offered, by name; set, the tool loop executes the model's calls. */
+  serverTools?: Map<string, ServerTool>;
+  /** Names the profiles list that are not active tools (skipped). */
+  toolsMissing?: string[];
+  /** Why the profiles' tools were not offered (the model takes none). */
+  toolsSkipped?: string;
+  /** The tool calls the loop executed, in order (the run's `tool_calls`). */
+  executedTools?: ExecutedToolCall[];
+  /** Host-measured CPU milliseconds of the run's tool executions (billed at TOOL_CPU_OT_PER_S). */
+  toolCpuMs?: number;
+  /** Streaming runs: told each executed tool call (a `{"tool_call":…}` frame). */
+  onToolCall?: (call: ExecutedToolCall) => void;
   params: Record<string, unknown>;
   maxOutputTokens?: number;
   passages: Passage[];
@@ -146,4 +178,21 @@ export interface RunContext {
 export interface Stage {
   name: string;
   run(ctx: RunContext): Promise<void>;
+}
+
+/** What every run starts with before a stage has done anything (the request's part is the caller's). */
+export function freshRunState() {
+  return {
+    passages: [] as RunContext["passages"],
+    imageNotes: [] as string[],
+    appliedRules: [] as AppliedRule[],
+    citations: [] as Citation[],
+    steps: [] as RunStep[],
+    content: "",
+    toolCalls: [] as ToolCall[],
+    finishReason: "",
+    usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+    usageReported: false,
+    costMicro: 0,
+  };
 }

@@ -10,7 +10,7 @@ import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
 import { toErrorBodyForStream } from "@/lib/completions/stream-error";
 import { trackRun } from "./active-runs";
-import type { RunContext } from "./context";
+import { freshRunState, type RunContext } from "./context";
 import { execute, failure, prepare } from "./pipeline";
 import { persistRun } from "./persist-run";
 import type { RunInput } from "./schemas";
@@ -29,23 +29,10 @@ export interface RunCall {
 }
 
 /**
- * Request checks that need no thread: tools and knowledge documents. Until the tools issue lands no
- * company has tools, so a forced tool or `required` cannot be honoured (400 naming `tool_choice`);
- * until the knowledge issue lands no document exists, so a mentioned id is unknown (404).
+ * Until the knowledge issue lands no document exists, so a mentioned id is unknown (404; CONTRACT
+ * 6: ownership is validated, another company's id is 404 too).
  */
 function checkReferences(input: RunInput): void {
-  const choice = input.tool_choice;
-  if (choice && typeof choice === "object") {
-    throw new AppError("invalid_request", `tool_choice: the company has no active tool named '${choice.function.name}'`, {
-      param: "tool_choice",
-      wireCode: "tool_not_found",
-    });
-  }
-  if (choice === "required") {
-    throw new AppError("invalid_request", "tool_choice: 'required' needs at least one tool offered to the run, and none is", {
-      param: "tool_choice",
-    });
-  }
   const mentioned = input.mentioned_file_ids?.[0];
   if (mentioned !== undefined) {
     throw new AppError("not_found", `No document found with id '${mentioned}'`, { param: "mentioned_file_ids", wireCode: "document_not_found" });
@@ -74,24 +61,15 @@ function buildContext(call: RunCall, model: RunContext["model"], signal: AbortSi
     profileIds: input.profile_ids ?? undefined,
     useKb: input.use_kb ?? undefined,
     useTools: input.use_tools ?? undefined,
+    runToolChoice: input.tool_choice ?? undefined,
     // The run's `instructions` is the last system-prompt layer, after the profiles' (profiles stage).
     instructions: input.instructions && input.instructions.trim() !== "" ? [input.instructions] : [],
     messages: [],
     inputMessages: [],
     params,
     maxOutputTokens: input.max_completion_tokens ?? undefined,
-    passages: [],
     enableMultimodal: input.enable_multimodal ?? true,
-    imageNotes: [],
-    appliedRules: [],
-    citations: [],
-    steps: [],
-    content: "",
-    toolCalls: [],
-    finishReason: "",
-    usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
-    usageReported: false,
-    costMicro: 0,
+    ...freshRunState(),
   };
 }
 
@@ -182,7 +160,7 @@ function runFromContext(ctx: RunContext, status: RunStatus): Run {
     latencyMs: latency,
     finishReason: ctx.finishReason || null,
     error: ctx.error ?? null,
-    toolCalls: ctx.toolCalls,
+    toolCalls: ctx.executedTools ?? [],
     appliedRules: ctx.appliedRules,
     citations: ctx.citations,
     steps: ctx.steps,
@@ -227,7 +205,8 @@ export async function createRun(call: RunCall) {
 
 /**
  * Streaming run: SPEC's frames (`{delta, model}` …, `{done, usage, latency_ms}`, `[DONE]`), and
- * CONTRACT's `{error:{message,type}}` before `[DONE]` on a failure after the first byte. Resolves
+ * CONTRACT's `{tool_call:{name,args,result}}` for each executed tool call and `{error:{message,type}}`
+ * before `[DONE]` on a failure after the first byte. Resolves
  * with the body once the first upstream chunk is in hand, so an earlier failure is an ordinary
  * error response (502 with `run_id`). A company with output guardrails gets the checked answer as
  * one delta at the end (RunContext.holdOutput). A cancelled run ends with the final frame.
@@ -262,6 +241,8 @@ export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<U
       if (first) return new Promise<void>((resume) => setImmediate(resume));
     };
   }
+  // Each executed tool call as CONTRACT 6's `{"tool_call":{name,args,result}}` frame, as it completes.
+  ctx.onToolCall = (executed) => out.send({ tool_call: executed });
   void finish(ctx)
     .then(() => {
       if (!sentFirst) {

@@ -15,6 +15,7 @@ import type { ChatMessage } from "@/lib/providers/types";
 import { stageCallsMicro, type RunContext, type StageModelCall } from "./context";
 import { storableContent } from "./storable-content";
 import { countTextTokens } from "@/lib/providers/tokens";
+import { env } from "@/lib/env";
 
 /** Token count stored with the run's answer for later runs' history budgets (lib/threads/message-tokens.ts). */
 function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
@@ -33,8 +34,10 @@ function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
  */
 function storedMessages(ctx: RunContext) {
   const all: ChatMessage[] = [...ctx.inputMessages];
-  if (ctx.content || ctx.toolCalls.length) {
-    all.push({ role: "assistant", content: ctx.content || null, ...(ctx.toolCalls.length ? { tool_calls: ctx.toolCalls } : {}) });
+  // A run's server-side tool calls are in its record (`tool_calls`, steps), not in the thread.
+  const calls = ctx.persistent ? [] : ctx.toolCalls;
+  if (ctx.content || calls.length) {
+    all.push({ role: "assistant", content: ctx.content || null, ...(calls.length ? { tool_calls: calls } : {}) });
   }
   return all.map((m, i) => {
     const { role, content, ...extra } = m;
@@ -74,7 +77,8 @@ export interface PersistJob {
   completedAt?: number;
   finishReason: string | null;
   error: RunContext["error"] | null;
-  toolCalls: RunContext["toolCalls"];
+  /** A completion's model tool calls (wire format), or a run's executed `{name, args, result}`. */
+  toolCalls: RunContext["toolCalls"] | NonNullable<RunContext["executedTools"]>;
   appliedRules: RunContext["appliedRules"];
   citations: RunContext["citations"];
   steps: RunContext["steps"];
@@ -114,7 +118,7 @@ export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
     latencyMs: (ctx.latencyMs = Math.round(performance.now() - ctx.startedAt)),
     finishReason: ctx.finishReason || null,
     error: ctx.error ?? null,
-    toolCalls: ctx.toolCalls,
+    toolCalls: ctx.persistent ? (ctx.executedTools ?? []) : ctx.toolCalls,
     appliedRules: ctx.appliedRules,
     citations: ctx.citations,
     steps: ctx.steps,
@@ -212,6 +216,7 @@ function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
       thread_id: ctx.threadId,
       cached_tokens: ctx.usage.cachedTokens,
       status,
+      ...(ctx.toolCpuMs ? { tool_cpu_ms: ctx.toolCpuMs, tool_cpu_ot_per_s: env.TOOL_CPU_OT_PER_S } : {}),
       ...(ctx.stageCalls?.length ? { stage_calls: ctx.stageCalls.map(toStageCallMetadata) } : {}),
     },
   };

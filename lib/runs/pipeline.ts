@@ -7,6 +7,8 @@ import type { RunContext, Stage } from "./context";
 import { persistRun } from "./persist-run";
 import { callModelStage } from "./stages/call-model";
 import { historyStage } from "./stages/history";
+import { toolLoopStage } from "./stages/tool-loop";
+import { toolsStage } from "./stages/tools";
 import { inputGuardrailsStage } from "./stages/input-guardrails";
 import { multimodalStage } from "./stages/multimodal";
 import { outputGuardrailsStage } from "./stages/output-guardrails";
@@ -15,14 +17,13 @@ import { reserveCreditStage } from "./stages/reserve-credit";
 
 /**
  * The orchestrator pipeline shared by chat completions and runs, in order:
- *   profiles → history (runs) → input guardrails → multimodal → retrieval → reserve credit → model →
+ *   profiles → tools (runs) → history (runs) → input guardrails → multimodal → retrieval → reserve credit → model →
  *   tool loop → output guardrails → persist + bill.
- * Retrieval and the server-side tool loop arrive with their issues as
- * stages inserted into these lists; there is no second path.
+ * Retrieval arrives with its issue as a stage inserted into these lists; there is no second path.
  */
-export const BEFORE_MODEL: Stage[] = [profilesStage, historyStage, inputGuardrailsStage, multimodalStage, reserveCreditStage];
+export const BEFORE_MODEL: Stage[] = [profilesStage, toolsStage, historyStage, inputGuardrailsStage, multimodalStage, reserveCreditStage];
 export const MODEL: Stage = callModelStage;
-export const AFTER_MODEL: Stage[] = [outputGuardrailsStage];
+export const AFTER_MODEL: Stage[] = [toolLoopStage, outputGuardrailsStage];
 
 /**
  * Runs the stages before the model, then waits for the rate limiter's verdict (its statement ran

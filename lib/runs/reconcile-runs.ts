@@ -2,7 +2,7 @@ import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import { RUN_STATUS } from "@/db/enums";
 import type { DbOrTx } from "@/db/types";
-import { currentLeaseOwner, leaseOwnerGone, parseLeaseOwner, processAlive } from "@/lib/billing/lease-owner";
+import { goneOwners } from "@/lib/billing/lease-owner";
 import { log } from "@/lib/log";
 import { toStorableJson } from "@/lib/persistence/pg-text";
 
@@ -35,13 +35,7 @@ export async function failRunsOfGoneOwners(db: DbOrTx): Promise<number> {
   const owners = (await db.execute(sql`
     SELECT DISTINCT owner FROM runs WHERE status IN ('queued', 'in_progress') AND owner IS NOT NULL`)) as unknown as { owner: string }[];
   if (owners.length === 0) return 0;
-  const me = currentLeaseOwner();
-  const gone = owners
-    .map((r) => r.owner)
-    .filter((text) => {
-      const owner = parseLeaseOwner(text);
-      return owner !== null && leaseOwnerGone(owner, me, processAlive);
-    });
+  const gone = goneOwners(owners.map((r) => r.owner));
   if (gone.length === 0) return 0;
   return failActive(db, sql`owner IN (${sql.join(gone.map((o) => sql`${o}`), sql`, `)})`, SERVER_LOST);
 }

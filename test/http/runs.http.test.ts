@@ -1,89 +1,30 @@
-import { randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { ledgerEntries, messages, runs } from "@/db/schema";
-import { makeCompany, makeKey } from "../support/factories";
-import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
-import { startNextServer, type RunningServer } from "../support/next-server";
+import { sseData, useGateway } from "../support/gateway";
 
 /**
  * Runs over real HTTP against the production build and a fake upstream on loopback (SPEC "Threads
  * and runs", CONTRACT 6): the response, frames, history, one active run per thread, cancel,
  * failures, isolation and steps.
  */
-let fake: FakeUpstream;
-let server: RunningServer;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream({ usage: (_body, reply) => ({ prompt: 50, completion: reply.split(/\s+/).filter(Boolean).length, cached: 10 }) });
-  server = await startNextServer({
-    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
-    OPENAI_BASE_URL: fake.openaiBase,
-    OPENAI_API_KEY: "sk-test-openai",
-    OPENROUTER_BASE_URL: fake.openaiBase,
-    OPENROUTER_API_KEY: "sk-test-or",
-    ANTHROPIC_BASE_URL: fake.anthropicBase,
-    ANTHROPIC_API_KEY: "sk-test-anthropic",
-    UPSTREAM_RETRIES: "1",
-    UPSTREAM_RETRY_BASE_MS: "10",
-    LOG_LEVEL: "error",
-  });
+const gw = useGateway({
+  fake: { usage: (_body, reply) => ({ prompt: 50, completion: reply.split(/\s+/).filter(Boolean).length, cached: 10 }) },
+  env: { UPSTREAM_RETRIES: "1", UPSTREAM_RETRY_BASE_MS: "10" },
 });
-
-afterAll(async () => {
-  await server?.stop();
-  await fake?.close();
-});
-
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.queue.length = 0;
-});
-
-async function tenant(creditsOt = 100) {
-  const company = await makeCompany(db, { creditsOt });
-  const { secret } = await makeKey(db, { companyId: company.id });
-  return { companyId: company.id, key: secret };
-}
-
-async function call(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null, headers: res.headers };
-}
-
-async function threadWith(key: string, msgs: { role: string; content: unknown }[]) {
-  const created = await call(key, "POST", "/v1/threads", msgs.length ? { messages: msgs } : {});
-  expect(created.status).toBe(201);
-  return created.json.id as string;
-}
-
-/** SSE `data:` payloads of a whole stream, parsed (the terminator as the string "[DONE]"). */
-async function frames(res: Response): Promise<unknown[]> {
-  const text = await res.text();
-  return text
-    .split("\n\n")
-    .filter((f) => f.startsWith("data: "))
-    .map((f) => f.slice(6))
-    .map((d) => (d === "[DONE]" ? d : JSON.parse(d)));
-}
 
 const runPath = (threadId: string) => `/v1/threads/${threadId}/runs`;
 
 describe("POST /v1/threads/{id}/runs", () => {
   it("answers with every field of the run response, adds the assistant message with its run_id, and bills a `run` ledger entry", async () => {
-    const { key } = await tenant();
-    const threadId = await threadWith(key, [
+    const { key } = await gw.tenant();
+    const threadId = await gw.thread(key, [
       { role: "user", content: "hello there" },
       { role: "assistant", content: "hi" },
       { role: "user", content: "what is up" },
     ]);
-    const res = await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    const res = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-run-id")).toBe(res.json.id);
     expect(res.json).toEqual({
@@ -105,10 +46,10 @@ describe("POST /v1/threads/{id}/runs", () => {
     });
     expect(res.json.usage.total_tokens).toBe(50 + res.json.usage.completion_tokens);
     // The upstream got the whole thread in order, roles as stored.
-    expect(fake.requests).toHaveLength(1);
-    expect(fake.requests[0]!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(gw.fake.requests).toHaveLength(1);
+    expect(gw.fake.requests[0]!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
 
-    const listed = await call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
+    const listed = await gw.call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
     expect(listed.json.data.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     const answer = listed.json.data[3];
     expect(answer).toMatchObject({ role: "assistant", content: res.json.content, run_id: res.json.id });
@@ -120,18 +61,18 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(-entry!.amountMicro / 1e6).toBeCloseTo(res.json.cost_ot, 6);
 
     // GET and list show the same run.
-    const got = await call(key, "GET", `${runPath(threadId)}/${res.json.id}`);
+    const got = await gw.call(key, "GET", `${runPath(threadId)}/${res.json.id}`);
     expect(got.status).toBe(200);
     expect(got.json).toMatchObject({ id: res.json.id, status: "completed", content: res.json.content, usage: res.json.usage });
-    const list = await call(key, "GET", runPath(threadId));
+    const list = await gw.call(key, "GET", runPath(threadId));
     expect(list.json).toMatchObject({ object: "list", first_id: res.json.id, last_id: res.json.id, has_more: false });
     expect(list.json.data[0].content).toBe(res.json.content);
   });
 
   it("streams exactly SPEC's frames: {delta, model} …, {done, usage, latency_ms}, [DONE]", async () => {
-    const { key } = await tenant();
-    const threadId = await threadWith(key, [{ role: "user", content: "stream me please" }]);
-    const res = await fetch(`${server.url}${runPath(threadId)}`, {
+    const { key } = await gw.tenant();
+    const threadId = await gw.thread(key, [{ role: "user", content: "stream me please" }]);
+    const res = await fetch(`${gw.server.url}${runPath(threadId)}`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ model: "gpt-4o-mini", stream: true }),
@@ -140,7 +81,7 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
     const runId = res.headers.get("x-run-id")!;
     expect(runId).toMatch(/^run_/);
-    const all = await frames(res);
+    const all = await sseData(res);
     expect(all.at(-1)).toBe("[DONE]");
     const final = all.at(-2) as { done: boolean; usage: Record<string, number>; latency_ms: number };
     expect(Object.keys(final).sort()).toEqual(["done", "latency_ms", "usage"]);
@@ -152,19 +93,19 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(deltas.every((d) => d.model === "gpt-4o-mini")).toBe(true);
     const text = deltas.map((d) => d.delta).join("");
     expect(text).toContain("stream me please");
-    const got = await call(key, "GET", `${runPath(threadId)}/${runId}`);
+    const got = await gw.call(key, "GET", `${runPath(threadId)}/${runId}`);
     expect(got.json).toMatchObject({ status: "completed", content: text });
   });
 
   it("refuses a second run while one is active (409 conflict_error), accepts messages meanwhile, and the next run sees them", async () => {
-    const { key } = await tenant();
-    const threadId = await threadWith(key, [{ role: "user", content: "first question" }]);
-    fake.queue.push({ kind: "delay", ms: 1500 });
-    const slow = call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    const { key } = await gw.tenant();
+    const threadId = await gw.thread(key, [{ role: "user", content: "first question" }]);
+    gw.fake.queue.push({ kind: "delay", ms: 1500 });
+    const slow = gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     await new Promise((r) => setTimeout(r, 400));
     const [second, added] = await Promise.all([
-      call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" }),
-      call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "added while running" }),
+      gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" }),
+      gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "added while running" }),
     ]);
     expect(second.status).toBe(409);
     expect(second.json.error).toMatchObject({ type: "conflict_error" });
@@ -173,37 +114,37 @@ describe("POST /v1/threads/{id}/runs", () => {
     const first = await slow;
     expect(first.status).toBe(200);
     // Released: the next run is accepted and its history has the message added meanwhile.
-    const next = await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    const next = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     expect(next.status).toBe(200);
-    const sent = fake.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content);
+    const sent = gw.fake.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content);
     expect(sent).toContain("added while running");
     // Two runs at once on a fresh thread: exactly one 200 and one 409.
-    const other = await threadWith(key, [{ role: "user", content: "race" }]);
-    fake.queue.push({ kind: "delay", ms: 300 }, { kind: "delay", ms: 300 });
-    const raced = await Promise.all([1, 2].map(() => call(key, "POST", runPath(other), { model: "gpt-4o-mini" })));
+    const other = await gw.thread(key, [{ role: "user", content: "race" }]);
+    gw.fake.queue.push({ kind: "delay", ms: 300 }, { kind: "delay", ms: 300 });
+    const raced = await Promise.all([1, 2].map(() => gw.call(key, "POST", runPath(other), { model: "gpt-4o-mini" })));
     expect(raced.map((r) => r.status).sort()).toEqual([200, 409]);
   });
 
   it("cancels a streaming run within 1 s: upstream aborted, status cancelled, billed for what was generated, thread released", async () => {
-    const { key } = await tenant();
-    const threadId = await threadWith(key, [{ role: "user", content: "a long answer please" }]);
-    fake.queue.push({ kind: "slow-stream", chunks: 200, intervalMs: 50 });
-    const res = await fetch(`${server.url}${runPath(threadId)}`, {
+    const { key } = await gw.tenant();
+    const threadId = await gw.thread(key, [{ role: "user", content: "a long answer please" }]);
+    gw.fake.queue.push({ kind: "slow-stream", chunks: 200, intervalMs: 50 });
+    const res = await fetch(`${gw.server.url}${runPath(threadId)}`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ model: "gpt-4o-mini", stream: true }),
     });
     expect(res.status).toBe(200);
     const runId = res.headers.get("x-run-id")!;
-    const body = frames(res);
+    const body = sseData(res);
     await new Promise((r) => setTimeout(r, 500));
     const t0 = Date.now();
-    const cancelled = await call(key, "POST", `${runPath(threadId)}/${runId}/cancel`);
+    const cancelled = await gw.call(key, "POST", `${runPath(threadId)}/${runId}/cancel`);
     const took = Date.now() - t0;
     expect(cancelled.status).toBe(200);
     expect(cancelled.json).toMatchObject({ id: runId, status: "cancelled", error: null });
     expect(took).toBeLessThan(1000);
-    expect(fake.requests[0]!.abortedAt).toBeDefined();
+    expect(gw.fake.requests[0]!.abortedAt).toBeDefined();
     const all = await body;
     expect(all.at(-1)).toBe("[DONE]");
     expect((all.at(-2) as { done: boolean }).done).toBe(true);
@@ -214,23 +155,23 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(entry!.amountMicro).toBeLessThan(0);
     expect(entry!.completionTokens).toBe(run!.completionTokens);
     // A finished run cannot be cancelled; the thread takes a new run.
-    expect((await call(key, "POST", `${runPath(threadId)}/${runId}/cancel`)).status).toBe(409);
-    expect((await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
+    expect((await gw.call(key, "POST", `${runPath(threadId)}/${runId}/cancel`)).status).toBe(409);
+    expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
   });
 
   it("cancels a non-streaming run: the request that started it answers 200 with status cancelled", async () => {
-    const { key } = await tenant();
-    const threadId = await threadWith(key, [{ role: "user", content: "wait for it" }]);
-    fake.queue.push({ kind: "delay", ms: 5000 });
-    const started = call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    const { key } = await gw.tenant();
+    const threadId = await gw.thread(key, [{ role: "user", content: "wait for it" }]);
+    gw.fake.queue.push({ kind: "delay", ms: 5000 });
+    const started = gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     let runId: string | undefined;
     for (let i = 0; i < 50 && !runId; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      const list = await call(key, "GET", runPath(threadId));
+      const list = await gw.call(key, "GET", runPath(threadId));
       runId = list.json.data.find((r: { status: string }) => r.status === "in_progress")?.id;
     }
     expect(runId).toBeDefined();
-    const cancelled = await call(key, "POST", `${runPath(threadId)}/${runId}/cancel`);
+    const cancelled = await gw.call(key, "POST", `${runPath(threadId)}/${runId}/cancel`);
     expect(cancelled.json.status).toBe("cancelled");
     const answer = await started;
     expect(answer.status).toBe(200);
@@ -238,81 +179,81 @@ describe("POST /v1/threads/{id}/runs", () => {
   });
 
   it("an upstream failure answers 502 with run_id; the run is stored failed and the thread released", async () => {
-    const { key } = await tenant();
-    const threadId = await threadWith(key, [{ role: "user", content: "fail please" }]);
-    fake.queue.push({ kind: "error", status: 500, message: "boom" }, { kind: "error", status: 500, message: "boom" });
-    const res = await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    const { key } = await gw.tenant();
+    const threadId = await gw.thread(key, [{ role: "user", content: "fail please" }]);
+    gw.fake.queue.push({ kind: "error", status: 500, message: "boom" }, { kind: "error", status: 500, message: "boom" });
+    const res = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     expect(res.status).toBe(502);
     expect(res.json.error.type).toBe("upstream_error");
     expect(res.json.run_id).toMatch(/^run_/);
-    const got = await call(key, "GET", `${runPath(threadId)}/${res.json.run_id}`);
+    const got = await gw.call(key, "GET", `${runPath(threadId)}/${res.json.run_id}`);
     expect(got.json).toMatchObject({ status: "failed", error: { code: expect.stringMatching(/^upstream/), message: expect.any(String) } });
-    const steps = await call(key, "GET", `${runPath(threadId)}/${res.json.run_id}/steps`);
+    const steps = await gw.call(key, "GET", `${runPath(threadId)}/${res.json.run_id}/steps`);
     const model = steps.json.data.find((s: { type: string }) => s.type === "model_call");
     expect(model.detail.retries).toBe(2);
-    expect((await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
+    expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
   });
 
   it("402 when the balance cannot cover the run; the run is stored failed and the thread released", async () => {
-    const { key } = await tenant(0);
-    const threadId = await threadWith(key, [{ role: "user", content: "no money" }]);
-    const res = await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    const { key } = await gw.tenant(0);
+    const threadId = await gw.thread(key, [{ role: "user", content: "no money" }]);
+    const res = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     expect(res.status).toBe(402);
     expect(res.json.error.type).toBe("insufficient_balance");
-    expect(fake.requests).toHaveLength(0);
-    const list = await call(key, "GET", runPath(threadId));
+    expect(gw.fake.requests).toHaveLength(0);
+    const list = await gw.call(key, "GET", runPath(threadId));
     expect(list.json.data[0]).toMatchObject({ status: "failed", error: { code: expect.any(String) } });
     // Not locked: the next run is refused for its balance again, not for an active run.
-    expect((await call(key, "POST", runPath(threadId), { model: "local-mini" })).status).toBe(402);
+    expect((await gw.call(key, "POST", runPath(threadId), { model: "local-mini" })).status).toBe(402);
   });
 
   it("404 for another company's thread, profile or model; 400 for a disabled claude- slug naming its or- replacement; 400 for bad fields", async () => {
-    const a = await tenant();
-    const b = await tenant();
-    const threadA = await threadWith(a.key, [{ role: "user", content: "mine" }]);
-    const threadB = await threadWith(b.key, [{ role: "user", content: "theirs" }]);
-    const foreign = await call(a.key, "POST", runPath(threadB), { model: "gpt-4o-mini" });
+    const a = await gw.tenant();
+    const b = await gw.tenant();
+    const threadA = await gw.thread(a.key, [{ role: "user", content: "mine" }]);
+    const threadB = await gw.thread(b.key, [{ role: "user", content: "theirs" }]);
+    const foreign = await gw.call(a.key, "POST", runPath(threadB), { model: "gpt-4o-mini" });
     expect(foreign.status).toBe(404);
     expect(foreign.json.error.type).toBe("not_found_error");
-    const profileB = await call(b.key, "POST", "/v1/profiles", { name: "b", system_prompt: "secret" });
-    const badProfile = await call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", profile_ids: [profileB.json.id] });
+    const profileB = await gw.call(b.key, "POST", "/v1/profiles", { name: "b", system_prompt: "secret" });
+    const badProfile = await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", profile_ids: [profileB.json.id] });
     expect(badProfile.status).toBe(404);
     expect(badProfile.json.error.param).toBe("profile_ids");
-    const unknownModel = await call(a.key, "POST", runPath(threadA), { model: "no-such-model" });
+    const unknownModel = await gw.call(a.key, "POST", runPath(threadA), { model: "no-such-model" });
     expect(unknownModel.status).toBe(404);
     expect(unknownModel.json.error.code).toBe("model_not_found");
-    const claude = await call(a.key, "POST", runPath(threadA), { model: "claude-sonnet-4-5" });
+    const claude = await gw.call(a.key, "POST", runPath(threadA), { model: "claude-sonnet-4-5" });
     expect(claude.status).toBe(400);
     expect(claude.json.error.message).toMatch(/or-/);
-    const typo = await call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", profile_id: "x" });
+    const typo = await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", profile_id: "x" });
     expect(typo.status).toBe(400);
-    expect((await call(a.key, "POST", runPath(threadA), {})).json.error.param).toBe("model");
-    const forced = await call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", tool_choice: { type: "function", function: { name: "nope" } } });
+    expect((await gw.call(a.key, "POST", runPath(threadA), {})).json.error.param).toBe("model");
+    const forced = await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", tool_choice: { type: "function", function: { name: "nope" } } });
     expect(forced.status).toBe(400);
     expect(forced.json.error.param).toBe("tool_choice");
-    const mentioned = await call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", mentioned_file_ids: ["doc_x"] });
+    const mentioned = await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", mentioned_file_ids: ["doc_x"] });
     expect(mentioned.status).toBe(404);
     expect(mentioned.json.error.param).toBe("mentioned_file_ids");
     // None of these reached the upstream or left the thread locked.
-    expect(fake.requests).toHaveLength(0);
-    expect((await call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini" })).status).toBe(200);
+    expect(gw.fake.requests).toHaveLength(0);
+    expect((await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini" })).status).toBe(200);
     // Another company's run id, and its steps, are 404 too.
-    const runA = (await call(a.key, "GET", runPath(threadA))).json.data[0].id;
-    expect((await call(b.key, "GET", `${runPath(threadA)}/${runA}`)).status).toBe(404);
-    expect((await call(b.key, "GET", `${runPath(threadA)}/${runA}/steps`)).status).toBe(404);
-    expect((await call(b.key, "POST", `${runPath(threadA)}/${runA}/cancel`)).status).toBe(404);
+    const runA = (await gw.call(a.key, "GET", runPath(threadA))).json.data[0].id;
+    expect((await gw.call(b.key, "GET", `${runPath(threadA)}/${runA}`)).status).toBe(404);
+    expect((await gw.call(b.key, "GET", `${runPath(threadA)}/${runA}/steps`)).status).toBe(404);
+    expect((await gw.call(b.key, "POST", `${runPath(threadA)}/${runA}/cancel`)).status).toBe(404);
   });
 
   it("composes profiles in order, then instructions; the default profile when none named; a soft-deleted profile by id; steps record it", async () => {
-    const { key } = await tenant();
-    const p1 = (await call(key, "POST", "/v1/profiles", { name: "one", system_prompt: "Layer one." })).json;
-    const p2 = (await call(key, "POST", "/v1/profiles", { name: "two", system_prompt: "Layer two.", is_default: true })).json;
-    const threadId = await threadWith(key, [{ role: "user", content: "compose" }]);
-    const run = await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini", profile_ids: [p2.id, p1.id], instructions: "Layer three.", use_kb: false });
+    const { key } = await gw.tenant();
+    const p1 = (await gw.call(key, "POST", "/v1/profiles", { name: "one", system_prompt: "Layer one." })).json;
+    const p2 = (await gw.call(key, "POST", "/v1/profiles", { name: "two", system_prompt: "Layer two.", is_default: true })).json;
+    const threadId = await gw.thread(key, [{ role: "user", content: "compose" }]);
+    const run = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini", profile_ids: [p2.id, p1.id], instructions: "Layer three.", use_kb: false });
     expect(run.status).toBe(200);
-    const system = fake.requests.at(-1)!.body.messages[0];
+    const system = gw.fake.requests.at(-1)!.body.messages[0];
     expect(system).toEqual({ role: "system", content: "Layer two.\n\nLayer one.\n\nLayer three." });
-    const steps = await call(key, "GET", `${runPath(threadId)}/${run.json.id}/steps`);
+    const steps = await gw.call(key, "GET", `${runPath(threadId)}/${run.json.id}/steps`);
     expect(steps.status).toBe(200);
     const types = steps.json.data.map((s: { type: string }) => s.type);
     expect(types).toEqual(["profiles", "history", "model_call"]);
@@ -326,54 +267,54 @@ describe("POST /v1/threads/{id}/runs", () => {
     });
     expect(steps.json.data[2].detail).toMatchObject({ model: "gpt-4o-mini", prompt_tokens: 50, retries: 0 });
     // Paging the steps.
-    const page = await call(key, "GET", `${runPath(threadId)}/${run.json.id}/steps?limit=1&after=${steps.json.data[0].id}`);
+    const page = await gw.call(key, "GET", `${runPath(threadId)}/${run.json.id}/steps?limit=1&after=${steps.json.data[0].id}`);
     expect(page.json).toMatchObject({ has_more: true, data: [{ type: "history" }] });
 
     // No profile_ids: the default.
-    await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
-    expect(fake.requests.at(-1)!.body.messages[0]).toEqual({ role: "system", content: "Layer two." });
+    await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    expect(gw.fake.requests.at(-1)!.body.messages[0]).toEqual({ role: "system", content: "Layer two." });
     // Soft-deleted, still resolves by id.
-    expect((await call(key, "DELETE", `/v1/profiles/${p1.id}`)).status).toBe(200);
-    const again = await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini", profile_ids: [p1.id] });
+    expect((await gw.call(key, "DELETE", `/v1/profiles/${p1.id}`)).status).toBe(200);
+    const again = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini", profile_ids: [p1.id] });
     expect(again.status).toBe(200);
-    expect(fake.requests.at(-1)!.body.messages[0]).toEqual({ role: "system", content: "Layer one." });
+    expect(gw.fake.requests.at(-1)!.body.messages[0]).toEqual({ role: "system", content: "Layer one." });
   });
 });
 
 describe("long threads", () => {
   it("a 5,000-message thread sends only the newest messages that fit, says how many were left out, and reads only what it sends", async () => {
-    const { key, companyId } = await tenant();
-    const threadId = await threadWith(key, []);
+    const { key, companyId } = await gw.tenant();
+    const threadId = await gw.thread(key, []);
     const sentence = "This is a message of the long thread, about twenty tokens long in all, more or less.";
     for (let b = 0; b < 50; b++) {
       const batch = Array.from({ length: 100 }, (_, i) => ({ role: (b * 100 + i) % 2 ? "assistant" : "user", content: `#${b * 100 + i} ${sentence}` }));
-      expect((await call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages: batch })).status).toBe(201);
+      expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages: batch })).status).toBe(201);
     }
     // gpt-3.5-turbo: a 16,385-token window, 4,096 kept for the answer.
-    const run = await call(key, "POST", runPath(threadId), { model: "gpt-3.5-turbo" });
+    const run = await gw.call(key, "POST", runPath(threadId), { model: "gpt-3.5-turbo" });
     expect(run.status).toBe(200);
-    const sent = fake.requests.at(-1)!.body.messages as { content: string }[];
+    const sent = gw.fake.requests.at(-1)!.body.messages as { content: string }[];
     expect(sent.length).toBeGreaterThan(200);
     expect(sent.length).toBeLessThan(1000);
     // The newest, in order, ending with the last one.
     expect(sent.at(-1)!.content.startsWith("#4999 ")).toBe(true);
     const firstSent = Number(sent[0]!.content.slice(1, sent[0]!.content.indexOf(" ")));
     expect(sent.map((m) => Number(m.content.slice(1, m.content.indexOf(" "))))).toEqual(Array.from({ length: sent.length }, (_, i) => firstSent + i));
-    const steps = await call(key, "GET", `${runPath(threadId)}/${run.json.id}/steps`);
+    const steps = await gw.call(key, "GET", `${runPath(threadId)}/${run.json.id}/steps`);
     const history = steps.json.data.find((s: { type: string }) => s.type === "history");
     expect(history.detail).toMatchObject({ messages_in_thread: 5000, messages_sent: sent.length, messages_left_out: 5000 - sent.length });
     expect(history.detail.history_tokens).toBeLessThanOrEqual(history.detail.budget_tokens);
 
     // A single message that cannot fit: 400 before any upstream call, and the thread is not locked.
-    fake.requests.length = 0;
+    gw.fake.requests.length = 0;
     const huge = "word ".repeat(14_000);
-    expect((await call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: huge })).status).toBe(201);
-    const refused = await call(key, "POST", runPath(threadId), { model: "gpt-3.5-turbo" });
+    expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: huge })).status).toBe(201);
+    const refused = await gw.call(key, "POST", runPath(threadId), { model: "gpt-3.5-turbo" });
     expect(refused.status).toBe(400);
     expect(refused.json.error).toMatchObject({ code: "context_length_exceeded", param: "messages" });
-    expect(fake.requests).toHaveLength(0);
+    expect(gw.fake.requests).toHaveLength(0);
     // A model with a larger window takes it.
-    expect((await call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
+    expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
     const stored = await db.select({ n: runs.id }).from(runs).where(and(eq(runs.threadId, threadId), eq(runs.companyId, companyId)));
     expect(stored).toHaveLength(3);
   });

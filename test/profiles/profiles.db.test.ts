@@ -8,7 +8,7 @@ import * as item from "@/app/v1/profiles/[profileId]/route";
 import { setModelOverride } from "@/lib/models";
 import { composeProfiles, createProfile, CreateProfileInput } from "@/lib/profiles";
 import { callRoute } from "../support/call-route";
-import { makeCompany, makeKey } from "../support/factories";
+import { makeCompany, makeKey, makeTool } from "../support/factories";
 import { withRollback } from "../support/with-rollback";
 
 async function tenant() {
@@ -25,6 +25,8 @@ describe("/v1/profiles", () => {
 
   beforeAll(async () => {
     ({ key, companyId } = await tenant());
+    // Profiles may only name the company's active tools.
+    for (const name of ["lookup", "t1"]) await makeTool(db, { companyId, name });
     otherKey = (await tenant()).key;
     viewKey = (await makeKey(db, { companyId, scopes: ["view"] })).secret;
   });
@@ -225,6 +227,7 @@ describe("composeProfiles", () => {
   it("profile_ids in order: prompts concatenated in order then instructions; lists unioned first-seen; toggles and overrides", async () => {
     await withRollback(async (tx) => {
       const co = (await makeCompany(tx)).id;
+      for (const name of ["t1", "t2"]) await makeTool(tx, { companyId: co, name });
       const a = await make(tx, co, {
         name: "A",
         system_prompt: "prompt A",

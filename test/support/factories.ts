@@ -1,7 +1,7 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import { RUN_STATUS, SCOPES, type RunStatus, type Scope, type ThreadSource } from "@/db/enums";
-import { messages, runs } from "@/db/schema";
+import { messages, runs, tools } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { grantCredits, otToMicro } from "@/lib/billing";
 import { createCompany } from "@/lib/companies";
@@ -90,4 +90,28 @@ export async function makeRun(
     await db.update(messages).set({ runId: run!.id }).where(eq(messages.id, message!.id));
   }
   return run!;
+}
+
+/**
+ * A tool row written straight to the database: the code is not checked in the sandbox, so suites
+ * that only need a tool to exist (profiles' `allowed_tool_names`) do not depend on it.
+ */
+export async function makeTool(
+  db: DbOrTx,
+  args: { companyId: string; name?: string; code?: string; jsonSchema?: Record<string, unknown>; isActive?: boolean },
+) {
+  const name = args.name ?? `tool_${randomBase62(8)}`;
+  const [row] = await db
+    .insert(tools)
+    .values({
+      id: newId("tool"),
+      companyId: args.companyId,
+      name,
+      description: `Test tool ${name}`,
+      jsonSchema: args.jsonSchema ?? { type: "object", properties: {} },
+      pythonCode: args.code ?? `def ${name}():\n    return "ok"\n`,
+      isActive: args.isActive ?? true,
+    })
+    .returning();
+  return row!;
 }

@@ -131,11 +131,13 @@ export const historyStage: Stage = {
       contextRoom: window,
     });
     const system = ctx.instructions.length ? systemTokens(ctx.instructions.join("\n\n")) + countTextTokens("system") : 0;
-    const budget = window - cap - REPLY_PRIMING - (ctx.instructions.length ? system + PER_MESSAGE : 0);
+    // The offered tools' definitions are part of the prompt (lib/providers/tokens.ts promptParts).
+    const tools = ctx.tools?.length ? systemTokens(JSON.stringify(ctx.tools)) : 0;
+    const budget = window - cap - REPLY_PRIMING - tools - (ctx.instructions.length ? system + PER_MESSAGE : 0);
 
     const picked: HistoryRow[] = [];
     let used = 0;
-    let text = system;
+    let text = system + tools;
     let full = false;
     let rows = firstPage;
     let pageSize = FIRST_PAGE;

@@ -1,0 +1,94 @@
+/**
+ * The seams of the knowledge subsystem (issue 13), so its parts can be built and tested apart:
+ *
+ *   upload (lib/knowledge/documents, API) ─store + enqueue─▶ job (lib/knowledge/jobs, pg-boss)
+ *     ─▶ parse (lib/knowledge/parse: a capped child process)  → ParsedDocument
+ *     ─▶ chunk + embed + index (lib/knowledge/index-chunks)   → rows in knowledge_chunks
+ *   retrieval (lib/knowledge/search) ◀─ the pipeline's retrieval stage, the search endpoint
+ *
+ * Each part keeps its own tables and migrations; these types are what crosses between them.
+ */
+
+/** The stages a document's indexing goes through; a failed document's `error` names one. */
+export const INDEX_STAGE = { store: "store", parse: "parse", chunk: "chunk", embed: "embed", index: "index" } as const;
+export type IndexStage = (typeof INDEX_STAGE)[keyof typeof INDEX_STAGE];
+
+/** A failure a user can act on: the stage and the reason in words ("the PDF is encrypted"). */
+export class IndexingError extends Error {
+  constructor(
+    readonly stage: IndexStage,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${stage}: ${reason}`, options);
+    this.name = "IndexingError";
+  }
+}
+
+/** The document kinds allowed (decided from the bytes together with the name, never the declared type alone). */
+export const DOCUMENT_KIND = { pdf: "pdf", docx: "docx", xlsx: "xlsx", doc: "doc", xls: "xls", txt: "txt", md: "md" } as const;
+export type DocumentKind = (typeof DOCUMENT_KIND)[keyof typeof DOCUMENT_KIND];
+
+/**
+ * One structural piece of a parsed document, in reading order. Spreadsheet rows come as `row`
+ * segments carrying their sheet and the sheet's header row, so a chunk of rows makes sense alone.
+ */
+export interface Segment {
+  kind: "heading" | "paragraph" | "row" | "table";
+  text: string;
+  /** 1-based page (PDF). */
+  page?: number;
+  /** Sheet name (XLSX/XLS). */
+  sheet?: string;
+  /** The sheet's header row, as text (rows only). */
+  header?: string;
+  /** Heading level 1..6 (headings). */
+  level?: number;
+}
+
+export interface ParsedDocument {
+  kind: DocumentKind;
+  segments: Segment[];
+  /** Pages (PDF) or sheets (spreadsheets), when the format has them. */
+  pages?: number;
+}
+
+/** A chunk as indexed: its text, its place and its source. */
+export interface ChunkInput {
+  /** 0-based position in the document: with the document id, the chunk's unique key (re-indexing never duplicates). */
+  position: number;
+  text: string;
+  tokens: number;
+  page?: number;
+  sheet?: string;
+  /** The nearest heading above the chunk, when the format has headings. */
+  heading?: string;
+}
+
+/** One retrieved chunk (CONTRACT 5.10 search result, plus the scores the run steps show). */
+export interface RetrievedChunk {
+  chunkId: string;
+  documentId: string;
+  collectionId: string;
+  filename: string;
+  folderPath: string | null;
+  chunk: string;
+  page: number | null;
+  /** The fused score the ranking used (CONTRACT `score`). */
+  score: number;
+  /** Components, null when the chunk was not a candidate of that ranker. */
+  lexicalScore: number | null;
+  denseScore: number | null;
+  lexicalRank: number | null;
+  denseRank: number | null;
+}
+
+/** What the retrieval stage and the search endpoint call (lib/knowledge/search). */
+export interface SearchArgs {
+  companyId: string;
+  /** Active collections of the company the caller may use (already checked). */
+  collectionIds: string[];
+  query: string;
+  topK: number;
+  signal?: AbortSignal;
+}

@@ -1,0 +1,158 @@
+import "server-only";
+import { Ajv, type ValidateFunction } from "ajv";
+import { endHold, holdCredit } from "@/lib/billing/lease";
+import { otToMicro } from "@/lib/billing/money";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { worstCaseMicro } from "@/lib/models";
+import { promptTokenBound } from "@/lib/providers/tokens";
+import type { ChatMessage, ToolCall, Usage } from "@/lib/providers/types";
+import { runTool } from "@/lib/sandbox";
+import { re2RegExpEngine } from "@/lib/tools/json-schema";
+import { stageCallsMicro, type ExecutedToolCall, type RunContext, type ServerTool, type Stage } from "../context";
+import { addStep, STEP_TYPE } from "../steps";
+import { callModelStage } from "./call-model";
+
+/** What a tool_call step keeps of a tool's printed output and of large arguments or results. */
+const STEP_STDOUT_CHARS = 4000;
+
+// `pattern` in a company's schema runs on RE2, as when the schema was accepted (lib/tools): a
+// backtracking regex over model-written arguments could stall the server for every company.
+const ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: re2RegExpEngine } });
+const validators = new Map<string, ValidateFunction>();
+const VALIDATORS_MAX = 1000;
+
+/** The tool's argument validator, compiled once per tool version. Null when its schema cannot compile (the tools API refuses those). */
+function validatorFor(tool: ServerTool): ValidateFunction | null {
+  const key = `${tool.id}:${tool.version}`;
+  let v = validators.get(key);
+  if (!v) {
+    try {
+      v = ajv.compile(tool.jsonSchema);
+    } catch (err) {
+      log.warn({ err, toolId: tool.id }, "a tool's json_schema does not compile; arguments unchecked");
+      return null;
+    }
+    if (validators.size >= VALIDATORS_MAX) validators.delete(validators.keys().next().value!);
+    validators.set(key, v);
+  }
+  return v;
+}
+
+/** Checks and runs one call the model made; every failure becomes `result: {"error": …}` and the run goes on. */
+async function execute(ctx: RunContext, call: ToolCall): Promise<{ executed: ExecutedToolCall; id: string }> {
+  const started = performance.now();
+  const name = call.function.name;
+  const tool = ctx.serverTools!.get(name);
+  let args: unknown = call.function.arguments;
+  let result: unknown;
+  let detail: Record<string, unknown> = {};
+  try {
+    args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
+  } catch {
+    result = { error: "the arguments are not valid JSON" };
+  }
+  if (result === undefined && !tool) result = { error: `no tool named '${name}' is offered to this run` };
+  if (result === undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+    result = { error: "the arguments must be a JSON object" };
+  }
+  if (result === undefined) {
+    const validate = validatorFor(tool!);
+    if (validate && !validate(args)) result = { error: `invalid arguments: ${ajv.errorsText(validate.errors, { dataVar: "args" })}` };
+  }
+  if (result === undefined) {
+    try {
+      const run = await runTool({ companyId: ctx.companyId, name, code: tool!.pythonCode, args: args as Record<string, unknown>, signal: ctx.signal });
+      result = run.ok ? run.result : { error: run.error };
+      ctx.toolCpuMs = (ctx.toolCpuMs ?? 0) + run.cpuMs;
+      detail = { ok: run.ok, cpu_ms: run.cpuMs, wall_ms: run.wallMs, stdout: run.stdout.slice(0, STEP_STDOUT_CHARS) };
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      // The sandbox could not run at all (AppError unavailable): the tool failed, the run goes on.
+      result = { error: err instanceof AppError ? err.message : "the tool could not be run" };
+      detail = { ok: false };
+    }
+  }
+  const executed = { name, args, result };
+  (ctx.executedTools ??= []).push(executed);
+  addStep(ctx, STEP_TYPE.tool_call, started, { name, tool_id: tool?.id ?? null, call_id: call.id, args, result, ...detail });
+  ctx.onToolCall?.(executed);
+  return { executed, id: call.id };
+}
+
+const addUsage = (a: Usage, b: Usage): Usage => ({
+  promptTokens: a.promptTokens + b.promptTokens,
+  completionTokens: a.completionTokens + b.completionTokens,
+  cachedTokens: a.cachedTokens + b.cachedTokens,
+});
+
+const toolCpuMicro = (ctx: RunContext) => Math.round(((ctx.toolCpuMs ?? 0) / 1000) * otToMicro(env.TOOL_CPU_OT_PER_S));
+
+/**
+ * Before each further model call the run's credit hold is replaced by one covering what the run
+ * has cost so far plus that call's worst case (its prompt: the last one plus what was added; its
+ * output cap), so a long tool loop can never spend credit the company does not have (402 ends the
+ * run, billed for what it used). The new hold is taken before the old one is given back.
+ */
+async function extendHold(ctx: RunContext, added: ChatMessage[], spentMicro: number): Promise<void> {
+  const prompt = ctx.usage.promptTokens + ctx.usage.completionTokens + promptTokenBound(added);
+  const next = await holdCredit(ctx.companyId, spentMicro + worstCaseMicro(prompt, ctx.maxOutputTokens ?? 0, ctx.model.prices));
+  if (ctx.hold) endHold(ctx.hold, 0);
+  ctx.hold = next;
+}
+
+/**
+ * The server-side tool loop (runs with company tools offered, lib/runs/stages/tools.ts): the
+ * model's tool calls are checked against each tool's `json_schema`, executed in the sandbox, and
+ * fed back (the assistant's calls, then one `tool` message per result) until the model answers
+ * without calling tools. After TOOL_MAX_STEPS rounds the last call is made with `tool_choice:
+ * "none"`. A forced `tool_choice` applies to the first call only (then `auto`), or the model
+ * would call it forever. Usage and cost add up over the calls; tool CPU time is billed at
+ * TOOL_CPU_OT_PER_S. The thread stores only the final answer; the calls and results are in the
+ * run's `tool_calls` and steps (a history cut between a call and its result would be refused by
+ * providers).
+ */
+export const toolLoopStage: Stage = {
+  name: "tool-loop",
+  async run(ctx) {
+    if (!ctx.serverTools || ctx.blockedBy) return;
+    let rounds = 0;
+    let usage = ctx.usage;
+    let modelMicro = ctx.costMicro - stageCallsMicro(ctx);
+    let text = ctx.content;
+    while (ctx.toolCalls.length > 0) {
+      if (rounds >= env.TOOL_MAX_STEPS) {
+        addStep(ctx, STEP_TYPE.tool_call, performance.now(), { step_cap_reached: env.TOOL_MAX_STEPS, unexecuted: ctx.toolCalls.map((c) => c.function.name) });
+        break;
+      }
+      rounds++;
+      const calls = ctx.toolCalls;
+      const results: { executed: ExecutedToolCall; id: string }[] = [];
+      for (const call of calls) results.push(await execute(ctx, call));
+      const added: ChatMessage[] = [
+        { role: "assistant", content: ctx.content || null, tool_calls: calls },
+        ...results.map((r): ChatMessage => ({ role: "tool", tool_call_id: r.id, content: JSON.stringify(r.executed.result) ?? "null" })),
+      ];
+      const spent = modelMicro + stageCallsMicro(ctx) + toolCpuMicro(ctx);
+      await extendHold(ctx, added, spent);
+      ctx.messages = [...ctx.messages, ...added];
+      if (ctx.toolChoice && ctx.toolChoice !== "none") ctx.toolChoice = undefined;
+      if (rounds >= env.TOOL_MAX_STEPS) ctx.toolChoice = "none";
+      ctx.content = "";
+      ctx.toolCalls = [];
+      ctx.usageReported = false;
+      ctx.promptTokens = undefined;
+      ctx.finishReason = "";
+      await callModelStage.run(ctx);
+      usage = addUsage(usage, ctx.usage);
+      modelMicro += ctx.costMicro - stageCallsMicro(ctx);
+      text = text && ctx.content ? `${text}\n\n${ctx.content}` : text || ctx.content;
+      ctx.usage = usage;
+      ctx.costMicro = modelMicro + stageCallsMicro(ctx) + toolCpuMicro(ctx);
+    }
+    ctx.content = text;
+    ctx.usage = usage;
+    ctx.costMicro = modelMicro + stageCallsMicro(ctx) + toolCpuMicro(ctx);
+  },
+};

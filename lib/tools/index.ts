@@ -1,0 +1,10 @@
+export * from "./active-tools";
+export * from "./create-tool";
+export * from "./delete-tool";
+export * from "./json-schema";
+export * from "./list-tools";
+export * from "./schemas";
+export * from "./to-public-tool";
+export * from "./try-tool";
+export * from "./update-tool";
+export { getToolInCompany, findActiveToolByName } from "./internal";

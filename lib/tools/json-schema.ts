@@ -1,0 +1,82 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import { RE2JS } from "re2js";
+
+/**
+ * Tools' `json_schema` is user input that later validates the model's arguments on every tool
+ * call, so it is compiled here exactly as the loop will use it:
+ * - strict mode: an unknown keyword, a misspelt type (`"objekt"`) or a `required` property missing
+ *   from `properties` is a mistake to report, not something to ignore silently;
+ * - `pattern` and `patternProperties` run on RE2 (re2js), never on a backtracking engine, so a
+ *   schema cannot make argument validation hang (the guardrails' reasoning);
+ * - `format` is an annotation only (OpenAI schemas often carry `date-time`; no formats package);
+ * - `$ref` resolves only inside the schema: Ajv never fetches a remote one without a loader.
+ */
+export const re2RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const re = RE2JS.compile(pattern);
+    return { test: (s: string) => re.matcher(s).find() };
+  },
+  { code: "re2js" },
+);
+
+function newAjv() {
+  return new Ajv({ strict: true, allowUnionTypes: true, validateFormats: false, allErrors: false, code: { regExp: re2RegExpEngine } });
+}
+const ajv = newAjv();
+
+function describeErrors(errors: ErrorObject[] | null | undefined): string {
+  const e = errors?.[0];
+  if (!e) return "is not a valid JSON Schema";
+  return `${e.instancePath || "(root)"} ${e.message ?? "is invalid"}`;
+}
+
+/**
+ * Compiles `schema` without keeping it in Ajv's cache (it is keyed by object identity and `$id`,
+ * so every new schema would stay for the life of the process and a repeated `$id` would clash).
+ */
+function compileDetached(schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } finally {
+    ajv.removeSchema(schema);
+  }
+}
+
+/** Why `schema` cannot be a tool's `json_schema`, or null when it can. */
+export function jsonSchemaProblem(schema: unknown): string | null {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return "must be a JSON object";
+  const obj = schema as Record<string, unknown>;
+  if (!ajv.validateSchema(obj)) return `is not a valid JSON Schema: ${describeErrors(ajv.errors)}`;
+  if (obj.type !== "object") return 'must describe the arguments object: its "type" must be "object"';
+  try {
+    compileDetached(obj);
+  } catch (err) {
+    return `is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  return null;
+}
+
+const MAX_VALIDATORS = 500;
+const validators = new Map<string, ValidateFunction>();
+
+/**
+ * Checks a tool call's arguments against the tool's schema (for the tool loop and the panel's
+ * test box). Compiled validators are kept per `cacheKey` (a tool id and its `updated_at`), a few
+ * hundred at most. Returns null when the arguments are valid, else a message for `{"error": …}`.
+ */
+export function toolArgsProblem(schema: Record<string, unknown>, args: unknown, cacheKey?: string): string | null {
+  let validate = cacheKey ? validators.get(cacheKey) : undefined;
+  if (!validate) {
+    try {
+      validate = compileDetached(schema);
+    } catch (err) {
+      return `the tool's json_schema does not compile: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    if (cacheKey) {
+      validators.set(cacheKey, validate);
+      if (validators.size > MAX_VALIDATORS) validators.delete(validators.keys().next().value!);
+    }
+  }
+  if (validate(args)) return null;
+  return `invalid arguments: ${describeErrors(validate.errors).replace(/^\(root\) /, "")}`;
+}
