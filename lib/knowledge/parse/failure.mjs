@@ -14,7 +14,7 @@ export const REASON = {
   corrupt: "the file is corrupt or truncated",
   encryptedPdf: "the PDF is encrypted: remove its password and upload it again",
   encryptedOffice: "the file is password-protected: remove its password and upload it again",
-  scannedPdf: "no text found: the pages are scanned images; OCR of PDFs is not supported",
+  scannedPdf: "no text found: the pages are scanned images and OCR read no text from them",
   noText: "no text found in the file",
   notText: "the file is not text: it contains binary data",
 };

@@ -17,7 +17,7 @@ async function parseError(promise: Promise<unknown>): Promise<IndexingError> {
   return err as IndexingError;
 }
 
-describe("parseDocument: each allowed type, made by real libraries", () => {
+describe("parseDocument: each allowed type, made by real libraries", { timeout: 15_000 }, () => {
   it("PDF (pdf-lib): text per page with page numbers", async () => {
     const bytes = await makePdf([["Alpha fact on page one", "and a second line"], ["Beta fact on page two"]]);
     const doc = await parseDocument({ bytes, filename: "facts.pdf", kind: "pdf" });
