@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import * as XLSX from "@e965/xlsx";
 import { describe, expect, it } from "vitest";
 import { IndexingError } from "@/lib/knowledge/contracts";
 import { makeDocx, makePdf, makeXlsx } from "@/test/support/knowledge-files";
@@ -69,6 +70,19 @@ describe("parseDocument: each allowed type, made by real libraries", { timeout: 
       { kind: "row", text: "North | Widget | 120", sheet: "sample", header: "Region | Product | Units" },
       { kind: "row", text: "South | Gadget | 75", sheet: "sample", header: "Region | Product | Units" },
       { kind: "row", text: "East | Sprocket | 9031", sheet: "sample", header: "Region | Product | Units" },
+    ]);
+  });
+
+  it("XLS (written by SheetJS in the test): every sheet; keys like __proto__ stay plain text", async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([["__proto__", "constructor"], ["polluted", "no"]]), "__proto__");
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([["City", "Depot"], ["Bergen", "D-4"]]), "Depots");
+    const bytes: Buffer = XLSX.write(wb, { type: "buffer", bookType: "xls" });
+    const doc = await parseDocument({ bytes, filename: "depots.xls", kind: "xls" });
+    expect(doc.pages).toBe(2);
+    expect(doc.segments).toEqual([
+      { kind: "row", text: "polluted | no", sheet: "__proto__", header: "__proto__ | constructor" },
+      { kind: "row", text: "Bergen | D-4", sheet: "Depots", header: "City | Depot" },
     ]);
   });
 

@@ -137,3 +137,16 @@ describe("parseDocument: broken and hostile files fail with a reason, the server
     expect(reason).toMatch(/password-protected/);
   });
 });
+
+describe("parseDocument: the concurrency queue", { timeout: 30_000 }, () => {
+  it("runs more files than PARSE_CONCURRENCY (2) to completion, and an abort while queued rejects at once", async () => {
+    const texts = ["one", "two", "three", "four"];
+    const ac = new AbortController();
+    const all = texts.map((t) => parseDocument({ bytes: Buffer.from(t), filename: `${t}.txt`, kind: "txt" }));
+    const queued = parseDocument({ bytes: Buffer.from("never"), filename: "late.txt", kind: "txt", signal: ac.signal });
+    ac.abort(new Error("cancelled while queued"));
+    await expect(queued).rejects.toThrow("cancelled while queued");
+    const docs = await Promise.all(all);
+    expect(docs.map((d) => d.segments[0]!.text)).toEqual(texts);
+  });
+});
