@@ -72,6 +72,16 @@ const ServerEnv = DatabaseEnv.extend({
   /** Uid/gid the sandbox processes run as when the server runs as root; -1 keeps the server's. */
   SANDBOX_UID: intWithDefault(65534, -1, 2 ** 31 - 1),
   SANDBOX_GID: intWithDefault(65534, -1, 2 ** 31 - 1),
+  /**
+   * The knowledge parser (lib/knowledge/parse): one child process per file, at most PARSE_CONCURRENCY
+   * at once. A child is SIGKILLed after PARSE_TIMEOUT_MS, when its RSS passes PARSE_MEMORY_MB + 256
+   * (its V8 heap is capped at PARSE_MEMORY_MB; buffers and wasm live outside it), or when its reply
+   * passes PARSE_MAX_OUTPUT_MB.
+   */
+  PARSE_TIMEOUT_MS: intWithDefault(60_000, 100, 3_600_000),
+  PARSE_MEMORY_MB: intWithDefault(512, 64, 16_384),
+  PARSE_CONCURRENCY: intWithDefault(2, 1, 64),
+  PARSE_MAX_OUTPUT_MB: intWithDefault(32, 1, 1024),
   VISION_MODEL: optionalString,
   /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */
   TOOL_MAX_STEPS: intWithDefault(8, 1, 64),

@@ -1,0 +1,1 @@
+export { parseDocument, type ParseInput } from "./parse-document";
