@@ -48,6 +48,8 @@ const ServerEnv = DatabaseEnv.extend({
   KNOWLEDGE_JOB_EXPIRE_S: intWithDefault(120, 1, 3600),
   KNOWLEDGE_JOB_RETRIES: intWithDefault(3, 0, 20),
   KNOWLEDGE_JOB_RETRY_DELAY_S: intWithDefault(5, 0, 3600),
+  /** A live worker keeps its job from expiring (a heartbeat) for at most this long; then the attempt is abandoned. */
+  KNOWLEDGE_JOB_MAX_S: intWithDefault(1800, 10, 86_400),
   JOBS_MAINTENANCE_S: intWithDefault(30, 1, 3600),
   JOBS_IDLE_CHECK_S: intWithDefault(5, 1, 3600),
   /** Documents one worker process indexes at once. */

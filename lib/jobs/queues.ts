@@ -7,6 +7,8 @@ export interface JobRun<T> {
   data: T;
   retryCount: number;
   retryLimit: number;
+  /** Aborted when the job has run for the queue's `maxRunSeconds`: stop and let the attempt fail. */
+  signal: AbortSignal;
 }
 
 /**
@@ -16,6 +18,12 @@ export interface JobRun<T> {
 export interface QueueDefinition<T extends object> {
   name: string;
   sendOptions: () => Omit<PgBoss.SendOptions, "db">;
+  /**
+   * While a handler runs, its process keeps the job alive (a heartbeat pushes pg-boss's expiry
+   * forward), up to this many seconds; a process that dies or stops beating lets the job expire
+   * after its `expireInSeconds` and be retried elsewhere.
+   */
+  maxRunSeconds: () => number;
   /** Concurrent handlers per process. */
   concurrency: () => number;
   /** Throwing makes pg-boss retry the job (until its retry limit, then its dead letter queue). */

@@ -29,10 +29,47 @@ export function ensureQueues(boss: PgBoss): Promise<void> {
 
 const POLL_S = 2;
 
-function serve<T extends object>(boss: PgBoss, name: string, handle: (job: JobRun<T>) => Promise<void>) {
+/**
+ * pg-boss 10 has no heartbeat: a job is expired `expire_in` after it started, however alive its
+ * worker. A long legitimate job (a large document's embeddings) would be failed and run twice, so
+ * while the handler runs this process moves the job's start forward every third of its expiry;
+ * a killed or frozen process stops doing so and its job expires on time. After `maxRunSeconds`
+ * the beats stop and the handler's signal aborts.
+ */
+function heartbeat(name: string, id: string, expireSeconds: number, maxRunSeconds: number): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  const beat = setInterval(
+    () => {
+      db.execute(sql`UPDATE ${sql.identifier(JOBS_SCHEMA)}.job SET started_on = now() WHERE name = ${name} AND id = ${id}::uuid AND state = 'active'`).catch(
+        (err: unknown) => log.debug({ err, job: id }, "job heartbeat failed"),
+      );
+    },
+    Math.max(1, Math.floor(expireSeconds / 3)) * 1000,
+  );
+  beat.unref();
+  const cap = setTimeout(() => {
+    clearInterval(beat);
+    controller.abort(new Error(`the job ran longer than ${maxRunSeconds} s`));
+  }, maxRunSeconds * 1000);
+  cap.unref();
+  return {
+    signal: controller.signal,
+    stop: () => {
+      clearInterval(beat);
+      clearTimeout(cap);
+    },
+  };
+}
+
+function serve<T extends object>(boss: PgBoss, queue: QueueDefinition<T>, name: string, handle: (job: JobRun<T>) => Promise<void>) {
   return boss.work<T>(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: POLL_S }, async ([job]) => {
     if (!job) return;
-    await handle({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit });
+    const beats = heartbeat(name, job.id, queue.sendOptions().expireInSeconds ?? 120, queue.maxRunSeconds());
+    try {
+      await handle({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit, signal: beats.signal });
+    } finally {
+      beats.stop();
+    }
   });
 }
 
@@ -40,8 +77,8 @@ async function startServing(queues: QueueDefinition<object>[]): Promise<void> {
   const boss = await getBoss();
   await ensureQueues(boss);
   for (const q of queues) {
-    for (let i = 0; i < q.concurrency(); i++) await serve(boss, q.name, q.handle);
-    if (q.deadLetter) await serve(boss, q.deadLetter.name, q.deadLetter.handle);
+    for (let i = 0; i < q.concurrency(); i++) await serve(boss, q, q.name, q.handle);
+    if (q.deadLetter) await serve(boss, q, q.deadLetter.name, q.deadLetter.handle);
   }
   log.info({ queues: queues.map((q) => q.name) }, "job workers started");
 }

@@ -53,6 +53,17 @@ async function contains(file: string, needles: Buffer[]): Promise<Set<number>> {
 
 const utf16 = (s: string) => Buffer.from(s, "utf16le");
 
+async function startsWithBom(file: string): Promise<boolean> {
+  const handle = await open(file, "r");
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(3), 0, 3, 0);
+    const b = buffer.subarray(0, bytesRead);
+    return (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff) || (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf);
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * A legacy Office file is an OLE2 compound file (file-type says `cfb` for both): its directory
  * names the main stream in UTF-16LE, `WordDocument` for Word and `Workbook` (`Book` before Excel
@@ -137,6 +148,9 @@ async function zipKind(file: string, ext: string): Promise<DocumentKind | null> 
  */
 export async function detectDocumentKind(file: string, filename: string): Promise<DocumentKind | null> {
   const ext = extensionOf(filename);
+  const textKind = TEXT_EXTENSIONS[ext];
+  // A byte order mark opens text, but file-type reads FF FE as an MPEG audio frame sync.
+  if (textKind && (await startsWithBom(file))) return (await looksLikeText(file)) ? textKind : null;
   const sniffed = await fileTypeFromFile(file);
   if (sniffed) {
     switch (sniffed.ext) {
@@ -154,7 +168,6 @@ export async function detectDocumentKind(file: string, filename: string): Promis
         return null;
     }
   }
-  const textKind = TEXT_EXTENSIONS[ext];
   if (!textKind) return null;
   return (await looksLikeText(file)) ? textKind : null;
 }

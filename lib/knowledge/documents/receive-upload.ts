@@ -79,13 +79,19 @@ export async function receiveUpload(req: Request, maxBytes: number): Promise<Rec
     body.on("error", reject);
   });
   const stop = (err: AppError) => {
-    failure ??= err;
+    if (failure) return;
+    failure = err;
     // Stop reading the socket: the rest of an oversized body is never read nor buffered.
     body.unpipe(parser);
-    body.destroy();
-    fileStream?.destroy();
-    parser.destroy();
-    settle();
+    body.pause();
+    // Destroyed on the next turn: busboy emits 'limit' in the middle of its own write and still
+    // touches the file stream right after.
+    setImmediate(() => {
+      body.destroy();
+      fileStream?.destroy();
+      parser.destroy();
+      settle();
+    });
   };
 
   body.on("data", (chunk: Buffer) => {
@@ -130,7 +136,7 @@ export async function receiveUpload(req: Request, maxBytes: number): Promise<Rec
     body.pipe(parser);
     await parsed;
   } catch {
-    failure ??= badForm("The upload ended early or is not valid multipart/form-data", "file");
+    stop(badForm("The upload ended early or is not valid multipart/form-data", "file"));
   }
   // `stop` destroys the parser without a close event: wait for the file side either way.
   const upload = await (file as Promise<ReceivedUpload | null> | null);

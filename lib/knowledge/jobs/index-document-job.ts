@@ -44,11 +44,13 @@ export async function runIndexJob(job: JobRun<IndexJobData>): Promise<void> {
   try {
     const delay = env.KNOWLEDGE_TEST_INDEX_DELAY_MS;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    job.signal.throwIfAborted();
     const bytes = await readStoredDocument(doc.storageKey).catch((err: unknown) => {
       throw new IndexingError("store", "the uploaded file is missing from storage; upload it again", { cause: err });
     });
     stage = "parse";
-    const parsed = await parseDocument({ bytes, filename: doc.filename, kind: doc.kind });
+    const parsed = await parseDocument({ bytes, filename: doc.filename, kind: doc.kind, signal: job.signal });
+    job.signal.throwIfAborted();
     stage = "index";
     const { chunkCount } = await indexDocument(db, { companyId: doc.companyId, collectionId: doc.collectionId, documentId: doc.id, parsed });
     await finish(doc, chunkCount);
@@ -60,7 +62,10 @@ export async function runIndexJob(job: JobRun<IndexJobData>): Promise<void> {
     }
     log.warn({ err, documentId: doc.id, stage, attempt: job.retryCount + 1, of: job.retryLimit + 1 }, "indexing attempt failed");
     if (job.retryCount >= job.retryLimit) {
-      await markFailed(data, `${stage}: indexing failed ${job.retryCount + 1} times on an internal error; retry the document later`);
+      const reason = job.signal.aborted
+        ? `indexing took longer than ${env.KNOWLEDGE_JOB_MAX_S} s on every attempt; split the document into smaller files`
+        : `indexing failed ${job.retryCount + 1} times on an internal error; retry the document later`;
+      await markFailed(data, `${stage}: ${reason}`);
       return;
     }
     throw err;

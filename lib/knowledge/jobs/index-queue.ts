@@ -22,6 +22,7 @@ export const indexQueue = defineQueue<IndexJobData>({
     expireInSeconds: env.KNOWLEDGE_JOB_EXPIRE_S,
     deadLetter: `${INDEX_QUEUE}-failed`,
   }),
+  maxRunSeconds: () => env.KNOWLEDGE_JOB_MAX_S,
   concurrency: () => env.KNOWLEDGE_WORKER_CONCURRENCY,
   handle: runIndexJob,
   deadLetter: { name: `${INDEX_QUEUE}-failed`, handle: markDocumentFailedForGood },
