@@ -65,3 +65,12 @@ export type GuardrailMatchType = (typeof GUARDRAIL_MATCH_TYPE)[keyof typeof GUAR
 export const GUARDRAIL_ACTION = { block: "block", redact: "redact", flag: "flag" } as const;
 export const GUARDRAIL_ACTIONS = Object.values(GUARDRAIL_ACTION) as [GuardrailAction, ...GuardrailAction[]];
 export type GuardrailAction = (typeof GUARDRAIL_ACTION)[keyof typeof GUARDRAIL_ACTION];
+
+export const DOCUMENT_STATUS = { pending: "pending", ready: "ready", failed: "failed" } as const;
+export const DOCUMENT_STATUSES = Object.values(DOCUMENT_STATUS) as [DocumentStatus, ...DocumentStatus[]];
+export type DocumentStatus = (typeof DOCUMENT_STATUS)[keyof typeof DOCUMENT_STATUS];
+
+/** The document kinds allowed at upload (lib/knowledge/contracts.ts DOCUMENT_KIND is the same set). */
+export const DOCUMENT_KIND = { pdf: "pdf", docx: "docx", xlsx: "xlsx", doc: "doc", xls: "xls", txt: "txt", md: "md" } as const;
+export const DOCUMENT_KINDS = Object.values(DOCUMENT_KIND) as [DocumentKind, ...DocumentKind[]];
+export type DocumentKind = (typeof DOCUMENT_KIND)[keyof typeof DOCUMENT_KIND];

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { test as base, expect } from "@playwright/test";
 import { GuardrailsPage } from "./pages/guardrails-page";
 import { KeysPage } from "./pages/keys-page";
+import { KnowledgePage } from "./pages/knowledge-page";
 import { LoginPage } from "./pages/login-page";
 import { ModelsPage } from "./pages/models-page";
 import { PlaygroundPage } from "./pages/playground-page";
@@ -47,6 +48,7 @@ interface Fixtures {
   cliKey: (scopes: string[]) => Promise<{ id: string; key: string }>;
   loginPage: LoginPage;
   keysPage: KeysPage;
+  knowledgePage: KnowledgePage;
   modelsPage: ModelsPage;
   playgroundPage: PlaygroundPage;
   usagePage: UsagePage;
@@ -70,6 +72,7 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   },
   loginPage: async ({ page }, use) => use(new LoginPage(page)),
   keysPage: async ({ page }, use) => use(new KeysPage(page)),
+  knowledgePage: async ({ page }, use) => use(new KnowledgePage(page)),
   modelsPage: async ({ page }, use) => use(new ModelsPage(page)),
   playgroundPage: async ({ page }, use) => use(new PlaygroundPage(page)),
   usagePage: async ({ page }, use) => use(new UsagePage(page)),

@@ -37,6 +37,25 @@ const ServerEnv = DatabaseEnv.extend({
   ),
   LOCAL_MODELS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"]).default("1")),
   MAX_UPLOAD_MB: intWithDefault(50, 1, 1024),
+  /** Where uploaded documents' bytes are kept (one file per document); default `<DATA_DIR>/knowledge`. Split web/worker hosts share it. */
+  KNOWLEDGE_STORAGE_DIR: optionalString,
+  /**
+   * Durable indexing jobs (pg-boss, schema `pgboss`): a job without progress for
+   * KNOWLEDGE_JOB_EXPIRE_S is failed by pg-boss's maintenance (every JOBS_MAINTENANCE_S) and
+   * retried, KNOWLEDGE_JOB_RETRIES times with backoff from KNOWLEDGE_JOB_RETRY_DELAY_S, then the
+   * document is `failed`. A process without jobs checks for work every JOBS_IDLE_CHECK_S.
+   */
+  KNOWLEDGE_JOB_EXPIRE_S: intWithDefault(120, 1, 3600),
+  KNOWLEDGE_JOB_RETRIES: intWithDefault(3, 0, 20),
+  KNOWLEDGE_JOB_RETRY_DELAY_S: intWithDefault(5, 0, 3600),
+  /** A live worker keeps its job from expiring (a heartbeat) for at most this long; then the attempt is abandoned. */
+  KNOWLEDGE_JOB_MAX_S: intWithDefault(1800, 10, 86_400),
+  JOBS_MAINTENANCE_S: intWithDefault(30, 1, 3600),
+  JOBS_IDLE_CHECK_S: intWithDefault(5, 1, 3600),
+  /** Documents one worker process indexes at once. */
+  KNOWLEDGE_WORKER_CONCURRENCY: intWithDefault(2, 1, 32),
+  /** For tests (0 otherwise): each indexing attempt waits this long first, so a test can kill a worker mid-job. */
+  KNOWLEDGE_TEST_INDEX_DELAY_MS: intWithDefault(0, 0, 600_000),
   /** Upstream HTTP: connect timeout, time to first byte (response headers), idle gap between stream chunks. */
   UPSTREAM_CONNECT_TIMEOUT_MS: intWithDefault(10_000, 1, 600_000),
   UPSTREAM_FIRST_BYTE_TIMEOUT_MS: intWithDefault(120_000, 1, 3_600_000),

@@ -39,6 +39,8 @@ export const ID_PREFIX = {
   run: "run",
   guardrail: "gr",
   tool: "tool",
+  knowledgeCollection: "kc",
+  document: "doc",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -11,6 +11,12 @@ export const queryKeys = {
     all: ["keys"] as const,
     list: () => [...queryKeys.keys.all, "list"] as const,
   },
+  knowledge: {
+    all: ["knowledge"] as const,
+    /** The company's active collections (the knowledge page and the profiles' picker). */
+    collections: () => [...queryKeys.knowledge.all, "collections"] as const,
+    documents: (collectionId: string) => [...queryKeys.knowledge.all, "documents", collectionId] as const,
+  },
   models: {
     all: ["models"] as const,
     /** The company's view of the catalog, hidden slugs included (models page and playground). */

@@ -16,9 +16,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    stop();
     clearInterval(keepAlive);
-    releaseDatabase().then(
+    stop()
+      .catch((err: unknown) => log.warn({ err }, "job workers did not stop cleanly"))
+      .then(releaseDatabase)
+      .then(
       () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, "could not stop the embedded database; `npm run db:stop` stops it");

@@ -69,6 +69,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     ),
   },
   {
+    href: "/knowledge",
+    label: "Knowledge",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="M4 5.5A1.5 1.5 0 0 1 5.5 4H10l2 2.5h6.5A1.5 1.5 0 0 1 20 8v10.5a1.5 1.5 0 0 1-1.5 1.5h-13A1.5 1.5 0 0 1 4 18.5v-13Z" />
+        <path d="M8.5 12h7M8.5 15.5h5" />
+      </svg>
+    ),
+  },
+  {
     href: "/guardrails",
     label: "Guardrails",
     icon: (

@@ -14,6 +14,8 @@ export interface ProfileBody {
   is_default?: boolean;
   allowed_tool_names?: string[];
   use_tools?: boolean;
+  knowledge_base_ids?: string[];
+  use_kb?: boolean;
 }
 
 export function fetchProfiles(): Promise<ProfilePage> {

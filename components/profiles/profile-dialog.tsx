@@ -9,8 +9,17 @@ import { errorMessage } from "@/components/panel/fetch-json";
 import { queryKeys } from "@/lib/query-keys";
 import { createProfileRequest, updateProfileRequest, type ProfileBody, type PublicProfile } from "./api";
 
-/** Create (no `profile`) or edit dialog; `models` = the slugs the company can call, `tools` = its active tools' names. */
-export function ProfileDialog({ models, tools, profile }: { models: string[]; tools: string[]; profile?: PublicProfile }) {
+/** A knowledge collection the picker offers (the company's active ones). */
+export interface CollectionOption {
+  id: string;
+  name: string;
+}
+
+/**
+ * Create (no `profile`) or edit dialog; `models` = the slugs the company can call, `tools` = its
+ * active tools' names, `collections` = its active knowledge collections.
+ */
+export function ProfileDialog({ models, tools, collections, profile }: { models: string[]; tools: string[]; collections: CollectionOption[]; profile?: PublicProfile }) {
   const [open, setOpen] = useState(false);
   return (
     <Dialog open={open} onOpenChange={setOpen}>
@@ -28,12 +37,24 @@ export function ProfileDialog({ models, tools, profile }: { models: string[]; to
           </Button>
         )}
       </DialogTrigger>
-      {open && <ProfileForm models={models} tools={tools} profile={profile} onDone={() => setOpen(false)} />}
+      {open && <ProfileForm models={models} tools={tools} collections={collections} profile={profile} onDone={() => setOpen(false)} />}
     </Dialog>
   );
 }
 
-function ProfileForm({ models, tools, profile, onDone }: { models: string[]; tools: string[]; profile?: PublicProfile; onDone: () => void }) {
+function ProfileForm({
+  models,
+  tools,
+  collections,
+  profile,
+  onDone,
+}: {
+  models: string[];
+  tools: string[];
+  collections: CollectionOption[];
+  profile?: PublicProfile;
+  onDone: () => void;
+}) {
   const queryClient = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
   const save = useMutation({
@@ -48,6 +69,8 @@ function ProfileForm({ models, tools, profile, onDone }: { models: string[]; too
   // Bound names whose tool was deactivated or deleted since: shown, and dropped on save (the API
   // accepts only active tools' names).
   const stale = (profile?.allowed_tool_names ?? []).filter((n) => !tools.includes(n));
+  // Likewise for collections deleted since (the API accepts only active collections).
+  const staleKb = (profile?.knowledge_base_ids ?? []).filter((id) => !collections.some((c) => c.id === id));
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -62,6 +85,8 @@ function ProfileForm({ models, tools, profile, onDone }: { models: string[]; too
       model_slug: model || null,
       allowed_tool_names: form.getAll("allowed_tool_names").map(String),
       use_tools: form.get("use_tools") === "on",
+      knowledge_base_ids: form.getAll("knowledge_base_ids").map(String),
+      use_kb: form.get("use_kb") === "on",
     });
   }
 
@@ -114,6 +139,33 @@ function ProfileForm({ models, tools, profile, onDone }: { models: string[]; too
           <label className="mt-3 flex items-center gap-2 text-sm text-slate-700">
             <input type="checkbox" name="use_tools" defaultChecked={profile?.use_tools ?? true} className="size-4 rounded border-slate-300 text-indigo-600" data-testid="profile-use-tools" />
             Offer these tools to runs (a run&apos;s <code className="font-mono">use_tools</code> overrides this)
+          </label>
+        </fieldset>
+        <fieldset data-testid="profile-knowledge">
+          <legend className="block text-sm font-medium text-slate-700">Knowledge bases</legend>
+          {collections.length === 0 ? (
+            <FieldHint>No knowledge collections yet: create one on the Knowledge page.</FieldHint>
+          ) : (
+            <div className="mt-1.5 flex flex-wrap gap-x-5 gap-y-2">
+              {collections.map((c) => (
+                <label key={c.id} className="flex items-center gap-2 text-sm text-slate-700">
+                  <input
+                    type="checkbox"
+                    name="knowledge_base_ids"
+                    value={c.id}
+                    defaultChecked={profile?.knowledge_base_ids.includes(c.id)}
+                    className="size-4 rounded border-slate-300 text-indigo-600"
+                    data-testid="profile-collection"
+                  />
+                  {c.name}
+                </label>
+              ))}
+            </div>
+          )}
+          {staleKb.length > 0 && <FieldHint className="text-amber-700">Deleted collections, removed when you save: {staleKb.join(", ")}</FieldHint>}
+          <label className="mt-3 flex items-center gap-2 text-sm text-slate-700">
+            <input type="checkbox" name="use_kb" defaultChecked={profile?.use_kb ?? true} className="size-4 rounded border-slate-300 text-indigo-600" data-testid="profile-use-kb" />
+            Search these collections in runs (a run&apos;s <code className="font-mono">use_kb</code> overrides this)
           </label>
         </fieldset>
         <div>

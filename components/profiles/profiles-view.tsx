@@ -16,9 +16,10 @@ import type { ModelList } from "@/components/models/api";
 import { useModelList } from "@/components/models/use-model-list";
 import { MODEL_STATUS } from "@/db/enums";
 import { queryKeys } from "@/lib/query-keys";
+import { fetchCollections, type PlainList, type PublicCollection } from "@/components/knowledge/api";
 import { fetchTools, type ToolPage } from "@/components/tools/api";
 import { deleteProfileRequest, fetchProfiles, updateProfileRequest, type ProfilePage, type PublicProfile } from "./api";
-import { ProfileDialog } from "./profile-dialog";
+import { ProfileDialog, type CollectionOption } from "./profile-dialog";
 
 const COLUMNS = 5;
 
@@ -26,11 +27,13 @@ export function ProfilesView({
   initialPage,
   initialModels,
   initialTools,
+  initialCollections,
   loadedAt,
 }: {
   initialPage: ProfilePage;
   initialModels: ModelList;
   initialTools: ToolPage;
+  initialCollections: PlainList<PublicCollection>;
   loadedAt: number;
 }) {
   const query = useQuery({
@@ -47,14 +50,21 @@ export function ProfilesView({
   const tools = useQuery({ queryKey: queryKeys.tools.list(), queryFn: fetchTools, initialData: initialTools, initialDataUpdatedAt: loadedAt })
     .data.data.filter((t) => t.is_active)
     .map((t) => t.name);
+  // The knowledge picker offers the company's active collections (the API refuses any other id).
+  const collections: CollectionOption[] = useQuery({
+    queryKey: queryKeys.knowledge.collections(),
+    queryFn: fetchCollections,
+    initialData: initialCollections,
+    initialDataUpdatedAt: loadedAt,
+  }).data.data.map((c) => ({ id: c.id, name: c.name }));
   const profiles = query.data.data;
 
   return (
     <>
       <PageHeader
         title="Profiles"
-        description="A profile is a system prompt, a model and the tools runs may call, which runs and completions can name in profile_ids. The default profile applies when a call names none."
-        actions={<ProfileDialog models={models} tools={tools} />}
+        description="A profile is a system prompt, a model, the tools runs may call and the knowledge bases they search, which runs and completions can name in profile_ids. The default profile applies when a call names none."
+        actions={<ProfileDialog models={models} tools={tools} collections={collections} />}
       />
       {query.isError && <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>}
       <Card>
@@ -77,7 +87,7 @@ export function ProfilesView({
                 <p className="mt-1">Create a profile to reuse a system prompt and model across calls.</p>
               </TableMessage>
             ) : (
-              profiles.map((p) => <ProfileRow key={p.id} profile={p} models={models} tools={tools} />)
+              profiles.map((p) => <ProfileRow key={p.id} profile={p} models={models} tools={tools} collections={collections} />)
             )}
           </TBody>
         </Table>
@@ -89,7 +99,7 @@ export function ProfilesView({
   );
 }
 
-function ProfileRow({ profile, models, tools }: { profile: PublicProfile; models: string[]; tools: string[] }) {
+function ProfileRow({ profile, models, tools, collections }: { profile: PublicProfile; models: string[]; tools: string[]; collections: CollectionOption[] }) {
   const queryClient = useQueryClient();
   const setDefault = useMutation({
     mutationFn: (next: boolean) => updateProfileRequest(profile.id, { is_default: next }),
@@ -143,7 +153,7 @@ function ProfileRow({ profile, models, tools }: { profile: PublicProfile; models
       </TD>
       <TD align="right">
         <div className="flex justify-end gap-1">
-          <ProfileDialog models={models} tools={tools} profile={profile} />
+          <ProfileDialog models={models} tools={tools} collections={collections} profile={profile} />
           <DeleteProfileDialog profile={profile} />
         </div>
       </TD>

@@ -1,6 +1,7 @@
 import "server-only";
 import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
+import { assertActiveCollections } from "@/lib/knowledge/collections";
 import { assertActiveToolNames } from "@/lib/tools";
 import { announceProfilesChanged } from "./default-cache";
 import { checkModelSlug, defaultConflict, demoteDefault } from "./internal";
@@ -10,12 +11,14 @@ import type { CreateProfileInput } from "./schemas";
  * Creates a profile; with `is_default` it becomes the company's default and the previous one is
  * demoted in the same transaction (SPEC section 3).
  * @throws model_not_found / model_disabled for a `model_slug` the company cannot use; 400 naming
- * `allowed_tool_names` for a name that is not one of the company's active tools.
+ * `allowed_tool_names` for a name that is not one of the company's active tools; 400 naming
+ * `knowledge_base_ids` for an id that is not one of the company's active collections.
  */
 export async function createProfile(db: DbOrTx, args: { companyId: string; input: CreateProfileInput }): Promise<Profile> {
   const { companyId, input } = args;
   if (input.model_slug) await checkModelSlug(companyId, input.model_slug);
   await assertActiveToolNames(db, companyId, input.allowed_tool_names);
+  await assertActiveCollections(db, companyId, input.knowledge_base_ids);
   return db
     .transaction(async (tx) => {
       if (input.is_default) await demoteDefault(tx, { companyId });

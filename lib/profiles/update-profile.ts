@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
+import { assertActiveCollections } from "@/lib/knowledge/collections";
 import { assertActiveToolNames } from "@/lib/tools";
 import { announceProfilesChanged } from "./default-cache";
 import { checkModelSlug, defaultConflict, demoteDefault, getProfileInCompany } from "./internal";
@@ -13,7 +14,8 @@ import type { UpdateProfileInput } from "./schemas";
  * default in the same transaction; concurrent ones are serialised and the last to commit wins.
  * @throws not_found (another company's or unknown id), conflict for a deleted profile,
  * model_not_found / model_disabled for a `model_slug` the company cannot use, 400 naming
- * `allowed_tool_names` for a name that is not one of the company's active tools.
+ * `allowed_tool_names` for a name that is not one of the company's active tools; 400 naming
+ * `knowledge_base_ids` for an id that is not one of the company's active collections.
  */
 export async function updateProfile(
   db: DbOrTx,
@@ -25,6 +27,7 @@ export async function updateProfile(
   if (!current.isActive) throw new AppError("conflict", "This profile was deleted and cannot be changed", { wireCode: "profile_deleted" });
   if (input.model_slug) await checkModelSlug(companyId, input.model_slug);
   if (input.allowed_tool_names) await assertActiveToolNames(db, companyId, input.allowed_tool_names);
+  if (input.knowledge_base_ids) await assertActiveCollections(db, companyId, input.knowledge_base_ids);
   return db
     .transaction(async (tx) => {
       if (input.is_default === true) await demoteDefault(tx, { companyId, keepId: current.id });

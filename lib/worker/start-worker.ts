@@ -2,6 +2,7 @@ import "server-only";
 import { db } from "@/db/client";
 import { dbState, isConnectionError } from "@/db/resilience";
 import { reconcileReservations, releaseLeasesOfGoneOwners } from "@/lib/billing";
+import { startKnowledgeWorker } from "@/lib/knowledge/jobs/worker";
 import { log } from "@/lib/log";
 import { recoverJournals } from "@/lib/persistence/bill-journal";
 import { failRunsOfGoneOwners, failStaleRuns } from "@/lib/runs/reconcile-runs";
@@ -40,9 +41,10 @@ function every(ms: number, name: string, run: () => Promise<number>): { first: P
  * process (instrumentation.ts) and in `npm run worker`; running it in several processes at once is
  * safe (each hold is released once). Resolves once the first pass has given back the leases of
  * processes seen to be gone (a restarted server: those of the process it replaces), with the
- * function that stops it. Later issues add the job queue (indexing, webhooks) here.
+ * function that stops it. It also serves the durable job queues (document indexing: pg-boss,
+ * started only once there is work; lib/jobs).
  */
-export async function startWorker(): Promise<() => void> {
+export async function startWorker(): Promise<() => Promise<void>> {
   const gone = every(GONE_OWNERS_EVERY_MS, "owner gone", async () => {
     // Bills a crashed process journaled during an outage: adopted here, written when the database answers.
     await recoverJournals().catch((err: unknown) => log.error({ err }, "could not adopt a bill journal"));
@@ -54,9 +56,11 @@ export async function startWorker(): Promise<() => void> {
     await failStaleRuns(db);
     return reconcileReservations(db);
   });
+  const stopJobs = startKnowledgeWorker();
   await Promise.all([gone.first, expired.first]);
   return () => {
     clearInterval(gone.timer);
     clearInterval(expired.timer);
+    return stopJobs();
   };
 }

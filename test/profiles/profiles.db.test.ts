@@ -8,7 +8,7 @@ import * as item from "@/app/v1/profiles/[profileId]/route";
 import { setModelOverride } from "@/lib/models";
 import { composeProfiles, createProfile, CreateProfileInput } from "@/lib/profiles";
 import { callRoute } from "../support/call-route";
-import { makeCompany, makeKey, makeTool } from "../support/factories";
+import { makeCollection, makeCompany, makeKey, makeTool } from "../support/factories";
 import { withRollback } from "../support/with-rollback";
 
 async function tenant() {
@@ -39,11 +39,12 @@ describe("/v1/profiles", () => {
   const list = (query = "", k = key) => callRoute(collection.GET, { key: k, path: `/v1/profiles${query}` });
 
   it("POST creates (201) with every SPEC field, defaults filled; GET returns the full payload", async () => {
+    const [ka, kb] = [(await makeCollection(db, { companyId })).id, (await makeCollection(db, { companyId })).id];
     const res = await create({
       name: "Support",
       system_prompt: "You are support.",
       model_slug: "local-mini",
-      knowledge_base_ids: ["kc_a", "kc_b", "kc_a"],
+      knowledge_base_ids: [ka, kb, ka],
       allowed_tool_names: ["lookup"],
       use_kb: false,
     });
@@ -53,7 +54,7 @@ describe("/v1/profiles", () => {
       name: "Support",
       system_prompt: "You are support.",
       model_slug: "local-mini",
-      knowledge_base_ids: ["kc_a", "kc_b"],
+      knowledge_base_ids: [ka, kb],
       allowed_tool_names: ["lookup"],
       use_kb: false,
       use_tools: true,
@@ -85,6 +86,22 @@ describe("/v1/profiles", () => {
     expect(res.json.error).toMatchObject({ type: "invalid_request_error", param });
   });
 
+  it("knowledge_base_ids must be the company's active collections: unknown, another company's or deactivated → 400 naming it", async () => {
+    const other = await tenant();
+    const theirs = (await makeCollection(db, { companyId: other.companyId })).id;
+    const inactive = (await makeCollection(db, { companyId, isActive: false })).id;
+    for (const id of ["kc_nope", theirs, inactive]) {
+      const res = await create({ name: "x", knowledge_base_ids: [id] });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ type: "invalid_request_error", param: "knowledge_base_ids", code: "collection_not_found" });
+      expect(res.json.error.message).toContain(id);
+    }
+    const ok = await create({ name: "x" });
+    const badPatch = await patch(ok.json.id, { knowledge_base_ids: [theirs] });
+    expect(badPatch.status).toBe(400);
+    expect(badPatch.json.error.param).toBe("knowledge_base_ids");
+  });
+
   it("model_slug: unknown or hidden → 404 model_not_found; disabled claude- slug → 400 naming the or- replacement", async () => {
     const unknown = await create({ name: "x", model_slug: "no-such-model" });
     expect(unknown.status).toBe(404);
@@ -108,9 +125,10 @@ describe("/v1/profiles", () => {
   });
 
   it("list: active only, list envelope, summary without full, bindings with full=true, paginated", async () => {
-    const { key: k } = await tenant();
+    const { key: k, companyId: co } = await tenant();
+    const k1 = (await makeCollection(db, { companyId: co })).id;
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await create({ name: `P${i}`, system_prompt: `prompt ${i}`, knowledge_base_ids: ["kc_1"] }, k)).json.id);
+    for (let i = 0; i < 3; i++) ids.push((await create({ name: `P${i}`, system_prompt: `prompt ${i}`, knowledge_base_ids: [k1] }, k)).json.id);
     await del(ids[1]!, k);
 
     const summary = await list("", k);
@@ -124,7 +142,7 @@ describe("/v1/profiles", () => {
       expect(p).toMatchObject({ object: "profile", is_active: true });
     }
     const full = await list("?full=true", k);
-    expect(full.json.data[0]).toMatchObject({ system_prompt: "prompt 2", knowledge_base_ids: ["kc_1"], allowed_tool_names: [] });
+    expect(full.json.data[0]).toMatchObject({ system_prompt: "prompt 2", knowledge_base_ids: [k1], allowed_tool_names: [] });
 
     const page1 = await list("?limit=1&order=asc", k);
     expect(page1.json).toMatchObject({ has_more: true, first_id: ids[0] });
@@ -228,10 +246,11 @@ describe("composeProfiles", () => {
     await withRollback(async (tx) => {
       const co = (await makeCompany(tx)).id;
       for (const name of ["t1", "t2"]) await makeTool(tx, { companyId: co, name });
+      const [k1, k2, k3] = [(await makeCollection(tx, { companyId: co })).id, (await makeCollection(tx, { companyId: co })).id, (await makeCollection(tx, { companyId: co })).id];
       const a = await make(tx, co, {
         name: "A",
         system_prompt: "prompt A",
-        knowledge_base_ids: ["kc_1", "kc_2"],
+        knowledge_base_ids: [k1, k2],
         allowed_tool_names: ["t1"],
         use_kb: false,
         use_tools: false,
@@ -240,7 +259,7 @@ describe("composeProfiles", () => {
         name: "B",
         system_prompt: "prompt B",
         model_slug: "local-mini",
-        knowledge_base_ids: ["kc_2", "kc_3"],
+        knowledge_base_ids: [k2, k3],
         allowed_tool_names: ["t2", "t1"],
         use_kb: true,
         use_tools: false,
@@ -256,7 +275,7 @@ describe("composeProfiles", () => {
           { id: empty.id, name: "Empty" },
         ],
         systemPrompts: ["prompt B", "prompt A", "run layer"],
-        knowledgeBaseIds: ["kc_2", "kc_3", "kc_1"],
+        knowledgeBaseIds: [k2, k3, k1],
         allowedToolNames: ["t2", "t1"],
         useKb: true,
         useTools: true,
@@ -265,7 +284,7 @@ describe("composeProfiles", () => {
 
       const ab = await composeProfiles(tx, co, { profileIds: [a.id, b.id] });
       expect(ab.systemPrompts).toEqual(["prompt A", "prompt B"]);
-      expect(ab.knowledgeBaseIds).toEqual(["kc_1", "kc_2", "kc_3"]);
+      expect(ab.knowledgeBaseIds).toEqual([k1, k2, k3]);
       expect(ab.useTools).toBe(false);
 
       const forced = await composeProfiles(tx, co, { profileIds: [a.id], useKb: true, useTools: true });
@@ -282,9 +301,10 @@ describe("composeProfiles", () => {
       expect(none).toMatchObject({ profiles: [], systemPrompts: ["only this"], knowledgeBaseIds: [], allowedToolNames: [], useKb: false });
       expect(none.modelSlug).toBeUndefined();
 
-      const d = await make(tx, co, { name: "Default", system_prompt: "default prompt", is_default: true, knowledge_base_ids: ["kc_d"] });
+      const kd = (await makeCollection(tx, { companyId: co })).id;
+      const d = await make(tx, co, { name: "Default", system_prompt: "default prompt", is_default: true, knowledge_base_ids: [kd] });
       const viaDefault = await composeProfiles(tx, co, { instructions: "extra" });
-      expect(viaDefault).toMatchObject({ profiles: [{ id: d.id, name: "Default" }], systemPrompts: ["default prompt", "extra"], knowledgeBaseIds: ["kc_d"] });
+      expect(viaDefault).toMatchObject({ profiles: [{ id: d.id, name: "Default" }], systemPrompts: ["default prompt", "extra"], knowledgeBaseIds: [kd] });
       expect((await composeProfiles(tx, co, { profileIds: [] })).profiles).toEqual([]);
     });
   });

@@ -1,7 +1,7 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import { RUN_STATUS, SCOPES, type RunStatus, type Scope, type ThreadSource } from "@/db/enums";
-import { messages, runs, tools } from "@/db/schema";
+import { knowledgeCollections, messages, runs, tools } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { grantCredits, otToMicro } from "@/lib/billing";
 import { createCompany } from "@/lib/companies";
@@ -112,6 +112,15 @@ export async function makeTool(
       pythonCode: args.code ?? `def ${name}():\n    return "ok"\n`,
       isActive: args.isActive ?? true,
     })
+    .returning();
+  return row!;
+}
+
+/** An active knowledge collection (profiles' `knowledge_base_ids` must name one). */
+export async function makeCollection(db: DbOrTx, args: { companyId: string; name?: string; isActive?: boolean }) {
+  const [row] = await db
+    .insert(knowledgeCollections)
+    .values({ id: newId("knowledgeCollection"), companyId: args.companyId, name: args.name ?? `Collection ${randomBase62(6)}`, isActive: args.isActive ?? true })
     .returning();
   return row!;
 }

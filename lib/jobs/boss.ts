@@ -1,0 +1,59 @@
+import "server-only";
+import PgBoss from "pg-boss";
+import { databaseUrl } from "@/db/url";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+
+/** pg-boss's tables live in their own schema of the same database. */
+export const JOBS_SCHEMA = "pgboss";
+
+const g = globalThis as { __cockpitBoss?: Promise<PgBoss> };
+
+/**
+ * The process's pg-boss, started on first use (an upload, or the worker seeing work): a server
+ * that never indexes never opens its pool nor runs its maintenance. pg-boss keeps its own `pg`
+ * pool, outside db/resilience.ts's breaker: its errors (the database away) are logged, never
+ * thrown at the process, and its pool reconnects by itself. A failed start is forgotten, so the
+ * next use tries again.
+ */
+export function getBoss(): Promise<PgBoss> {
+  g.__cockpitBoss ??= startBoss().catch((err: unknown) => {
+    g.__cockpitBoss = undefined;
+    throw err;
+  });
+  return g.__cockpitBoss;
+}
+
+export const bossStarted = () => g.__cockpitBoss !== undefined;
+
+let lastErrorLog = 0;
+
+async function startBoss(): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString: databaseUrl(),
+    schema: JOBS_SCHEMA,
+    application_name: "cockpit-jobs",
+    max: 4,
+    // Cron scheduling is unused: no clock-skew monitor or cron polling.
+    schedule: false,
+    // Maintenance fails jobs past their expiry (a killed or hung worker): how fast a stuck job is retried.
+    maintenanceIntervalSeconds: env.JOBS_MAINTENANCE_S,
+  });
+  boss.on("error", (err) => {
+    // A database outage makes every poll fail: one line per 10 s, not one per poll.
+    const now = Date.now();
+    if (now - lastErrorLog < 10_000) return;
+    lastErrorLog = now;
+    log.warn({ err }, "job queue: database call failed (retrying)");
+  });
+  await boss.start();
+  return boss;
+}
+
+export async function stopBoss(): Promise<void> {
+  const started = g.__cockpitBoss;
+  if (!started) return;
+  g.__cockpitBoss = undefined;
+  const boss = await started.catch(() => null);
+  await boss?.stop({ graceful: false, wait: false }).catch((err: unknown) => log.warn({ err }, "job queue: stop failed"));
+}

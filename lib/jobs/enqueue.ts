@@ -1,0 +1,49 @@
+import "server-only";
+import { sql, type SQL } from "drizzle-orm";
+import type PgBoss from "pg-boss";
+import type { DbOrTx } from "@/db/types";
+import { getBoss } from "./boss";
+import type { QueueDefinition } from "./queues";
+import { ensureQueues, wakeJobWorkers } from "./start-jobs";
+
+/** pg-boss's `$n` statement text and values as one drizzle statement (so it runs on `db`, a transaction included). */
+function toStatement(text: string, values: unknown[]): SQL {
+  const parts = text.split(/\$(\d+)/);
+  const chunks = parts.map((part, i) => {
+    if (i % 2 === 0) return sql.raw(part);
+    const value = values[Number(part) - 1] ?? null;
+    // pg sends undefined as NULL and objects as JSON; drizzle would drop the one and postgres.js mangle the other.
+    const param = value !== null && typeof value === "object" && !(value instanceof Date) ? JSON.stringify(value) : value;
+    return sql`${param}`;
+  });
+  return sql.join(chunks, sql.raw(""));
+}
+
+function executorFor(db: DbOrTx): PgBoss.Db {
+  return {
+    executeSql: async (text, values) => {
+      const rows = await db.execute(toStatement(text, values ?? []));
+      return { rows: [...rows] };
+    },
+  };
+}
+
+/**
+ * Enqueues a job through `db`: inside a transaction, the job commits or rolls back with the
+ * caller's rows (an upload's document and its indexing job are one commit, so a crash after the
+ * answer loses nothing). Starts this process's pg-boss first (creating its schema and queues on a
+ * fresh database); the workers are woken once the caller's transaction had its chance to commit.
+ */
+export async function enqueueJob<T extends object>(db: DbOrTx, queue: QueueDefinition<T>, data: T): Promise<string> {
+  const boss = await getBoss();
+  await ensureQueues(boss);
+  const id = await boss.send(queue.name, data, { ...queue.sendOptions(), db: executorFor(db) });
+  if (!id) throw new Error(`job queue '${queue.name}' refused the job`);
+  setImmediate(wakeJobWorkers);
+  return id;
+}
+
+/** Starts pg-boss and creates the queues ahead of a transaction that will enqueue (keeps that work out of the transaction). */
+export async function prepareJobs(): Promise<void> {
+  await ensureQueues(await getBoss());
+}

@@ -1,0 +1,140 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type PgBoss from "pg-boss";
+import { db } from "@/db/client";
+import { dbState, isConnectionError } from "@/db/resilience";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import { bossStarted, getBoss, JOBS_SCHEMA, stopBoss } from "./boss";
+import { definedQueues, type JobRun, type QueueDefinition } from "./queues";
+
+const g = globalThis as { __cockpitQueuesReady?: WeakMap<PgBoss, Promise<void>>; __cockpitWorkers?: Promise<void> };
+const ready = (g.__cockpitQueuesReady ??= new WeakMap());
+
+/** Creates the defined queues (and their dead letter queues first) once per started pg-boss; idempotent in SQL too. */
+export function ensureQueues(boss: PgBoss): Promise<void> {
+  let done = ready.get(boss);
+  if (!done) {
+    done = (async () => {
+      for (const q of definedQueues()) {
+        if (q.deadLetter) await boss.createQueue(q.deadLetter.name);
+        await boss.createQueue(q.name);
+      }
+    })();
+    done.catch(() => ready.delete(boss));
+    ready.set(boss, done);
+  }
+  return done;
+}
+
+const POLL_S = 2;
+
+/**
+ * pg-boss 10 has no heartbeat: a job is expired `expire_in` after it started, however alive its
+ * worker. A long legitimate job (a large document's embeddings) would be failed and run twice, so
+ * while the handler runs this process moves the job's start forward every third of its expiry;
+ * a killed or frozen process stops doing so and its job expires on time. After `maxRunSeconds`
+ * the beats stop and the handler's signal aborts.
+ */
+function heartbeat(name: string, id: string, expireSeconds: number, maxRunSeconds: number): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  const beat = setInterval(
+    () => {
+      db.execute(sql`UPDATE ${sql.identifier(JOBS_SCHEMA)}.job SET started_on = now() WHERE name = ${name} AND id = ${id}::uuid AND state = 'active'`).catch(
+        (err: unknown) => log.debug({ err, job: id }, "job heartbeat failed"),
+      );
+    },
+    Math.max(1, Math.floor(expireSeconds / 3)) * 1000,
+  );
+  beat.unref();
+  const cap = setTimeout(() => {
+    clearInterval(beat);
+    controller.abort(new Error(`the job ran longer than ${maxRunSeconds} s`));
+  }, maxRunSeconds * 1000);
+  cap.unref();
+  return {
+    signal: controller.signal,
+    stop: () => {
+      clearInterval(beat);
+      clearTimeout(cap);
+    },
+  };
+}
+
+function serve<T extends object>(boss: PgBoss, queue: QueueDefinition<T>, name: string, handle: (job: JobRun<T>) => Promise<void>) {
+  return boss.work<T>(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: POLL_S }, async ([job]) => {
+    if (!job) return;
+    const beats = heartbeat(name, job.id, queue.sendOptions().expireInSeconds ?? 120, queue.maxRunSeconds());
+    try {
+      await handle({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit, signal: beats.signal });
+    } finally {
+      beats.stop();
+    }
+  });
+}
+
+async function startServing(queues: QueueDefinition<object>[]): Promise<void> {
+  const boss = await getBoss();
+  await ensureQueues(boss);
+  for (const q of queues) {
+    for (let i = 0; i < q.concurrency(); i++) await serve(boss, q, q.name, q.handle);
+    if (q.deadLetter) await serve(boss, q, q.deadLetter.name, q.deadLetter.handle);
+  }
+  log.info({ queues: queues.map((q) => q.name) }, "job workers started");
+}
+
+/** Starts this process's job workers (once; a failed start is tried again on the next wake). */
+export function wakeJobWorkers(): void {
+  if (g.__cockpitWorkers) return;
+  const queues = definedQueues();
+  if (queues.length === 0) return;
+  g.__cockpitWorkers = startServing(queues).catch((err: unknown) => {
+    g.__cockpitWorkers = undefined;
+    log.warn({ err }, "job workers could not start (retrying on the next check)");
+  });
+}
+
+/** One indexed query: is any defined queue holding a job not yet finished (created, retry or active)? */
+async function workWaiting(): Promise<boolean> {
+  const names = definedQueues().flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter.name] : [q.name]));
+  if (names.length === 0) return false;
+  const [table] = await db.execute<{ ok: boolean }>(sql`SELECT to_regclass(${`${JOBS_SCHEMA}.job`}) IS NOT NULL AS ok`);
+  if (!table?.ok) return false;
+  const list = sql.join(
+    names.map((n) => sql`${n}`),
+    sql`, `,
+  );
+  const rows = await db.execute(sql`SELECT 1 FROM ${sql.identifier(JOBS_SCHEMA)}.job WHERE name IN (${list}) AND state < 'completed' LIMIT 1`);
+  return rows.length > 0;
+}
+
+/**
+ * The job side of a process's background worker (lib/worker/start-worker.ts). pg-boss stays
+ * asleep until there is work: every JOBS_IDLE_CHECK_S one cheap query asks whether a queue holds
+ * an unfinished job (enqueued by any process, or left active by a process that died); then the
+ * workers start and stay. Several processes may serve the same queues (pg-boss hands each job to
+ * one of them with SKIP LOCKED). Returns the function that stops it.
+ */
+export function startJobs(): () => Promise<void> {
+  let busy = false;
+  const tick = async () => {
+    if (busy || g.__cockpitWorkers || dbState() === "down") return;
+    busy = true;
+    try {
+      if (await workWaiting()) wakeJobWorkers();
+    } catch (err) {
+      if (isConnectionError(err)) log.debug("job check skipped: database unreachable");
+      else log.warn({ err }, "job check failed");
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), env.JOBS_IDLE_CHECK_S * 1000);
+  timer.unref();
+  void tick();
+  return async () => {
+    clearInterval(timer);
+    g.__cockpitWorkers = undefined;
+    if (bossStarted()) await stopBoss();
+  };
+}

@@ -1,0 +1,22 @@
+import "server-only";
+import { and, eq, inArray } from "drizzle-orm";
+import { knowledgeCollections } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { AppError } from "@/lib/errors";
+
+/** Profiles' `knowledge_base_ids` must name active collections of the company. @throws 400 naming `knowledge_base_ids`. */
+export async function assertActiveCollections(db: DbOrTx, companyId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await db
+    .select({ id: knowledgeCollections.id })
+    .from(knowledgeCollections)
+    .where(and(eq(knowledgeCollections.companyId, companyId), eq(knowledgeCollections.isActive, true), inArray(knowledgeCollections.id, ids)));
+  const found = new Set(rows.map((r) => r.id));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) {
+    throw new AppError("invalid_request", `knowledge_base_ids: no active knowledge collection with id '${missing}'`, {
+      param: "knowledge_base_ids",
+      wireCode: "collection_not_found",
+    });
+  }
+}

@@ -1,0 +1,31 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { knowledgeDocuments, type KnowledgeDocument } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { log } from "@/lib/log";
+import { getCollectionInCompany } from "../collections/internal";
+import { deleteDocumentChunks } from "./delete-chunks";
+import { documentNotFound, getDocumentInCollection } from "./internal";
+import { removeStoredDocument } from "./storage";
+
+/**
+ * Deletes a document: its chunks leave retrieval in the same transaction as its row, then its
+ * bytes go. A job still indexing it finds no row and stops (and removes any chunk it wrote after
+ * this commit: lib/knowledge/jobs/index-document-job.ts).
+ * @throws not_found (another company's collection or document too; a second delete).
+ */
+export async function deleteDocument(db: DbOrTx, args: { companyId: string; collectionId: string; documentId: string }): Promise<KnowledgeDocument> {
+  await getCollectionInCompany(db, args);
+  const doc = await getDocumentInCollection(db, args);
+  const deleted = await db.transaction(async (tx) => {
+    await deleteDocumentChunks(tx, doc.id);
+    const [row] = await tx
+      .delete(knowledgeDocuments)
+      .where(and(eq(knowledgeDocuments.id, doc.id), eq(knowledgeDocuments.companyId, args.companyId)))
+      .returning();
+    if (!row) throw documentNotFound(doc.id);
+    return row;
+  });
+  await removeStoredDocument(deleted.storageKey).catch((err: unknown) => log.warn({ err, documentId: deleted.id }, "could not remove a deleted document's file"));
+  return deleted;
+}

@@ -1,0 +1,58 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import path from "node:path";
+import { dbEnv } from "@/db/env";
+import { env } from "@/lib/env";
+
+/**
+ * Documents' bytes: one file per document under KNOWLEDGE_STORAGE_DIR (default
+ * `<DATA_DIR>/knowledge`), at `<company>/<document>`. An upload streams into `tmp/` (constant
+ * memory whatever the size), is fsynced and renamed into place before its row commits; a crash in
+ * between leaves at most an orphan file, never a row without bytes. Processes that index must see
+ * the same directory (split web/worker hosts mount one volume).
+ */
+export const storageDir = () => path.resolve(env.KNOWLEDGE_STORAGE_DIR ?? path.join(dbEnv.DATA_DIR, "knowledge"));
+
+const tmpDir = () => path.join(storageDir(), "tmp");
+
+/** A new temporary file to stream an upload into: its path and a write stream. */
+export async function createUploadFile(): Promise<{ tmpPath: string; stream: ReturnType<typeof createWriteStream> }> {
+  await mkdir(tmpDir(), { recursive: true });
+  const tmpPath = path.join(tmpDir(), `${Date.now()}-${randomBytes(8).toString("hex")}`);
+  return { tmpPath, stream: createWriteStream(tmpPath, { flags: "wx", mode: 0o600 }) };
+}
+
+export const storageKeyFor = (companyId: string, documentId: string) => `${companyId}/${documentId}`;
+
+function resolveKey(key: string): string {
+  const full = path.resolve(storageDir(), key);
+  // Keys are ours (company and document ids), but never let one point outside the directory.
+  if (!full.startsWith(storageDir() + path.sep)) throw new Error(`storage key outside the storage directory: ${key}`);
+  return full;
+}
+
+async function fsyncPath(p: string): Promise<void> {
+  const handle = await open(p, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Moves a finished upload to its key, durably (file and directory entry synced). */
+export async function commitUploadFile(tmpPath: string, key: string): Promise<void> {
+  const dest = resolveKey(key);
+  await mkdir(path.dirname(dest), { recursive: true });
+  await fsyncPath(tmpPath);
+  await rename(tmpPath, dest);
+  await fsyncPath(path.dirname(dest));
+}
+
+export const readStoredDocument = (key: string): Promise<Buffer> => readFile(resolveKey(key));
+
+export const removeStoredDocument = (key: string) => rm(resolveKey(key), { force: true });
+
+export const removeUploadFile = (tmpPath: string) => rm(tmpPath, { force: true });
