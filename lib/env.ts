@@ -73,6 +73,11 @@ const ServerEnv = DatabaseEnv.extend({
   SANDBOX_UID: intWithDefault(65534, -1, 2 ** 31 - 1),
   SANDBOX_GID: intWithDefault(65534, -1, 2 ** 31 - 1),
   VISION_MODEL: optionalString,
+  /**
+   * Knowledge embeddings (lib/knowledge/embeddings.ts): `<group>:<model>` of a provider group with an
+   * OpenAI-compatible `/embeddings` (`openai:text-embedding-3-small`); unset: the offline default.
+   */
+  EMBEDDING_MODEL: z.preprocess(emptyAsUndefined, z.string().regex(/^[a-z0-9_-]+:.+$/, "must be <group>:<model>").optional()),
   /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */
   TOOL_MAX_STEPS: intWithDefault(8, 1, 64),
   /** O₮ billed per CPU-second of company tools' Python (measured by the host); 0 bills nothing. */

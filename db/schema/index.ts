@@ -9,3 +9,4 @@ export * from "./threads";
 export * from "./profiles";
 export * from "./guardrails";
 export * from "./tools";
+export * from "./knowledge-chunks";

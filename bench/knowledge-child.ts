@@ -1,0 +1,130 @@
+/**
+ * The in-process half of the knowledge bench (bench/knowledge.ts spawns it under
+ * `tsx --conditions=react-server`, since app modules import "server-only"): indexes documents with
+ * lib/knowledge's indexDocument and runs the ablations that the search endpoint does not expose.
+ * One command per process: argv[2] is a JSON object; one JSON object is printed on stdout.
+ */
+import { sql as rawSql } from "drizzle-orm";
+import { db, sql } from "@/db/client";
+import type { ParsedDocument } from "@/lib/knowledge/contracts";
+import { indexDocument } from "@/lib/knowledge/index-chunks";
+import { search, type SearchOptions } from "@/lib/knowledge/search";
+import { cranParsed, loadCranfield, type CranDoc } from "./lib/cranfield";
+
+type Command =
+  | { cmd: "index-cranfield"; companyId: string; collectionId: string; docPrefix: string; chunking?: { maxTokens: number; overlapTokens: number } }
+  | { cmd: "eval"; companyId: string; collectionId: string; variants: string[] }
+  | { cmd: "synth"; companyId: string; collectionId: string; target: number; docsPerFile: number };
+
+const cran = loadCranfield()!;
+
+/** Deterministic pseudo-random numbers (mulberry32), so synthetic corpora are the same on every run. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Cranfield abstract varied: sentences shuffled, ~10 % of words dropped, a copy marker added. */
+function vary(d: CranDoc, copy: number, rand: () => number): CranDoc {
+  const sentences = d.text.split(/(?<=\.)\s+/).sort(() => rand() - 0.5);
+  const text = sentences.map((s) => s.split(/\s+/).filter(() => rand() > 0.1).join(" ")).join(" ");
+  return { id: d.id, title: `${d.title} (variant ${copy})`, text };
+}
+
+async function chunkCount(companyId: string): Promise<number> {
+  const [r] = await sql`SELECT count(*)::int AS n FROM knowledge_chunks WHERE company_id = ${companyId}`;
+  return r!.n as number;
+}
+
+async function run(c: Command): Promise<unknown> {
+  if (c.cmd === "index-cranfield") {
+    const t = performance.now();
+    let chunks = 0;
+    let bytes = 0;
+    for (const d of cran.docs) {
+      // Two records of the collection are empty: nothing to index (indexDocument refuses them).
+      if (!d.title && !d.text) continue;
+      const parsed = cranParsed(d);
+      bytes += Buffer.byteLength(d.title + d.text);
+      const r = await indexDocument(db, {
+        companyId: c.companyId, collectionId: c.collectionId, documentId: `${c.docPrefix}${d.id}`, filename: `cran-${d.id}.txt`, folderPath: "cranfield", parsed,
+        chunking: c.chunking,
+      });
+      chunks += r.chunkCount;
+    }
+    const s = (performance.now() - t) / 1000;
+    return { docs: cran.docs.length, chunks, seconds: s, docsPerS: cran.docs.length / s, mbPerS: bytes / 1e6 / s };
+  }
+  if (c.cmd === "eval") {
+    const out: Record<string, Record<number, number[]>> = {};
+    for (const v of c.variants) {
+      const ranked: Record<number, number[]> = {};
+      for (const q of cran.queries) {
+        if (v.startsWith("ts_rank_cd")) {
+          const norm = Number(v.split(":")[1] ?? 0);
+          // OR of the query's lexemes (already stemmed: the `simple` config keeps them as they are).
+          const rows = await db.execute(rawSql`
+            WITH q AS (SELECT to_tsquery('simple', coalesce(string_agg(quote_literal(lexeme), ' | '), '')) AS q FROM unnest(to_tsvector('english', ${q.text})))
+            SELECT document_id FROM knowledge_chunks, q
+            WHERE company_id = ${c.companyId} AND collection_id = ${c.collectionId} AND tsv @@ q.q
+            ORDER BY ts_rank_cd(tsv, q.q, ${norm}) DESC, id LIMIT 50`);
+          ranked[q.n] = dedupe((rows as unknown as { document_id: string }[]).map((r) => r.document_id));
+        } else {
+          const opts: SearchOptions = v === "hybrid" ? {} : v === "hybrid-noprf" ? { prf: false } : { rankers: v as "lexical" | "dense" };
+          const rows = await search(db, { companyId: c.companyId, collectionIds: [c.collectionId], query: q.text, topK: 50 }, opts);
+          ranked[q.n] = dedupe(rows.map((r) => r.documentId));
+        }
+      }
+      out[v] = ranked;
+    }
+    return out;
+  }
+  // synth: varied copies of Cranfield, `docsPerFile` abstracts per document, until the company has `target` chunks.
+  const rand = rng(42);
+  let copy = 0;
+  let docs = 0;
+  let bytes = 0;
+  let chunks = await chunkCount(c.companyId);
+  const t = performance.now();
+  while (chunks < c.target) {
+    copy++;
+    for (let i = 0; i < cran.docs.length && chunks < c.target; i += c.docsPerFile) {
+      const segments: ParsedDocument["segments"] = [];
+      for (const d of cran.docs.slice(i, i + c.docsPerFile)) segments.push(...cranParsed(vary(d, copy, rand)).segments);
+      bytes += segments.reduce((a, s) => a + Buffer.byteLength(s.text), 0);
+      const r = await indexDocument(db, {
+        companyId: c.companyId, collectionId: c.collectionId, documentId: `doc_synth_${c.companyId}_${copy}_${i}`, filename: `synth-${copy}-${i}.txt`, folderPath: "synthetic",
+        parsed: { kind: "txt", segments },
+      });
+      chunks += r.chunkCount;
+      docs++;
+    }
+  }
+  const s = (performance.now() - t) / 1000;
+  return { chunks, docs, seconds: s, docsPerS: docs / s, mbPerS: bytes / 1e6 / s, chunksPerS: (chunks - 0) / s };
+}
+
+/** Chunks → documents (the Cranfield id after the prefix), first occurrence wins. */
+function dedupe(documentIds: string[]): number[] {
+  const seen = new Set<number>();
+  for (const id of documentIds) seen.add(Number(id.slice(id.lastIndexOf("_") + 1)));
+  return [...seen];
+}
+
+const command = JSON.parse(process.argv[2]!) as Command;
+run(command)
+  .then((r) => {
+    process.stdout.write(JSON.stringify(r) + "\n");
+    return sql.end({ timeout: 5 });
+  })
+  .then(() => process.exit(0))
+  .catch((err: unknown) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });

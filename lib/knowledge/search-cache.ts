@@ -1,0 +1,201 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { DbOrTx } from "@/db/types";
+
+/**
+ * Per-process, per-company retrieval index over `knowledge_chunks`: BM25 postings read from the
+ * stored `tsv` (PostgreSQL's `english` lexemes and their positions) and the float32 vectors in one
+ * contiguous array for an exact dense scan. PostgreSQL stays the source of truth: search reads its
+ * results back from the table (so a deleted row is never returned), and every search first compares
+ * the table's fingerprint of the company (count, sum and max of `seq`) with the cache's:
+ *   - a higher max seq: load the rows above it (new and re-indexed rows; a re-indexed row gets a
+ *     new seq, and its old slot dies);
+ *   - still different (deletions, or a transaction that committed after a later seq was loaded):
+ *     reconcile against the company's (id, seq) list: kill gone slots, load missing rows.
+ * Dead slots are skipped and compacted away by a full reload once they outnumber the live ones.
+ */
+
+interface Slot {
+  id: string;
+  seq: number;
+  documentId: string;
+  collection: number;
+}
+
+export interface CompanyIndex {
+  model: string;
+  dim: number;
+  slots: Slot[];
+  alive: Uint8Array;
+  hasVector: Uint8Array;
+  /** Document length in lexeme positions (BM25's |d|). */
+  lengths: Float64Array;
+  vectors: Float32Array;
+  postings: Map<string, { slots: number[]; tfs: number[] }>;
+  collections: string[];
+  collectionCode: Map<string, number>;
+  slotById: Map<string, number>;
+  live: number;
+  liveSeqSum: bigint;
+  maxSeq: number;
+}
+
+const MAX_COMPANIES = 64;
+const indexes = new Map<string, CompanyIndex>();
+const refreshing = new Map<string, Promise<CompanyIndex>>();
+
+export interface Fingerprint {
+  n: number;
+  sum: bigint;
+  max: number;
+}
+
+/** The SQL columns of a company's fingerprint; search selects them in its first round trip. */
+export const fingerprintSql = (companyId: string) => sql`
+  (SELECT count(*)::int FROM knowledge_chunks WHERE company_id = ${companyId}) AS fp_n,
+  (SELECT coalesce(sum(seq), 0)::text FROM knowledge_chunks WHERE company_id = ${companyId}) AS fp_sum,
+  (SELECT coalesce(max(seq), 0)::bigint FROM knowledge_chunks WHERE company_id = ${companyId}) AS fp_max`;
+
+export function parseFingerprint(row: Record<string, unknown>): Fingerprint {
+  return { n: Number(row.fp_n), sum: BigInt(String(row.fp_sum)), max: Number(row.fp_max) };
+}
+
+function empty(model: string, dim: number): CompanyIndex {
+  return {
+    model, dim, slots: [], alive: new Uint8Array(1024), hasVector: new Uint8Array(1024), lengths: new Float64Array(1024),
+    vectors: new Float32Array(1024 * dim), postings: new Map(), collections: [], collectionCode: new Map(), slotById: new Map(),
+    live: 0, liveSeqSum: 0n, maxSeq: 0,
+  };
+}
+
+function grow(ix: CompanyIndex, need: number) {
+  if (need <= ix.alive.length) return;
+  let cap = ix.alive.length;
+  while (cap < need) cap *= 2;
+  const a = new Uint8Array(cap); a.set(ix.alive); ix.alive = a;
+  const h = new Uint8Array(cap); h.set(ix.hasVector); ix.hasVector = h;
+  const l = new Float64Array(cap); l.set(ix.lengths); ix.lengths = l;
+  const v = new Float32Array(cap * ix.dim); v.set(ix.vectors); ix.vectors = v;
+}
+
+/** Lexemes and their frequencies from tsvector text output: `'flow':3,7 'mach':1 'it''s':4`. */
+export function parseTsvector(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/'((?:[^'\\]|''|\\.)*)'(?::([0-9A-D,]+))?/g)) {
+    const lexeme = m[1]!.replace(/''/g, "'").replace(/\\(.)/g, "$1");
+    out.set(lexeme, m[2] ? m[2].split(",").length : 1);
+  }
+  return out;
+}
+
+interface LoadedRow {
+  id: string;
+  seq: string | number;
+  collection_id: string;
+  document_id: string;
+  tsv: string;
+  embedding: Buffer;
+  embedding_model: string;
+}
+
+function kill(ix: CompanyIndex, slot: number) {
+  if (!ix.alive[slot]) return;
+  ix.alive[slot] = 0;
+  ix.live--;
+  ix.liveSeqSum -= BigInt(ix.slots[slot]!.seq);
+  ix.slotById.delete(ix.slots[slot]!.id);
+}
+
+function add(ix: CompanyIndex, r: LoadedRow) {
+  const old = ix.slotById.get(r.id);
+  if (old !== undefined) kill(ix, old);
+  const slot = ix.slots.length;
+  grow(ix, slot + 1);
+  let collection = ix.collectionCode.get(r.collection_id);
+  if (collection === undefined) {
+    collection = ix.collections.push(r.collection_id) - 1;
+    ix.collectionCode.set(r.collection_id, collection);
+  }
+  const seq = Number(r.seq);
+  ix.slots.push({ id: r.id, seq, documentId: r.document_id, collection });
+  ix.slotById.set(r.id, slot);
+  ix.alive[slot] = 1;
+  ix.live++;
+  ix.liveSeqSum += BigInt(seq);
+  if (seq > ix.maxSeq) ix.maxSeq = seq;
+  let length = 0;
+  for (const [lexeme, tf] of parseTsvector(r.tsv)) {
+    let p = ix.postings.get(lexeme);
+    if (!p) ix.postings.set(lexeme, (p = { slots: [], tfs: [] }));
+    p.slots.push(slot);
+    p.tfs.push(tf);
+    length += tf;
+  }
+  ix.lengths[slot] = length;
+  if (r.embedding_model === ix.model && r.embedding.length === ix.dim * 4) {
+    const base = slot * ix.dim;
+    for (let i = 0; i < ix.dim; i++) ix.vectors[base + i] = r.embedding.readFloatLE(i * 4);
+    ix.hasVector[slot] = 1;
+  }
+}
+
+const ROW_COLUMNS = sql`id, seq, collection_id, document_id, tsv::text AS tsv, embedding, embedding_model`;
+const LOAD_BATCH = 5_000;
+
+async function loadAbove(db: DbOrTx, ix: CompanyIndex, companyId: string, fromSeq: number) {
+  let after = fromSeq;
+  for (;;) {
+    const rows = (await db.execute(sql`SELECT ${ROW_COLUMNS} FROM knowledge_chunks
+      WHERE company_id = ${companyId} AND seq > ${after} ORDER BY seq LIMIT ${LOAD_BATCH}`)) as unknown as LoadedRow[];
+    for (const r of rows) add(ix, r);
+    if (rows.length < LOAD_BATCH) return;
+    after = Number(rows[rows.length - 1]!.seq);
+  }
+}
+
+async function reconcile(db: DbOrTx, ix: CompanyIndex, companyId: string) {
+  const rows = (await db.execute(sql`SELECT id, seq FROM knowledge_chunks WHERE company_id = ${companyId}`)) as unknown as { id: string; seq: string }[];
+  const present = new Map(rows.map((r) => [r.id, Number(r.seq)]));
+  for (let s = 0; s < ix.slots.length; s++) {
+    if (ix.alive[s] && present.get(ix.slots[s]!.id) !== ix.slots[s]!.seq) kill(ix, s);
+  }
+  const missing = rows.filter((r) => !ix.slotById.has(r.id)).map((r) => r.id);
+  for (let i = 0; i < missing.length; i += LOAD_BATCH) {
+    const loaded = (await db.execute(sql`SELECT ${ROW_COLUMNS} FROM knowledge_chunks
+      WHERE company_id = ${companyId} AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(missing.slice(i, i + LOAD_BATCH))}::jsonb))`)) as unknown as LoadedRow[];
+    for (const r of loaded) add(ix, r);
+  }
+}
+
+const matches = (ix: CompanyIndex, fp: Fingerprint) => ix.live === fp.n && ix.liveSeqSum === fp.sum && ix.maxSeq >= fp.max;
+
+/** The company's index brought up to the fingerprint just read; concurrent callers share one refresh. */
+export async function companyIndex(db: DbOrTx, args: { companyId: string; model: string; dim: number; fingerprint: Fingerprint }): Promise<CompanyIndex> {
+  const { companyId, fingerprint: fp } = args;
+  let ix = indexes.get(companyId);
+  if (ix && (ix.model !== args.model || ix.dim !== args.dim)) ix = undefined;
+  if (ix && matches(ix, fp)) {
+    // Most recently used last, for the eviction below.
+    indexes.delete(companyId);
+    indexes.set(companyId, ix);
+    return ix;
+  }
+  const pending = refreshing.get(companyId);
+  if (pending) return pending;
+  const work = (async () => {
+    let next = ix;
+    if (!next || next.slots.length - next.live > Math.max(1_000, next.live)) next = empty(args.model, args.dim);
+    if (fp.max > next.maxSeq) await loadAbove(db, next, companyId, next.maxSeq);
+    if (!matches(next, fp)) await reconcile(db, next, companyId);
+    indexes.delete(companyId);
+    indexes.set(companyId, next);
+    while (indexes.size > MAX_COMPANIES) indexes.delete(indexes.keys().next().value!);
+    return next;
+  })();
+  refreshing.set(companyId, work);
+  try {
+    return await work;
+  } finally {
+    refreshing.delete(companyId);
+  }
+}
