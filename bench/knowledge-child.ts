@@ -99,7 +99,7 @@ async function run(c: Command): Promise<unknown> {
       for (const d of cran.docs.slice(i, i + c.docsPerFile)) segments.push(...cranParsed(vary(d, copy, rand)).segments);
       bytes += segments.reduce((a, s) => a + Buffer.byteLength(s.text), 0);
       const r = await indexDocument(db, {
-        companyId: c.companyId, collectionId: c.collectionId, documentId: `doc_synth_${c.companyId}_${copy}_${i}`, filename: `synth-${copy}-${i}.txt`, folderPath: "synthetic",
+        companyId: c.companyId, collectionId: c.collectionId, documentId: `doc_synth_${c.target}_${copy}_${i}`, filename: `synth-${c.target}-${copy}-${i}.txt`, folderPath: "synthetic",
         parsed: { kind: "txt", segments },
       });
       chunks += r.chunkCount;

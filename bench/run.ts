@@ -24,6 +24,8 @@
  * --db-fault-only (only bench/db-fault.ts: throughput, errors and billing of chat completions while
  * PostgreSQL is cut for 10 s in the middle of the run; with --fault-duration S (60), --fault-clients N
  * (20), --fault-mode down|blackhole (down), and --database-in-place as above),
+ * --knowledge-only (only bench/knowledge.ts: Cranfield retrieval quality vs MiniSearch through the search
+ * endpoint, search latency at 10,000 and 100,000 chunks, indexing throughput; with --chunk-sweep),
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
  * --repeat N (1; measure each row N times: the row is the median of the undisturbed repetitions).
  *
@@ -48,6 +50,7 @@ import { fmt, renderTable } from "./lib/table";
 import { runBodyFloodBench } from "./body-flood";
 import { runCompletionsBench } from "./completions";
 import { FAULT_MODES, runDbFaultBench, type FaultMode } from "./db-fault";
+import { runKnowledgeBench } from "./knowledge";
 
 const { values: flags } = parseArgs({
   options: {
@@ -76,6 +79,10 @@ const { values: flags } = parseArgs({
     "fault-duration": { type: "string", default: "60" },
     "fault-clients": { type: "string", default: "20" },
     "fault-mode": { type: "string", default: "down" },
+    /** Only the knowledge bench (bench/knowledge.ts): Cranfield quality vs MiniSearch, search latency at 10k/100k chunks, indexing throughput. */
+    "knowledge-only": { type: "boolean", default: false },
+    /** Knowledge bench: also sweep chunk sizes (indexes Cranfield eight more times). */
+    "chunk-sweep": { type: "boolean", default: false },
     /** Body-flood and db-fault benches: use DATABASE_URL's database itself instead of a fresh one on its server. */
     "database-in-place": { type: "boolean", default: false },
   },
@@ -275,10 +282,15 @@ function dbFault() {
   });
 }
 
+function knowledge() {
+  return runKnowledgeBench({ isolatedBuild: flags["isolated-build"], rebuild: flags.rebuild, chunkSweep: flags["chunk-sweep"] });
+}
+
 async function main(): Promise<number> {
   if (!(FAULT_MODES as readonly string[]).includes(flags["fault-mode"]!)) throw new Error(`--fault-mode must be one of ${FAULT_MODES.join(", ")}`);
   if (flags["body-flood-only"]) return (await bodyFlood()).valid ? 0 : 1;
   if (flags["db-fault-only"]) return (await dbFault()).valid ? 0 : 1;
+  if (flags["knowledge-only"]) return (await knowledge()).valid ? 0 : 1;
   const errors: string[] = [];
   let build: BuildInfo | undefined;
   let db: BenchDatabase | undefined;
@@ -483,7 +495,8 @@ async function main(): Promise<number> {
   const completions = await runCompletionsBench({ isolatedBuild: flags["isolated-build"] });
   const flood = await bodyFlood();
   const fault = await dbFault();
-  return record.valid && completions.valid && flood.valid && fault.valid ? 0 : 1;
+  const kn = await knowledge();
+  return record.valid && completions.valid && flood.valid && fault.valid && kn.valid ? 0 : 1;
 }
 
 main()

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "@/db/types";
 
 /**
@@ -50,11 +50,13 @@ export interface Fingerprint {
   max: number;
 }
 
-/** The SQL columns of a company's fingerprint; search selects them in its first round trip. */
-export const fingerprintSql = (companyId: string) => sql`
-  (SELECT count(*)::int FROM knowledge_chunks WHERE company_id = ${companyId}) AS fp_n,
-  (SELECT coalesce(sum(seq), 0)::text FROM knowledge_chunks WHERE company_id = ${companyId}) AS fp_sum,
-  (SELECT coalesce(max(seq), 0)::bigint FROM knowledge_chunks WHERE company_id = ${companyId}) AS fp_max`;
+/**
+ * The company's fingerprint in one index-only scan of (company_id, seq), with the query's lexemes
+ * in the same round trip: `SELECT <extra>, fp_n, fp_sum, fp_max`.
+ */
+export const fingerprintQuery = (companyId: string, extra: SQL) => sql`
+  SELECT ${extra}, count(*)::int AS fp_n, coalesce(sum(seq), 0)::text AS fp_sum, coalesce(max(seq), 0)::bigint AS fp_max
+  FROM knowledge_chunks WHERE company_id = ${companyId}`;
 
 export function parseFingerprint(row: Record<string, unknown>): Fingerprint {
   return { n: Number(row.fp_n), sum: BigInt(String(row.fp_sum)), max: Number(row.fp_max) };
