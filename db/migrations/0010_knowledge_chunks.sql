@@ -1,3 +1,8 @@
+CREATE TABLE "knowledge_chunk_versions" (
+	"company_id" text PRIMARY KEY NOT NULL,
+	"version" bigint DEFAULT 0 NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "knowledge_chunks" (
 	"id" text PRIMARY KEY NOT NULL,
 	"seq" bigint GENERATED ALWAYS AS IDENTITY (sequence name "knowledge_chunks_seq_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),

@@ -51,3 +51,13 @@ export const knowledgeChunks = pgTable(
 );
 
 export type KnowledgeChunk = typeof knowledgeChunks.$inferSelect;
+
+/**
+ * One counter per company, bumped in every transaction that changes its chunks: a search compares
+ * it with its cache's in one primary-key read, and counts the company's chunks only when it moved.
+ * The bump's row lock also orders a company's indexing transactions' commits.
+ */
+export const knowledgeChunkVersions = pgTable("knowledge_chunk_versions", {
+  companyId: text("company_id").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull().default(0),
+});

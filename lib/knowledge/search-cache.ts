@@ -1,18 +1,24 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "@/db/types";
+import { createSimdDot, type SimdDot } from "./simd-dot";
 
 /**
  * Per-process, per-company retrieval index over `knowledge_chunks`: BM25 postings read from the
  * stored `tsv` (PostgreSQL's `english` lexemes and their positions) and the float32 vectors in one
  * contiguous array for an exact dense scan. PostgreSQL stays the source of truth: search reads its
- * results back from the table (so a deleted row is never returned), and every search first compares
- * the table's fingerprint of the company (count, sum and max of `seq`) with the cache's:
+ * results back from the table (so a deleted row is never returned), and every search first reads
+ * the company's version (knowledge_chunk_versions, bumped by every change); when it moved, the
+ * table's fingerprint of the company (count, sum and max of `seq`) is compared with the cache's:
  *   - a higher max seq: load the rows above it (new and re-indexed rows; a re-indexed row gets a
  *     new seq, and its old slot dies);
  *   - still different (deletions, or a transaction that committed after a later seq was loaded):
  *     reconcile against the company's (id, seq) list: kill gone slots, load missing rows.
  * Dead slots are skipped and compacted away by a full reload once they outnumber the live ones.
+ *
+ * Vectors live in a WebAssembly.Memory laid out as [query: 64 KiB][vectors: capacity × stride
+ * float32][scores: capacity float32], so one SIMD call scores them all (lib/knowledge/simd-dot.ts);
+ * `stride` is the dimension rounded up to a multiple of 4, zero-padded.
  */
 
 interface Slot {
@@ -28,14 +34,24 @@ export interface CompanyIndex {
   slots: Slot[];
   alive: Uint8Array;
   hasVector: Uint8Array;
+  /** Collection code per slot (index into `collections`), for the scope mask. */
+  slotCollection: Int32Array;
   /** Document length in lexeme positions (BM25's |d|). */
   lengths: Float64Array;
+  /** View of the vector region; replaced when the memory grows. */
   vectors: Float32Array;
+  stride: number;
+  capacity: number;
+  memory: WebAssembly.Memory;
+  /** null where WebAssembly SIMD is unavailable: search then scans `vectors` in JS. */
+  simd: SimdDot | null;
   postings: Map<string, { slots: number[]; tfs: number[] }>;
   collections: string[];
   collectionCode: Map<string, number>;
   slotById: Map<string, number>;
   live: number;
+  /** The company's version when the cache last matched the table; -1: never. */
+  version: number;
   liveSeqSum: bigint;
   maxSeq: number;
 }
@@ -50,34 +66,51 @@ export interface Fingerprint {
   max: number;
 }
 
-/**
- * The company's fingerprint in one index-only scan of (company_id, seq), with the query's lexemes
- * in the same round trip: `SELECT <extra>, fp_n, fp_sum, fp_max`.
- */
-export const fingerprintQuery = (companyId: string, extra: SQL) => sql`
-  SELECT ${extra}, count(*)::int AS fp_n, coalesce(sum(seq), 0)::text AS fp_sum, coalesce(max(seq), 0)::bigint AS fp_max
+/** The company's version (−1: never changed), with the query's lexemes in the same round trip: `SELECT <extra>, version`. */
+export const versionQuery = (companyId: string, extra: SQL) => sql`
+  SELECT ${extra}, coalesce((SELECT version FROM knowledge_chunk_versions WHERE company_id = ${companyId}), -1)::bigint AS version`;
+
+/** The company's fingerprint, in one index-only scan of (company_id, seq). */
+const fingerprintQuery = (companyId: string) => sql`
+  SELECT count(*)::int AS fp_n, coalesce(sum(seq), 0)::text AS fp_sum, coalesce(max(seq), 0)::bigint AS fp_max
   FROM knowledge_chunks WHERE company_id = ${companyId}`;
 
-export function parseFingerprint(row: Record<string, unknown>): Fingerprint {
+function parseFingerprint(row: Record<string, unknown>): Fingerprint {
   return { n: Number(row.fp_n), sum: BigInt(String(row.fp_sum)), max: Number(row.fp_max) };
 }
 
+export const QUERY_AT = 0;
+export const VECTORS_AT = 65_536;
+const PAGE = 65_536;
+const pagesFor = (capacity: number, stride: number) => Math.ceil((VECTORS_AT + capacity * stride * 4 + capacity * 4) / PAGE);
+/** Byte offset of the scores region. */
+export const scoresAt = (ix: CompanyIndex) => VECTORS_AT + ix.capacity * ix.stride * 4;
+
 function empty(model: string, dim: number): CompanyIndex {
+  const capacity = 1024;
+  const stride = Math.ceil(dim / 4) * 4;
+  const simd = createSimdDot(pagesFor(capacity, stride));
+  const memory = simd?.memory ?? new WebAssembly.Memory({ initial: pagesFor(capacity, stride) });
   return {
-    model, dim, slots: [], alive: new Uint8Array(1024), hasVector: new Uint8Array(1024), lengths: new Float64Array(1024),
-    vectors: new Float32Array(1024 * dim), postings: new Map(), collections: [], collectionCode: new Map(), slotById: new Map(),
-    live: 0, liveSeqSum: 0n, maxSeq: 0,
+    model, dim, slots: [], alive: new Uint8Array(capacity), hasVector: new Uint8Array(capacity), slotCollection: new Int32Array(capacity),
+    lengths: new Float64Array(capacity), vectors: new Float32Array(memory.buffer, VECTORS_AT, capacity * stride), stride, capacity, memory, simd,
+    postings: new Map(), collections: [], collectionCode: new Map(), slotById: new Map(), live: 0, version: -1, liveSeqSum: 0n, maxSeq: 0,
   };
 }
 
 function grow(ix: CompanyIndex, need: number) {
-  if (need <= ix.alive.length) return;
-  let cap = ix.alive.length;
+  if (need <= ix.capacity) return;
+  let cap = ix.capacity;
   while (cap < need) cap *= 2;
   const a = new Uint8Array(cap); a.set(ix.alive); ix.alive = a;
   const h = new Uint8Array(cap); h.set(ix.hasVector); ix.hasVector = h;
+  const c = new Int32Array(cap); c.set(ix.slotCollection); ix.slotCollection = c;
   const l = new Float64Array(cap); l.set(ix.lengths); ix.lengths = l;
-  const v = new Float32Array(cap * ix.dim); v.set(ix.vectors); ix.vectors = v;
+  // The vector region keeps its place; the scores region after it is scratch and just moves.
+  const pages = pagesFor(cap, ix.stride) - ix.memory.buffer.byteLength / PAGE;
+  if (pages > 0) ix.memory.grow(pages);
+  ix.capacity = cap;
+  ix.vectors = new Float32Array(ix.memory.buffer, VECTORS_AT, cap * ix.stride);
 }
 
 /** Lexemes and their frequencies from tsvector text output: `'flow':3,7 'mach':1 'it''s':4`. */
@@ -120,6 +153,7 @@ function add(ix: CompanyIndex, r: LoadedRow) {
   }
   const seq = Number(r.seq);
   ix.slots.push({ id: r.id, seq, documentId: r.document_id, collection });
+  ix.slotCollection[slot] = collection;
   ix.slotById.set(r.id, slot);
   ix.alive[slot] = 1;
   ix.live++;
@@ -135,8 +169,8 @@ function add(ix: CompanyIndex, r: LoadedRow) {
   }
   ix.lengths[slot] = length;
   if (r.embedding_model === ix.model && r.embedding.length === ix.dim * 4) {
-    const base = slot * ix.dim;
-    for (let i = 0; i < ix.dim; i++) ix.vectors[base + i] = r.embedding.readFloatLE(i * 4);
+    // A byte copy: the column is little-endian float32, as every platform Node runs on.
+    new Uint8Array(ix.memory.buffer, VECTORS_AT + slot * ix.stride * 4, ix.dim * 4).set(r.embedding);
     ix.hasVector[slot] = 1;
   }
 }
@@ -171,12 +205,12 @@ async function reconcile(db: DbOrTx, ix: CompanyIndex, companyId: string) {
 
 const matches = (ix: CompanyIndex, fp: Fingerprint) => ix.live === fp.n && ix.liveSeqSum === fp.sum && ix.maxSeq >= fp.max;
 
-/** The company's index brought up to the fingerprint just read; concurrent callers share one refresh. */
-export async function companyIndex(db: DbOrTx, args: { companyId: string; model: string; dim: number; fingerprint: Fingerprint }): Promise<CompanyIndex> {
-  const { companyId, fingerprint: fp } = args;
+/** The company's index brought up to the version just read; concurrent callers share one refresh. */
+export async function companyIndex(db: DbOrTx, args: { companyId: string; model: string; dim: number; version: number }): Promise<CompanyIndex> {
+  const { companyId } = args;
   let ix = indexes.get(companyId);
   if (ix && (ix.model !== args.model || ix.dim !== args.dim)) ix = undefined;
-  if (ix && matches(ix, fp)) {
+  if (ix && ix.version === args.version) {
     // Most recently used last, for the eviction below.
     indexes.delete(companyId);
     indexes.set(companyId, ix);
@@ -187,8 +221,13 @@ export async function companyIndex(db: DbOrTx, args: { companyId: string; model:
   const work = (async () => {
     let next = ix;
     if (!next || next.slots.length - next.live > Math.max(1_000, next.live)) next = empty(args.model, args.dim);
+    // Read after the version: a change committed in between moves the version again, so the next
+    // search looks again.
+    const [row] = (await db.execute(fingerprintQuery(companyId))) as unknown as Record<string, unknown>[];
+    const fp = parseFingerprint(row!);
     if (fp.max > next.maxSeq) await loadAbove(db, next, companyId, next.maxSeq);
     if (!matches(next, fp)) await reconcile(db, next, companyId);
+    next.version = args.version;
     indexes.delete(companyId);
     indexes.set(companyId, next);
     while (indexes.size > MAX_COMPANIES) indexes.delete(indexes.keys().next().value!);

@@ -4,7 +4,7 @@ import type { DbOrTx } from "@/db/types";
 import type { RetrievedChunk, SearchArgs } from "./contracts";
 import { embedder, OFFLINE_DIM, OFFLINE_MODEL } from "./embeddings";
 import { normalize } from "./embed/offline";
-import { companyIndex, fingerprintQuery, parseFingerprint, parseTsvector, type CompanyIndex } from "./search-cache";
+import { companyIndex, parseTsvector, versionQuery, QUERY_AT, scoresAt, VECTORS_AT, type CompanyIndex } from "./search-cache";
 
 /**
  * Retrieval tuning. Each was measured on Cranfield (bench/knowledge.ts, numbers in README
@@ -99,6 +99,24 @@ function dot(vectors: Float32Array, base: number, q: Float32Array, dim: number):
 }
 
 /**
+ * Every slot's dot product with `q` (dead and out-of-scope slots too: skipping them costs more
+ * than scoring them), in one WebAssembly SIMD call, or in JS without SIMD. The returned view is
+ * scratch of the index: read it before the next await.
+ */
+function scanVectors(ix: CompanyIndex, q: Float32Array, slotCount: number): Float32Array {
+  if (ix.simd) {
+    const query = new Float32Array(ix.memory.buffer, QUERY_AT, ix.stride);
+    query.fill(0);
+    query.set(q);
+    ix.simd.scan(VECTORS_AT, QUERY_AT, scoresAt(ix), slotCount, ix.stride);
+    return new Float32Array(ix.memory.buffer, scoresAt(ix), slotCount);
+  }
+  const scores = new Float32Array(slotCount);
+  for (let s = 0; s < slotCount; s++) if (ix.hasVector[s]) scores[s] = dot(ix.vectors, s * ix.stride, q, ix.dim);
+  return scores;
+}
+
+/**
  * Hybrid retrieval over the given collections of one company: BM25 over PostgreSQL's `english`
  * lexemes, an exact dense scan of the company's vectors with pseudo-relevance feedback, fused by
  * reciprocal rank, floored, best first. Results are read back from `knowledge_chunks` filtered by
@@ -108,20 +126,24 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
   if (args.collectionIds.length === 0 || !args.query.trim()) return [];
   const emb = embedder();
   const dim = emb.model === OFFLINE_MODEL ? OFFLINE_DIM : 0;
-  const [first] = (await db.execute(fingerprintQuery(args.companyId, sql`to_tsvector('english', ${args.query})::text AS q`))) as unknown as Record<string, unknown>[];
+  const [first] = (await db.execute(versionQuery(args.companyId, sql`to_tsvector('english', ${args.query})::text AS q`))) as unknown as Record<string, unknown>[];
   const queryVector = (await emb.embed([args.query], args.signal))[0]!;
   args.signal?.throwIfAborted();
-  const ix = await companyIndex(db, { companyId: args.companyId, model: emb.model, dim: dim || queryVector.length, fingerprint: parseFingerprint(first!) });
+  const ix = await companyIndex(db, { companyId: args.companyId, model: emb.model, dim: dim || queryVector.length, version: Number(first!.version) });
   args.signal?.throwIfAborted();
 
-  const codes = new Set(args.collectionIds.map((c) => ix.collectionCode.get(c)).filter((c) => c !== undefined));
-  if (codes.size === 0) return [];
+  const wantedCodes = new Uint8Array(ix.collections.length);
+  for (const c of args.collectionIds) {
+    const code = ix.collectionCode.get(c);
+    if (code !== undefined) wantedCodes[code] = 1;
+  }
+  if (!wantedCodes.includes(1)) return [];
   const slotCount = ix.slots.length;
   const scope = new Uint8Array(slotCount);
   let liveInScope = 0;
   let totalLength = 0;
   for (let s = 0; s < slotCount; s++) {
-    if (ix.alive[s] && codes.has(ix.slots[s]!.collection)) {
+    if (ix.alive[s] && wantedCodes[ix.slotCollection[s]!]) {
       scope[s] = 1;
       liveInScope++;
       totalLength += ix.lengths[s]!;
@@ -147,19 +169,16 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
   if (opts.prf !== false && rankers === "hybrid") {
     const feedback = lexTop.slice(0, RETRIEVAL.prfDocs).filter((s) => ix.hasVector[s]);
     for (const s of feedback) {
-      const base = s * ix.dim;
+      const base = s * ix.stride;
       for (let i = 0; i < ix.dim; i++) q[i]! += (RETRIEVAL.prfWeight * ix.vectors[base + i]!) / feedback.length;
     }
     normalize(q);
   }
-  const denseScores = new Float32Array(slotCount);
+  let denseScores: Float32Array = new Float32Array(0);
   const withVector: number[] = [];
   if (q.length === ix.dim && rankers !== "lexical") {
-    for (let s = 0; s < slotCount; s++) {
-      if (!scope[s] || !ix.hasVector[s]) continue;
-      denseScores[s] = dot(ix.vectors, s * ix.dim, q, ix.dim);
-      withVector.push(s);
-    }
+    denseScores = scanVectors(ix, q, slotCount);
+    for (let s = 0; s < slotCount; s++) if (scope[s] && ix.hasVector[s]) withVector.push(s);
   }
   const denseTop = topN(withVector, denseScores, withVector.length, RETRIEVAL.listSize);
 
@@ -167,7 +186,7 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
   if (rankers !== "lexical") denseTop.forEach((s, r) => Object.assign(candidate(s), { denseScore: denseScores[s]!, denseRank: r + 1 }));
   const ranked: Candidate[] = [];
   for (const c of candidates.values()) {
-    if (c.lexicalRank === null && (queryVector.length !== ix.dim || dot(ix.vectors, c.slot * ix.dim, queryVector, ix.dim) < RETRIEVAL.denseFloor)) continue;
+    if (c.lexicalRank === null && (queryVector.length !== ix.dim || dot(ix.vectors, c.slot * ix.stride, queryVector, ix.dim) < RETRIEVAL.denseFloor)) continue;
     c.fused = (c.lexicalRank ? 1 / (RETRIEVAL.rrfK + c.lexicalRank) : 0) + (c.denseRank ? 1 / (RETRIEVAL.rrfK + c.denseRank) : 0);
     ranked.push(c);
   }

@@ -2,6 +2,7 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { knowledgeChunks } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
+import { bumpChunkVersion } from "./bump-chunk-version";
 
 /**
  * Removes a document from retrieval at once: search reads its results back from this table, so a
@@ -9,6 +10,9 @@ import type { DbOrTx } from "@/db/types";
  * has checked the document belongs to the company. Idempotent.
  */
 export async function deleteDocumentChunks(db: DbOrTx, documentId: string): Promise<{ deleted: number }> {
-  const rows = await db.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, documentId)).returning({ id: knowledgeChunks.id });
-  return { deleted: rows.length };
+  return db.transaction(async (tx) => {
+    const rows = await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, documentId)).returning({ companyId: knowledgeChunks.companyId });
+    for (const companyId of new Set(rows.map((r) => r.companyId))) await bumpChunkVersion(tx, companyId);
+    return { deleted: rows.length };
+  });
 }

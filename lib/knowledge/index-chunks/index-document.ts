@@ -5,6 +5,7 @@ import type { DbOrTx } from "@/db/types";
 import { randomBase62 } from "@/lib/ids";
 import { IndexingError, type ParsedDocument } from "../contracts";
 import { embedder, vectorToBytes } from "../embeddings";
+import { bumpChunkVersion } from "./bump-chunk-version";
 import { chunkDocument, type ChunkOptions } from "./chunk-document";
 
 export interface IndexDocumentArgs {
@@ -68,6 +69,7 @@ export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promis
     await tx
       .delete(knowledgeChunks)
       .where(and(eq(knowledgeChunks.companyId, args.companyId), eq(knowledgeChunks.documentId, args.documentId), gte(knowledgeChunks.position, chunks.length)));
+    await bumpChunkVersion(tx, args.companyId);
   });
   return { chunkCount: chunks.length };
 }
