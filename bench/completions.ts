@@ -25,6 +25,11 @@
  * persistence and billing on; ours' added p50 @1c (ours − direct) < 2 ms; added time to first
  * streamed byte < 2 ms; RSS flat over the 60 s soak and < 300 MiB.
  *
+ * Runs rows (bench/runs.ts), on ours' server right after its completions rows, same fake upstream:
+ * `POST /v1/threads/{id}/runs` req/s @32c against ours' json req/s (goal >= 85 %), added p50 @1c
+ * (< 2.5 ms) and added TTFB (< 2 ms) against the same upstream call sent directly, and what a
+ * 5,000-message thread adds over a 20-message one on gpt-3.5-turbo (< 3 ms); a company of their own.
+ *
  * Validity (exit 1 standalone / `valid: false` when imported): every load response 2xx, every
  * target's answers checked once in full (reply text, usage), and after ours the bench database has
  * a `completion` ledger row for every 2xx completion (at most the requests cut off in flight when a
@@ -32,7 +37,8 @@
  *
  *   npm run bench:completions [-- --duration 10 --warmup 3 --connections 1,32 --soak 60
  *                                 --ttfb-requests 200 --quiet-wait 5 --targets direct,peer,ours
- *                                 --isolated-build --rebuild --profile --cpu-prof --db-proxy]
+ *                                 --isolated-build --rebuild --profile --cpu-prof --db-proxy
+ *                                 --skip-runs --runs-repeat 5 --runs-requests 200]
  *
  * --profile: ours only, no soak, server under `node --cpu-prof` and its DATABASE_URL through a
  * counting proxy (bench/lib/pg-proxy.ts): prints the top self-time functions and the database
@@ -54,7 +60,7 @@ import { admin, createCompany, createKeys, MAX_RPM } from "./lib/admin";
 import { summarizeProfile, type ProfileSummary } from "./lib/cpuprofile";
 import { summarizeProfileWindows, type WindowedSummary } from "./lib/cpuprofile-window";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
-import { runLoad, type LoadResult } from "./lib/load";
+import { runLoad, type LoadOptions, type LoadResult } from "./lib/load";
 import { waitForQuiet } from "./lib/measure";
 import { startPgProxy, type PgProxy, type PgStats } from "./lib/pg-proxy";
 import {
@@ -74,6 +80,7 @@ import { appEnv, cleanEnv, currentBuildId, freePort, prepareBuild, ROOT, running
 import { startService, type Service } from "./lib/service";
 import { fmt, renderTable } from "./lib/table";
 import { cleanupStack } from "./lib/cleanups";
+import { RUN_TARGETS, runRunsRows, runsTables, runsVerdicts, type RunsResult } from "./runs";
 
 // --- settings ------------------------------------------------------------------------------------
 
@@ -107,6 +114,12 @@ export interface CompletionsBenchOptions {
   name?: string;
   /** Print progress and the tables (true). */
   print?: boolean;
+  /** The runs rows (bench/runs.ts) on ours' server after its completions rows (true). */
+  runs?: boolean;
+  /** Repetitions of each runs pair (completions/run @32c; direct/run @1c) (5: this machine is shared). */
+  runsRepeat?: number;
+  /** Sequential requests per runs latency row @1c (200). */
+  runsRequests?: number;
 }
 
 export interface CompletionsBenchResult {
@@ -118,6 +131,7 @@ export interface CompletionsBenchResult {
 }
 
 export const MODEL_SLUG = "gpt-4.1-mini";
+export const UPSTREAM_KEY = "sk-bench";
 export const FAKE_REPLY = "Hello! This is the fixed benchmark reply.";
 export const FAKE_USAGE = { prompt: 20, completion: 15 };
 const MESSAGES = [{ role: "user", content: "Say hello to the benchmark." }];
@@ -126,7 +140,6 @@ export const BODIES: Record<Mode, string> = {
   stream: JSON.stringify({ model: MODEL_SLUG, messages: MESSAGES, stream: true, stream_options: { include_usage: true } }),
 };
 const PATH = "/v1/chat/completions";
-const UPSTREAM_KEY = "sk-bench";
 const KEY_COUNT = 4;
 const CREDITS_OT = 100_000_000;
 const TARGET_ADDED_P50_MS = 2;
@@ -295,7 +308,7 @@ function slopePerMin(samples: { t: number; rssMb: number }[]): number {
   return den ? (num / den) * 60 : Number.NaN;
 }
 
-interface Target {
+export interface Target {
   id: TargetId;
   label: string;
   baseUrl: string;
@@ -423,8 +436,11 @@ function timedRequest(agent: http.Agent, url: URL, headers: Record<string, strin
   });
 }
 
-/** Time to first streamed byte: `n` sequential streaming requests on one keep-alive connection. */
-export async function measureTtfb(t: Target, n: number, warmup = TTFB_WARMUP): Promise<Ttfb> {
+/**
+ * Time to first streamed byte: `n` sequential streaming requests on one keep-alive connection;
+ * by default the chat-completions stream body, else `req` (request `i` to `req.path(i)`).
+ */
+export async function measureTtfb(t: Target, n: number, warmup = TTFB_WARMUP, req?: { path: (i: number) => string; body: string }): Promise<Ttfb> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(`${t.baseUrl}${PATH}`);
   const first: number[] = [];
@@ -437,7 +453,7 @@ export async function measureTtfb(t: Target, n: number, warmup = TTFB_WARMUP): P
     for (let i = 0; i < warmup + n; i++) {
       const headers = { ...t.headers, ...(t.rotate ? t.rotate[i % t.rotate.length] : {}) };
       try {
-        const r = await timedRequest(agent, url, headers, BODIES.stream);
+        const r = req ? await timedRequest(agent, new URL(`${t.baseUrl}${req.path(i)}`), headers, req.body) : await timedRequest(agent, url, headers, BODIES.stream);
         const good = r.status === 200 && r.text.trimEnd().endsWith("data: [DONE]");
         if (good) ok++;
         else {
@@ -484,7 +500,7 @@ async function dbPids(db: BenchDatabase | undefined): Promise<number[]> {
   }
 }
 
-function loadSpec(t: Target, mode: Mode, connections: number, durationS: number) {
+function loadSpec(t: Target, mode: Mode, connections: number, durationS: number): LoadOptions {
   return {
     url: `${t.baseUrl}${PATH}`,
     method: "POST" as const,
@@ -497,8 +513,11 @@ function loadSpec(t: Target, mode: Mode, connections: number, durationS: number)
   };
 }
 
-/** One measured autocannon run with CPU / RSS accounting of gateway, upstream and database. */
-async function measureRun(t: Target, up: Upstream, mode: Mode, connections: number, durationS: number, warmupS: number, quietWaitMs: number): Promise<Row> {
+/**
+ * One measured autocannon run with CPU / RSS accounting of gateway, upstream and database; `spec`
+ * replaces the chat-completions request (the runs rows).
+ */
+export async function measureRun(t: Target, up: Upstream, mode: Mode, connections: number, durationS: number, warmupS: number, quietWaitMs: number, spec?: LoadOptions): Promise<Row> {
   const gwBefore = t.pid ? processTree(t.pid) : [];
   const upPids = processTree(up.service.pid);
   const dbBeforePids = await dbPids(t.db);
@@ -516,7 +535,7 @@ async function measureRun(t: Target, up: Upstream, mode: Mode, connections: numb
   const t0 = performance.now();
   const hr0 = process.hrtime.bigint();
 
-  const result = await runLoad(loadSpec(t, mode, connections, durationS));
+  const result = await runLoad(spec ?? loadSpec(t, mode, connections, durationS));
 
   const hr1 = process.hrtime.bigint();
   const wallMs = performance.now() - t0;
@@ -594,6 +613,9 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     databaseUrl: options.databaseUrl ?? (process.env.DATABASE_URL || undefined),
     name: options.name ?? "completions",
     print: options.print ?? true,
+    runs: options.runs ?? true,
+    runsRepeat: options.runsRepeat ?? 5,
+    runsRequests: options.runsRequests ?? 200,
   };
   const startedAt = new Date();
   const log = (m: string) => {
@@ -612,12 +634,15 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   const errors: string[] = [];
   const invalid: string[] = [];
   const profiles: ProfileSummary[] = [];
-  const windowed: (WindowedSummary & { mode: Mode; connections: number })[] = [];
+  const windowed: (WindowedSummary & { mode: Mode; connections: number; label?: string })[] = [];
   let oursLogTail = "";
   let build: BuildInfo | undefined;
   let appRoot = ROOT;
   let db: BenchDatabase | undefined;
   let ledger: { completionRows: number; expected2xx: number; cutOffAllowance: number; runsByStatus: Record<string, number>; upstreamRequests: number } | null = null;
+  let runs: RunsResult | null = null;
+  /** Status counts of the runs company's runs once ours stopped. */
+  let runsByStatus: Record<string, number> | null = null;
   const gatewayPeaks: Record<string, number> = {};
   /** RSS of each gateway right after it answered its health check, before any completion. */
   const idleRss: Record<string, number> = {};
@@ -643,20 +668,31 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     let keys: Record<string, string>[] = [];
     let routedKeys: Record<string, string>[] = [];
     let oursCompanyId = "";
+    let runsCompanyId = "";
+    let runsKeys: Record<string, string>[] = [];
     if (needOurs) {
       db = await provisionDatabase({ serverUrl: o.databaseUrl });
       cleanups.push({ name: "database", fn: () => db!.cleanup() });
       // Ours and the routed comparison bill separate companies, so the ledger check counts ours alone.
-      const [companyId, routedCompanyId] = await Promise.all([createCompany(db.url, "Bench completions"), createCompany(db.url, "Bench completions (routed)")]);
+      // The runs rows bill a third company, also out of the ledger check.
+      const [companyId, routedCompanyId, runsCompany] = await Promise.all([
+        createCompany(db.url, "Bench completions"),
+        createCompany(db.url, "Bench completions (routed)"),
+        o.runs ? createCompany(db.url, "Bench runs") : Promise.resolve(""),
+      ]);
       oursCompanyId = companyId;
-      const [, , created, createdRouted] = await Promise.all([
+      runsCompanyId = runsCompany;
+      const [, , , created, createdRouted, createdRuns] = await Promise.all([
         admin(db.url, ["credits", "grant", "--company", companyId, "--amount", String(CREDITS_OT), "--note", "completions bench"]),
         admin(db.url, ["credits", "grant", "--company", routedCompanyId, "--amount", String(CREDITS_OT), "--note", "completions bench"]),
+        o.runs ? admin(db.url, ["credits", "grant", "--company", runsCompany, "--amount", String(CREDITS_OT), "--note", "runs bench"]) : null,
         createKeys(db.url, companyId, KEY_COUNT),
         createKeys(db.url, routedCompanyId, KEY_COUNT),
+        o.runs ? createKeys(db.url, runsCompany, KEY_COUNT) : [],
       ]);
       keys = created.map((k) => ({ authorization: `Bearer ${k.secret}` }));
       routedKeys = createdRouted.map((k) => ({ authorization: `Bearer ${k.secret}` }));
+      runsKeys = createdRuns.map((k) => ({ authorization: `Bearer ${k.secret}` }));
       log(`company ${companyId}: ${CREDITS_OT} OT, ${KEY_COUNT} keys (--rpm ${MAX_RPM}) rotated per request`);
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
       cleanups.push({ name: "data dir", fn: async () => fs.rmSync(dataDir, { recursive: true, force: true }) });
@@ -670,6 +706,8 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     let oursCounted2xx = 0;
     let oursAllowance = 0;
     let oursUpstream0 = 0;
+    /** Upstream calls of the runs rows (their direct baselines included), not ours' completions. */
+    let runsUpstream = 0;
 
     for (const id of o.targets) {
       // --- start the target ---
@@ -772,6 +810,35 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           }
         }
 
+        if (id === "ours" && o.runs) {
+          const before = (await up.stats()).total;
+          runs = await runRunsRows({
+            ours: { ...target, rotate: runsKeys },
+            direct: { id: "direct", label: "direct", baseUrl: up.url, headers: { authorization: `Bearer ${UPSTREAM_KEY}` }, pid: null, rss: null },
+            up,
+            keys: runsKeys,
+            model: MODEL_SLUG,
+            reply: FAKE_REPLY,
+            usage: FAKE_USAGE,
+            upstreamPath: PATH,
+            durationS: o.durationS,
+            warmupS: o.warmupS,
+            highC,
+            lowC,
+            latencyRequests: o.runsRequests,
+            repeat: o.runsRepeat,
+            ttfbRequests: o.ttfbRequests,
+            databaseUrl: db!.url,
+            quietWaitS: o.quietWaitS,
+            completionsSpec: (c, durationS) => loadSpec({ ...target, rotate: runsKeys }, "json", c, durationS),
+            measure: (t, mode, c, durationS, spec) => measureRun(t, up, mode, c, durationS, o.warmupS, q.waitedMs, spec),
+            ttfb: (t, n, warmup, req) => measureTtfb(t, n, warmup, req),
+            log,
+          });
+          runsUpstream += (await up.stats()).total - before;
+          invalid.push(...runs.invalid);
+        }
+
         if (id === "ours" && o.soakS > 0) {
           log(`ours: RSS soak ${o.soakS} s @${highC}c json, sampling RSS every second`);
           const samples: { t: number; rssMb: number }[] = [];
@@ -829,7 +896,11 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
         try {
           const [l] = await sql<{ n: string }[]>`select count(*)::text as n from ledger_entries where kind = 'completion' and company_id = ${oursCompanyId}`;
           const byStatus = await sql<{ status: string; n: string }[]>`select status::text, count(*)::text as n from runs where company_id = ${oursCompanyId} group by status`;
-          const upTotal = (await up.stats()).total - oursUpstream0;
+          const upTotal = (await up.stats()).total - oursUpstream0 - runsUpstream;
+          if (runsCompanyId) {
+            const rs = await sql<{ status: string; n: string }[]>`select status::text, count(*)::text as n from runs where company_id = ${runsCompanyId} group by status`;
+            runsByStatus = Object.fromEntries(rs.map((r) => [r.status, Number(r.n)]));
+          }
           ledger = {
             completionRows: Number(l!.n),
             expected2xx: oursCounted2xx,
@@ -846,7 +917,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           invalid.push(`ledger: ${completionRows} completion rows, expected ${expected2xx} (2xx answers) to ${expected2xx + cutOffAllowance} (+ requests in flight when a load run stopped)`);
         }
         if (profileDir) {
-          const inclusive = ["lib/auth/", "lib/rate-limit/", "lib/billing/", "lib/runs/persist-run", "lib/runs/stages/reserve-credit", "lib/providers/", "lib/completions/", "lib/models/", "lib/http/", "lib/ids", "drizzle-orm", "postgres", "zod", "gpt-tokenizer", "pino"];
+          const inclusive = ["lib/runs/stages/history", "lib/runs/claim-thread", "lib/runs/create-run", "lib/threads/", "next/dist/server", "lib/auth/", "lib/rate-limit/", "lib/billing/", "lib/runs/persist-run", "lib/runs/stages/reserve-credit", "lib/providers/", "lib/completions/", "lib/models/", "lib/http/", "lib/ids", "drizzle-orm", "postgres", "zod", "gpt-tokenizer", "pino"];
           for (const f of fs.readdirSync(profileDir).filter((n) => n.endsWith(".cpuprofile"))) {
             const file = path.join(profileDir, f);
             profiles.push(summarizeProfile(file, { top: 30, root: appRoot, inclusive }));
@@ -854,6 +925,11 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
             for (const r of rows.filter((x) => x.target === "ours")) {
               const w = { fromNs: BigInt(r.windowNs[0]), toNs: BigInt(r.windowNs[1]), requests: r.total };
               windowed.push({ mode: r.mode, connections: r.connections, ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }) });
+            }
+            // The runs rows at the high connection count: completions baseline and runs, pair by pair.
+            for (const r of runs?.rows.filter((x) => x.case === "json-throughput") ?? []) {
+              const w = { fromNs: BigInt(r.windowNs[0]), toNs: BigInt(r.windowNs[1]), requests: r.total };
+              windowed.push({ mode: r.mode, connections: r.connections, label: `${r.label} rep ${r.repetition}`, ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }) });
             }
           }
         }
@@ -917,6 +993,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       disturbed: false,
     });
   }
+  if (runs && !runs.skipped) verdicts.push(...runsVerdicts(runs, find("ours", "json", highC)));
   if (soak) {
     verdicts.push({
       name: `RSS peak over the ${soak.durationS} s soak @${soak.connections}c`,
@@ -997,7 +1074,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     ...profiles.map((p) => `CPU profile ${path.relative(ROOT, p.file)}: ${fmt(p.totalMs, 0)} ms non-idle over the server's whole life (start-up included); per measured run:`),
     ...windowed.map((w) =>
       [
-        `ours ${w.mode} @${w.connections}c: ${fmt(w.busyMs, 0)} ms sampled CPU over ${fmt(w.windowMs / 1000, 1)} s, ${w.requests} requests → ${fmt(w.busyMsPerReq, 3)} ms CPU per request`,
+        `${w.label ?? "ours"} ${w.mode} @${w.connections}c: ${fmt(w.busyMs, 0)} ms sampled CPU over ${fmt(w.windowMs / 1000, 1)} s, ${w.requests} requests → ${fmt(w.busyMsPerReq, 3)} ms CPU per request`,
         renderTable(["self time by area", "ms/req", "%"], w.byArea.slice(0, 14).map((a) => [a.area, fmt(a.perReqMs, 3), fmt(a.pct, 1)])),
         renderTable(["top self-time functions", "ms/req", "%"], w.byFunction.slice(0, 22).map((f) => [f.fn.slice(0, 120), fmt(f.perReqMs, 3), fmt(f.pct, 1)])),
         renderTable(["inclusive (synchronous stack)", "ms/req", "%"], w.inclusive.map((i) => [i.match, fmt(i.perReqMs, 3), fmt(i.pct, 1)])),
@@ -1026,6 +1103,8 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     header,
     table,
     ttfbTable,
+    runs ? runsTables(runs) : "",
+    runsByStatus ? `Runs company's runs by status once ours stopped: ${JSON.stringify(runsByStatus)}` : "",
     soakLine,
     idleLine,
     ledgerLine,
@@ -1076,10 +1155,12 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       addedTtfbMs: TARGET_ADDED_TTFB_MS,
       rssMib: TARGET_RSS_MIB,
       rssSlopeMibPerMin: TARGET_RSS_SLOPE_MIB_PER_MIN,
+      runs: RUN_TARGETS,
       throughputVsPeerPct: 100,
     },
     verdicts,
     rows,
+    runs: runs ? { ...runs, byStatus: runsByStatus } : null,
     ttfb: ttfbs,
     soak,
     ledger,
@@ -1130,6 +1211,10 @@ if (isMain) {
       profile: { type: "boolean", default: false },
       name: { type: "string" },
       "node-args": { type: "string", default: "" },
+      /** Leave out the runs rows (bench/runs.ts). */
+      "skip-runs": { type: "boolean", default: false },
+      "runs-repeat": { type: "string", default: "5" },
+      "runs-requests": { type: "string", default: "200" },
     },
     strict: true,
   });
@@ -1150,6 +1235,9 @@ if (isMain) {
     dbProxy: profile || flags["db-proxy"],
     extraNodeArgs: flags["node-args"]!.split(" ").filter(Boolean),
     name: flags.name ?? (profile ? "completions-profile" : "completions"),
+    runs: !flags["skip-runs"],
+    runsRepeat: Number(flags["runs-repeat"]),
+    runsRequests: Number(flags["runs-requests"]),
   })
     .then((r) => process.exit(r.valid ? 0 : 1))
     .catch((err: unknown) => {

@@ -9,6 +9,8 @@
  * every 250 ms (the bench sends hundreds of thousands of requests); counts survive it:
  *
  *   GET  <control>/stats  {"total", "byPath", "aborted"}: requests received since start
+ *   GET  <control>/last   the body of the last request received (what a gateway sent upstream, to
+ *                         replay straight to this fake as the "direct" baseline of the same call)
  *   POST <control>/exit   closes both servers and exits
  *
  * Stops on SIGTERM/SIGINT, and when its parent goes away (stdin closes).
@@ -31,7 +33,9 @@ const reply = flags.reply!;
 const usage = { prompt: Number(flags["prompt-tokens"]), completion: Number(flags["completion-tokens"]), cached: 0 };
 
 async function main(): Promise<void> {
-  const up = await startFakeUpstream({ reply: () => reply, usage: () => usage });
+  // Only a reference to the parsed body: nothing is copied per request.
+  let last: unknown = null;
+  const up = await startFakeUpstream({ reply: () => reply, usage: () => usage, onRequest: (r) => void (last = r.body) });
   let total = 0;
   let aborted = 0;
   const byPath: Record<string, number> = {};
@@ -52,6 +56,11 @@ async function main(): Promise<void> {
       drain();
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ total, byPath, aborted }));
+      return;
+    }
+    if (req.url === "/last") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(last));
       return;
     }
     if (req.url === "/exit" && req.method === "POST") {

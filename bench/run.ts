@@ -17,7 +17,8 @@
  * Flags (npm run bench -- --flag): --duration S (10), --warmup S (3), --connections 1,32,
  * --no-redis, --rebuild, --isolated-build (build + serve a private copy in the temp dir, immune to
  * `next build` runs in a shared checkout), --cpu-prof (server CPU profiles in bench/results/profiles/),
- * --name foundation, --foundation-only (skip the chat-completions, body-flood and db-fault benches that follow),
+ * --name foundation, --foundation-only (skip the chat-completions (with its runs rows, bench/runs.ts),
+ * body-flood and db-fault benches that follow),
  * --body-flood-only (only bench/body-flood.ts: event-loop delay and RSS while clients send 30 MiB
  * bodies; with --flood-duration S (20), --flood-clients N (10), --flood-body-mib M (30), and
  * --database-in-place to use DATABASE_URL's database itself instead of a fresh one),

@@ -15,6 +15,13 @@ export interface LoadOptions {
   body?: string;
   /** Per-request header sets used round-robin across all connections (e.g. one per API key). */
   rotateHeaders?: Record<string, string>[];
+  /**
+   * The path of each request of connection `i` (connections numbered 0.. in the order they start):
+   * e.g. each connection on threads of its own, so no two requests in flight share a thread.
+   */
+  pathFor?: (connection: number) => string;
+  /** Stop after this many responses instead of after `durationS`. */
+  amount?: number;
   timeoutS?: number;
 }
 
@@ -52,17 +59,25 @@ type Instance = autocannon.Instance & PromiseLike<autocannon.Result>;
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   let next = 0;
+  let connections = 0;
   const rotation = opts.rotateHeaders;
-  const requests: autocannon.Request[] | undefined = rotation?.length
-    ? [
-        {
-          setupRequest: (req: autocannon.Request) => {
-            const h = rotation[next++ % rotation.length]!;
-            return { ...req, headers: { ...req.headers, ...h } };
-          },
-        },
-      ]
-    : undefined;
+  const pathFor = opts.pathFor;
+  // autocannon deep-copies each connection's request entries but resets `context` before every
+  // request: a plain object on the entry (`conn`) is the only per-connection state that lasts.
+  const requests: autocannon.Request[] | undefined =
+    rotation?.length || pathFor
+      ? [
+          {
+            conn: { n: -1 },
+            setupRequest: (req: autocannon.Request & { conn?: { n: number } }) => {
+              const headers = rotation?.length ? { ...req.headers, ...rotation[next++ % rotation.length]! } : req.headers;
+              if (!pathFor) return { ...req, headers };
+              if (req.conn!.n < 0) req.conn!.n = connections++;
+              return { ...req, headers, path: pathFor(req.conn!.n) };
+            },
+          } as autocannon.Request,
+        ]
+      : undefined;
 
   let samples = new Float64Array(1 << 16);
   let n = 0;
@@ -73,6 +88,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     connections: opts.connections,
     pipelining: opts.pipelining ?? 1,
     duration: opts.durationS,
+    ...(opts.amount ? { amount: opts.amount } : {}),
     method: opts.method ?? "GET",
     headers: opts.headers,
     body: opts.body,

@@ -57,14 +57,59 @@ export async function loadFastRoutes(dir, routes, warn) {
   return handlers;
 }
 
+/** A dynamic segment's value the lane accepts: our ids (`thread_…`); anything else goes to Next.js. */
+const ID_SEGMENT = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** @type {WeakMap<Map<string, FetchHandler>, { method: string, segments: string[], handler: FetchHandler }[]>} */
+const patternsOf = new WeakMap();
+
+/** Routes with `[param]` segments, parsed once per handler map. @param {Map<string, FetchHandler>} handlers */
+function patterns(handlers) {
+  let list = patternsOf.get(handlers);
+  if (!list) {
+    list = [];
+    for (const [key, handler] of handlers) {
+      if (!key.includes("[")) continue;
+      const [method, route] = /** @type {[string, string]} */ (key.split(" "));
+      list.push({ method, segments: route.split("/"), handler });
+    }
+    patternsOf.set(handlers, list);
+  }
+  return list;
+}
+
 /**
- * The handler for this request, if the lane serves it: exact method and path, any query string.
+ * The handler for this request, if the lane serves it: exact method and path (any query string),
+ * or a route with `[param]` segments whose values look like our ids (the handler then gets them
+ * as `params`, as Next.js would pass them).
  * @param {Map<string, FetchHandler>} handlers
  * @param {import("node:http").IncomingMessage} req
+ * @returns {FetchHandler | undefined}
  */
 export function fastHandlerFor(handlers, req) {
   if (handlers.size === 0 || !req.url || req.url[0] !== "/") return undefined;
-  return handlers.get(`${req.method} ${pathOf(req.url)}`);
+  const path = pathOf(req.url);
+  const exact = handlers.get(`${req.method} ${path}`);
+  if (exact) return exact;
+  const list = patterns(handlers);
+  if (list.length === 0) return undefined;
+  const parts = path.split("/");
+  for (const p of list) {
+    if (p.method !== req.method || p.segments.length !== parts.length) continue;
+    /** @type {Record<string, string>} */
+    const params = {};
+    let ok = true;
+    for (let i = 0; i < parts.length && ok; i++) {
+      const want = /** @type {string} */ (p.segments[i]);
+      const got = /** @type {string} */ (parts[i]);
+      if (want.startsWith("[")) {
+        ok = ID_SEGMENT.test(got);
+        params[want.slice(1, -1)] = got;
+      } else ok = want === got;
+    }
+    if (ok) return (request) => p.handler(request, { params: Promise.resolve(params) });
+  }
+  return undefined;
 }
 
 /** The path of a request target, without its query string. @param {string} url */

@@ -56,6 +56,24 @@ describe("fastHandlerFor", () => {
       expect(match(m, u), `${m} ${u}`).toBeUndefined();
     }
   });
+
+  it("matches a route with [param] segments whose values look like ids, passing them as params", async () => {
+    let seen: unknown;
+    const runs: Handler = async (_req, ctx) => {
+      seen = await ctx.params;
+      return new Response("r");
+    };
+    const dynamic = new Map([["POST /v1/threads/[threadId]/runs", runs]]);
+    const m = (method: string, url: string) => fastHandlerFor(dynamic, { method, url } as http.IncomingMessage);
+    const found = m("POST", "/v1/threads/thread_abc-1/runs?x=1");
+    expect(found).toBeDefined();
+    await found!(new Request("http://x/"), { params: Promise.resolve({}) });
+    expect(seen).toEqual({ threadId: "thread_abc-1" });
+    for (const u of ["/v1/threads//runs", "/v1/threads/a%2Fb/runs", "/v1/threads/a.b/runs", "/v1/threads/t/runs/", "/v1/threads/t/x/runs", "/v1/threads/t/Runs"]) {
+      expect(m("POST", u), u).toBeUndefined();
+    }
+    expect(m("GET", "/v1/threads/t/runs")).toBeUndefined();
+  });
 });
 
 describe("serveFetch", () => {

@@ -29,7 +29,10 @@ import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from 
 import { workerCount } from "./worker-count.mjs";
 
 /** Hot routes served by the fast lane (exact paths). Their handlers must not use Next.js request APIs. */
-const FAST_ROUTES = [{ method: "POST", path: "/v1/chat/completions" }];
+const FAST_ROUTES = [
+  { method: "POST", path: "/v1/chat/completions" },
+  { method: "POST", path: "/v1/threads/[threadId]/runs" },
+];
 
 const DEFAULT_HOST = "127.0.0.1";
 
