@@ -26,10 +26,9 @@ const PROVIDER_DIM = 512;
  * with the group's base URL and key from the provider configuration.
  * @throws AppError upstream_error when the group is unknown or has no key.
  */
-function providerEmbedder(spec: string): Embedder {
+export function providerEmbedder(spec: string, group = providerGroup(spec.split(":")[0]!)): Embedder {
   const [groupId, ...rest] = spec.split(":");
   const model = rest.join(":");
-  const group = providerGroup(groupId!);
   if (!group?.baseUrl || !group.apiKey) throw new AppError("upstream_error", `EMBEDDING_MODEL names provider group ${groupId}, which has no base URL or key`);
   const { baseUrl, apiKey } = group;
   const dimensions = model.startsWith("text-embedding-3") ? { dimensions: PROVIDER_DIM } : {};
