@@ -77,6 +77,11 @@ const ServerEnv = DatabaseEnv.extend({
    * Knowledge embeddings (lib/knowledge/embeddings.ts): `<group>:<model>` of a provider group with an
    * OpenAI-compatible `/embeddings` (`openai:text-embedding-3-small`); unset: the offline default.
    */
+  /**
+   * Chunks the retrieval caches of one process hold in all (lib/knowledge/search-cache.ts, ~2.5 KB
+   * each with the offline embedding); least recently searched companies are dropped beyond it.
+   */
+  KNOWLEDGE_CACHE_CHUNKS: intWithDefault(400_000, 1_000, 100_000_000),
   EMBEDDING_MODEL: z.preprocess(emptyAsUndefined, z.string().regex(/^[a-z0-9_-]+:.+$/, "must be <group>:<model>").optional()),
   /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */
   TOOL_MAX_STEPS: intWithDefault(8, 1, 64),

@@ -1,6 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "@/db/types";
+import { env } from "@/lib/env";
 import { createSimdDot, type SimdDot } from "./simd-dot";
 
 /**
@@ -56,7 +57,6 @@ export interface CompanyIndex {
   maxSeq: number;
 }
 
-const MAX_COMPANIES = 64;
 const indexes = new Map<string, CompanyIndex>();
 const refreshing = new Map<string, Promise<CompanyIndex>>();
 
@@ -205,6 +205,18 @@ async function reconcile(db: DbOrTx, ix: CompanyIndex, companyId: string) {
 
 const matches = (ix: CompanyIndex, fp: Fingerprint) => ix.live === fp.n && ix.liveSeqSum === fp.sum && ix.maxSeq >= fp.max;
 
+/** Drops least recently searched companies while the caches hold more than KNOWLEDGE_CACHE_CHUNKS slots; never `keep`. */
+function evict(keep: string) {
+  let total = 0;
+  for (const ix of indexes.values()) total += ix.slots.length;
+  for (const [companyId, ix] of indexes) {
+    if (total <= env.KNOWLEDGE_CACHE_CHUNKS) break;
+    if (companyId === keep) continue;
+    indexes.delete(companyId);
+    total -= ix.slots.length;
+  }
+}
+
 /** The company's index brought up to the version just read; concurrent callers share one refresh. */
 export async function companyIndex(db: DbOrTx, args: { companyId: string; model: string; dim: number; version: number }): Promise<CompanyIndex> {
   const { companyId } = args;
@@ -230,7 +242,7 @@ export async function companyIndex(db: DbOrTx, args: { companyId: string; model:
     next.version = args.version;
     indexes.delete(companyId);
     indexes.set(companyId, next);
-    while (indexes.size > MAX_COMPANIES) indexes.delete(indexes.keys().next().value!);
+    evict(companyId);
     return next;
   })();
   refreshing.set(companyId, work);

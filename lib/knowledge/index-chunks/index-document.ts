@@ -12,12 +12,24 @@ export interface IndexDocumentArgs {
   companyId: string;
   collectionId: string;
   documentId: string;
-  filename: string;
+  /** Copied onto each chunk for search results; read from the document's row when not given. */
+  filename?: string;
   folderPath?: string | null;
   parsed: ParsedDocument;
   signal?: AbortSignal;
   /** The bench's chunk-size sweep; production uses the defaults. */
   chunking?: ChunkOptions;
+}
+
+/**
+ * The document's filename and folder from the knowledge API's table (read by name: retrieval does
+ * not import its module). A document deleted meanwhile keeps its id as a name; the job deletes
+ * the chunks of a document deleted while it indexed.
+ */
+async function documentSource(db: DbOrTx, args: { companyId: string; documentId: string }): Promise<{ filename: string; folderPath: string | null }> {
+  const [row] = (await db.execute(sql`SELECT filename, folder_path FROM knowledge_documents
+    WHERE id = ${args.documentId} AND company_id = ${args.companyId}`)) as unknown as { filename: string; folder_path: string | null }[];
+  return { filename: row?.filename ?? args.documentId, folderPath: row?.folder_path ?? null };
 }
 
 /** Rows per INSERT statement (one jsonb parameter each). */
@@ -32,6 +44,7 @@ const INSERT_BATCH = 500;
  */
 export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promise<{ chunkCount: number }> {
   const chunks = chunkDocument(args.parsed, args.chunking);
+  const source = args.filename !== undefined ? { filename: args.filename, folderPath: args.folderPath ?? null } : await documentSource(db, args);
   if (chunks.length === 0) throw new IndexingError("chunk", "no text found in the document");
   const emb = embedder();
   let vectors: Float32Array[];
@@ -56,7 +69,7 @@ export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promis
       // The WHERE keeps a document id of another company (never minted twice, but ids are input) untouched.
       await tx.execute(sql`
         INSERT INTO knowledge_chunks (id, company_id, collection_id, document_id, filename, folder_path, position, text, tokens, page, sheet, heading, embedding, embedding_model)
-        SELECT u.id, ${args.companyId}, ${args.collectionId}, ${args.documentId}, ${args.filename}, ${args.folderPath ?? null},
+        SELECT u.id, ${args.companyId}, ${args.collectionId}, ${args.documentId}, ${source.filename}, ${source.folderPath},
                u.position, u.text, u.tokens, u.page, u.sheet, u.heading, decode(u.embedding, 'base64'), ${emb.model}
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           AS u(id text, position int, text text, tokens int, page int, sheet text, heading text, embedding text)
