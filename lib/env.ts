@@ -78,7 +78,7 @@ const ServerEnv = DatabaseEnv.extend({
    * OpenAI-compatible `/embeddings` (`openai:text-embedding-3-small`); unset: the offline default.
    */
   /**
-   * Chunks the retrieval caches of one process hold in all (lib/knowledge/search-cache.ts, ~2.5 KB
+   * Chunks the retrieval caches of one process hold in all (lib/knowledge/search-cache.ts, ~4 KB
    * each with the offline embedding); least recently searched companies are dropped beyond it.
    */
   KNOWLEDGE_CACHE_CHUNKS: intWithDefault(400_000, 1_000, 100_000_000),

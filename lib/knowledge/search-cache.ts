@@ -113,12 +113,41 @@ function grow(ix: CompanyIndex, need: number) {
   ix.vectors = new Float32Array(ix.memory.buffer, VECTORS_AT, cap * ix.stride);
 }
 
-/** Lexemes and their frequencies from tsvector text output: `'flow':3,7 'mach':1 'it''s':4`. */
+/**
+ * Lexemes and their frequencies from tsvector text output: `'flow':3,7 'mach':1 'it''s':4`. A
+ * scanner rather than a regex: it runs over every lexeme of a company when its cache loads
+ * (100,000 chunks: 5.4 M lexemes, 2.6 s with a regex).
+ */
 export function parseTsvector(text: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const m of text.matchAll(/'((?:[^'\\]|''|\\.)*)'(?::([0-9A-D,]+))?/g)) {
-    const lexeme = m[1]!.replace(/''/g, "'").replace(/\\(.)/g, "$1");
-    out.set(lexeme, m[2] ? m[2].split(",").length : 1);
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (text.charCodeAt(i) !== 39 /* ' */) {
+      i++;
+      continue;
+    }
+    const start = ++i;
+    let escaped = false;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 39) {
+        if (text.charCodeAt(i + 1) !== 39) break;
+        escaped = true;
+        i += 2;
+      } else if (c === 92 /* \ */) {
+        escaped = true;
+        i += 2;
+      } else i++;
+    }
+    let lexeme = text.slice(start, i);
+    if (escaped) lexeme = lexeme.replace(/''/g, "'").replace(/\\(.)/g, "$1");
+    i++;
+    let tf = 1;
+    if (text.charCodeAt(i) === 58 /* : */) {
+      for (i++; i < n && text.charCodeAt(i) !== 32; i++) if (text.charCodeAt(i) === 44 /* , */) tf++;
+    }
+    out.set(lexeme, tf);
   }
   return out;
 }
