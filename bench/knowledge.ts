@@ -189,13 +189,15 @@ export async function runKnowledgeBench(options: KnowledgeBenchOptions = {}): Pr
       log(`${n} chunks: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms (first query, cache load: ${coldMs.toFixed(0)} ms)`);
     }
     const biggest = latency.at(-1);
+    // Dense search never uses pgvector; noted so a run on a server that has it is read as such.
+    const [pgvector] = (await sqlc`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`) as unknown as [{ n: number }];
     const parserPresent = fs.existsSync(path.join(ROOT, "lib/knowledge/parse"));
 
     const record = {
       name: "knowledge",
       startedAt: new Date(started).toISOString(),
       machine: { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "?" },
-      database: { mode: db.mode, where: db.where },
+      database: { mode: db.mode, where: db.where, pgvectorAvailable: pgvector.n > 0, pgvectorUsed: false },
       cranfield: {
         docs: cran.docs.length,
         queries: cran.queries.length,
