@@ -14,7 +14,8 @@ import { cranParsed, loadCranfield, type CranDoc } from "./lib/cranfield";
 type Command =
   | { cmd: "index-cranfield"; companyId: string; collectionId: string; docPrefix: string; chunking?: { maxTokens: number; overlapTokens: number } }
   | { cmd: "eval"; companyId: string; collectionId: string; variants: string[] }
-  | { cmd: "synth"; companyId: string; collectionId: string; target: number; docsPerFile: number };
+  | { cmd: "synth"; companyId: string; collectionId: string; target: number; docsPerFile: number }
+  | { cmd: "parse-throughput"; companyId: string; collectionId: string; files: number; docsPerFile: number };
 
 const cran = loadCranfield()!;
 
@@ -85,6 +86,7 @@ async function run(c: Command): Promise<unknown> {
     }
     return out;
   }
+  if (c.cmd === "parse-throughput") return parseThroughput(c);
   // synth: varied copies of Cranfield, `docsPerFile` abstracts per document, until the company has `target` chunks.
   const rand = rng(42);
   let copy = 0;
@@ -109,6 +111,88 @@ async function run(c: Command): Promise<unknown> {
   }
   const s = (performance.now() - t) / 1000;
   return { chunks, docs, seconds: s, docsPerS: docs / s, mbPerS: bytes / 1e6 / s, chunksPerS: (chunks - before) / s };
+}
+
+/** Wraps text into lines of at most `width` characters (pdf-lib draws what it is given on one line). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const w of text.split(/\s+/)) {
+    if (line && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** `files` PDFs and as many DOCX files of `docsPerFile` abstracts each, made with pdf-lib and docx as users' files are. */
+async function makeFiles(files: number, docsPerFile: number): Promise<{ pdf: Buffer[]; docx: Buffer[] }> {
+  const { PDFDocument, StandardFonts } = await import("pdf-lib");
+  const docx = await import("docx");
+  const out = { pdf: [] as Buffer[], docx: [] as Buffer[] };
+  for (let f = 0; f < files; f++) {
+    const abstracts = cran.docs.slice((f * docsPerFile) % 1300, ((f * docsPerFile) % 1300) + docsPerFile);
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    for (const d of abstracts) {
+      const page = pdf.addPage([595, 842]);
+      let y = 800;
+      page.drawText(d.title.slice(0, 90), { x: 40, y, size: 13, font });
+      for (const line of wrap(d.text, 95)) {
+        y -= 14;
+        if (y < 40) break;
+        page.drawText(line, { x: 40, y, size: 10, font });
+      }
+    }
+    out.pdf.push(Buffer.from(await pdf.save()));
+    const document = new docx.Document({
+      sections: [
+        {
+          children: abstracts.flatMap((d) => [
+            new docx.Paragraph({ text: d.title, heading: docx.HeadingLevel.HEADING_1 }),
+            new docx.Paragraph({ children: [new docx.TextRun(d.text)] }),
+          ]),
+        },
+      ],
+    });
+    out.docx.push(await docx.Packer.toBuffer(document));
+  }
+  return out;
+}
+
+/**
+ * Parse + chunk + embed + index of real PDF and DOCX files, through lib/knowledge/parse (its
+ * capped child process per file). Loaded by path, so this bench compiles where the parsers are
+ * not merged yet (bench/knowledge.ts then skips this).
+ */
+async function parseThroughput(c: { companyId: string; collectionId: string; files: number; docsPerFile: number }) {
+  const parseModule = "@/lib/knowledge/parse";
+  const { parseDocument } = (await import(/* @vite-ignore */ parseModule)) as {
+    parseDocument(input: { bytes: Buffer; filename: string; kind: "pdf" | "docx" }): Promise<ParsedDocument>;
+  };
+  const files = await makeFiles(c.files, c.docsPerFile);
+  const result: Record<string, unknown> = {};
+  for (const kind of ["pdf", "docx"] as const) {
+    let bytes = 0;
+    let chunks = 0;
+    let parseMs = 0;
+    const t = performance.now();
+    for (const [i, file] of files[kind].entries()) {
+      bytes += file.length;
+      const p = performance.now();
+      const parsed = await parseDocument({ bytes: file, filename: `bench-${i}.${kind}`, kind });
+      parseMs += performance.now() - p;
+      const r = await indexDocument(db, {
+        companyId: c.companyId, collectionId: c.collectionId, documentId: `doc_${kind}_${i}`, filename: `bench-${i}.${kind}`, parsed,
+      });
+      chunks += r.chunkCount;
+    }
+    const s = (performance.now() - t) / 1000;
+    result[kind] = { files: files[kind].length, mb: bytes / 1e6, chunks, seconds: s, docsPerS: files[kind].length / s, mbPerS: bytes / 1e6 / s, parseShare: parseMs / 1000 / s };
+  }
+  return result;
 }
 
 /** Chunks → documents (the Cranfield id after the prefix), first occurrence wins. */
