@@ -27,6 +27,8 @@
  * (20), --fault-mode down|blackhole (down), and --database-in-place as above),
  * --sandbox-only (only bench/sandbox.ts: tool-call latency through the warm Python sandbox pool with
  * 4 companies at once, the pool's memory and cold-start times; with --sandbox-duration S (10)),
+ * --knowledge-only (only bench/knowledge.ts: Cranfield retrieval quality vs MiniSearch through the search
+ * endpoint, search latency at 10,000 and 100,000 chunks, indexing throughput; with --chunk-sweep),
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
  * --repeat N (1; measure each row N times: the row is the median of the undisturbed repetitions).
  *
@@ -52,6 +54,7 @@ import { runBodyFloodBench } from "./body-flood";
 import { runCompletionsBench } from "./completions";
 import { FAULT_MODES, runDbFaultBench, type FaultMode } from "./db-fault";
 import { runSandboxBench } from "./sandbox";
+import { runKnowledgeBench } from "./knowledge";
 
 const { values: flags } = parseArgs({
   options: {
@@ -83,6 +86,10 @@ const { values: flags } = parseArgs({
     /** Only the Python sandbox bench (bench/sandbox.ts). */
     "sandbox-only": { type: "boolean", default: false },
     "sandbox-duration": { type: "string", default: "10" },
+    /** Only the knowledge bench (bench/knowledge.ts): Cranfield quality vs MiniSearch, search latency at 10k/100k chunks, indexing throughput. */
+    "knowledge-only": { type: "boolean", default: false },
+    /** Knowledge bench: also sweep chunk sizes (indexes Cranfield eight more times). */
+    "chunk-sweep": { type: "boolean", default: false },
     /** Body-flood and db-fault benches: use DATABASE_URL's database itself instead of a fresh one on its server. */
     "database-in-place": { type: "boolean", default: false },
   },
@@ -286,11 +293,16 @@ function sandbox() {
   return runSandboxBench({ durationS: Number(flags["sandbox-duration"]), quietWaitS: Number(flags["quiet-wait"]) });
 }
 
+function knowledge() {
+  return runKnowledgeBench({ isolatedBuild: flags["isolated-build"], rebuild: flags.rebuild, chunkSweep: flags["chunk-sweep"] });
+}
+
 async function main(): Promise<number> {
   if (!(FAULT_MODES as readonly string[]).includes(flags["fault-mode"]!)) throw new Error(`--fault-mode must be one of ${FAULT_MODES.join(", ")}`);
   if (flags["body-flood-only"]) return (await bodyFlood()).valid ? 0 : 1;
   if (flags["db-fault-only"]) return (await dbFault()).valid ? 0 : 1;
   if (flags["sandbox-only"]) return (await sandbox()).valid ? 0 : 1;
+  if (flags["knowledge-only"]) return (await knowledge()).valid ? 0 : 1;
   const errors: string[] = [];
   let build: BuildInfo | undefined;
   let db: BenchDatabase | undefined;
@@ -496,7 +508,8 @@ async function main(): Promise<number> {
   const flood = await bodyFlood();
   const fault = await dbFault();
   const sandboxResult = await sandbox();
-  return record.valid && completions.valid && flood.valid && fault.valid && sandboxResult.valid ? 0 : 1;
+  const kn = await knowledge();
+  return record.valid && completions.valid && flood.valid && fault.valid && kn.valid && sandboxResult.valid ? 0 : 1;
 }
 
 main()

@@ -102,6 +102,16 @@ const ServerEnv = DatabaseEnv.extend({
   PARSE_CONCURRENCY: intWithDefault(2, 1, 64),
   PARSE_MAX_OUTPUT_MB: intWithDefault(32, 1, 1024),
   VISION_MODEL: optionalString,
+  /**
+   * Knowledge embeddings (lib/knowledge/embeddings.ts): `<group>:<model>` of a provider group with an
+   * OpenAI-compatible `/embeddings` (`openai:text-embedding-3-small`); unset: the offline default.
+   */
+  /**
+   * Chunks the retrieval caches of one process hold in all (lib/knowledge/search-cache.ts, ~4 KB
+   * each with the offline embedding); least recently searched companies are dropped beyond it.
+   */
+  KNOWLEDGE_CACHE_CHUNKS: intWithDefault(400_000, 1_000, 100_000_000),
+  EMBEDDING_MODEL: z.preprocess(emptyAsUndefined, z.string().regex(/^[a-z0-9_-]+:.+$/, "must be <group>:<model>").optional()),
   /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */
   TOOL_MAX_STEPS: intWithDefault(8, 1, 64),
   /** O₮ billed per CPU-second of company tools' Python (measured by the host); 0 bills nothing. */

@@ -10,3 +10,4 @@ export * from "./profiles";
 export * from "./guardrails";
 export * from "./tools";
 export * from "./knowledge";
+export * from "./knowledge-chunks";

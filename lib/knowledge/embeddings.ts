@@ -1,0 +1,72 @@
+import "server-only";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { providerGroup } from "@/lib/providers/config";
+import { postJson } from "@/lib/providers/http";
+import { embedOffline, normalize, OFFLINE_DIM, OFFLINE_MODEL } from "./embed/offline";
+
+export interface Embedder {
+  /** Stored with each vector: vectors of different models are never compared. */
+  model: string;
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+const offline: Embedder = {
+  model: OFFLINE_MODEL,
+  embed: async (texts) => texts.map(embedOffline),
+};
+
+/** Inputs per `/embeddings` call (OpenAI accepts up to 2048). */
+const BATCH = 256;
+/** Requested `dimensions` for models that take it (text-embedding-3-*): the search cache holds float32 vectors per company, so keep them short. */
+const PROVIDER_DIM = 512;
+
+/**
+ * A provider group's OpenAI-compatible `/embeddings` (`EMBEDDING_MODEL=openai:text-embedding-3-small`),
+ * with the group's base URL and key from the provider configuration.
+ * @throws AppError upstream_error when the group is unknown or has no key.
+ */
+export function providerEmbedder(spec: string, group = providerGroup(spec.split(":")[0]!)): Embedder {
+  const [groupId, ...rest] = spec.split(":");
+  const model = rest.join(":");
+  if (!group?.baseUrl || !group.apiKey) throw new AppError("upstream_error", `EMBEDDING_MODEL names provider group ${groupId}, which has no base URL or key`);
+  const { baseUrl, apiKey } = group;
+  const dimensions = model.startsWith("text-embedding-3") ? { dimensions: PROVIDER_DIM } : {};
+  return {
+    model: spec,
+    async embed(texts, signal) {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += BATCH) {
+        const res = await postJson({
+          provider: groupId!,
+          url: `${baseUrl}/embeddings`,
+          headers: { authorization: `Bearer ${apiKey}` },
+          body: { model, input: texts.slice(i, i + BATCH), ...dimensions },
+          signal: signal ?? AbortSignal.timeout(env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS),
+          secrets: [apiKey],
+        });
+        const body = (await res.body.json()) as { data?: { index: number; embedding: number[] }[] };
+        const data = [...(body.data ?? [])].sort((a, b) => a.index - b.index);
+        if (data.length !== Math.min(BATCH, texts.length - i)) throw new AppError("upstream_error", `${groupId} returned ${data.length} embeddings for ${texts.length - i} inputs`);
+        for (const d of data) out.push(normalize(Float32Array.from(d.embedding)));
+      }
+      return out;
+    },
+  };
+}
+
+let current: Embedder | undefined;
+
+/** The configured embedder: EMBEDDING_MODEL's provider, else the offline default (OFFLINE_DIM dims). */
+export function embedder(): Embedder {
+  return (current ??= env.EMBEDDING_MODEL ? providerEmbedder(env.EMBEDDING_MODEL) : offline);
+}
+
+export { OFFLINE_DIM, OFFLINE_MODEL };
+
+/** Float32 vectors as little-endian bytes (the `embedding` column). */
+export function vectorToBytes(v: Float32Array): Buffer {
+  const b = Buffer.allocUnsafe(v.length * 4);
+  for (let i = 0; i < v.length; i++) b.writeFloatLE(v[i]!, i * 4);
+  return b;
+}
