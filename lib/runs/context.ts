@@ -78,6 +78,8 @@ export interface RunContext {
 
   /** The request's `profile_ids` (runs; an extension of completions); absent: the company's default profile. */
   profileIds?: string[];
+  /** Runs: `mentioned_file_ids` (CONTRACT 6), read by the retrieval stage. */
+  mentionedFileIds?: string[];
   /** The run request's overrides of the profiles' toggles (true forces on, false forces off). */
   useKb?: boolean;
   useTools?: boolean;

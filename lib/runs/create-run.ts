@@ -28,17 +28,6 @@ export interface RunCall {
   admitted: Promise<void>;
 }
 
-/**
- * Until the knowledge issue lands no document exists, so a mentioned id is unknown (404; CONTRACT
- * 6: ownership is validated, another company's id is 404 too).
- */
-function checkReferences(input: RunInput): void {
-  const mentioned = input.mentioned_file_ids?.[0];
-  if (mentioned !== undefined) {
-    throw new AppError("not_found", `No document found with id '${mentioned}'`, { param: "mentioned_file_ids", wireCode: "document_not_found" });
-  }
-}
-
 function buildContext(call: RunCall, model: RunContext["model"], signal: AbortSignal): RunContext {
   const { auth, input } = call;
   const runId = newId("run");
@@ -62,6 +51,7 @@ function buildContext(call: RunCall, model: RunContext["model"], signal: AbortSi
     useKb: input.use_kb ?? undefined,
     useTools: input.use_tools ?? undefined,
     runToolChoice: input.tool_choice ?? undefined,
+    mentionedFileIds: input.mentioned_file_ids?.length ? [...new Set(input.mentioned_file_ids)] : undefined,
     // The run's `instructions` is the last system-prompt layer, after the profiles' (profiles stage).
     instructions: input.instructions && input.instructions.trim() !== "" ? [input.instructions] : [],
     messages: [],
@@ -111,7 +101,6 @@ async function storeEarlyFailure(ctx: RunContext, err: unknown): Promise<void> {
  */
 async function startRun(call: RunCall, abort: AbortController, done: Promise<unknown>): Promise<RunContext> {
   const model = await resolveModel({ companyId: call.auth.companyId, slug: call.input.model });
-  checkReferences(call.input);
   const ctx = buildContext(call, model, abort.signal);
   trackRun(
     ctx.runId,

@@ -1,18 +1,21 @@
 import type { ChatMessage, ChatRequest } from "@/lib/providers/types";
 import type { RunContext } from "./context";
 
+/** The system layer that carries retrieved context (and mentioned files) to the model, with sources. */
+export function contextLayer(passages: RunContext["passages"]): string {
+  return (
+    "Use the following retrieved context when it is relevant:\n" +
+    passages.map((p, i) => `[${i + 1}]${p.filename ? ` (${p.filename})` : ""} ${p.text}`).join("\n")
+  );
+}
+
 /**
  * What the model receives: one system message holding every instruction layer, retrieved context
  * appended to it, then the conversation unchanged.
  */
 export function modelRequest(ctx: RunContext): Omit<ChatRequest, "model"> {
   const layers = [...ctx.instructions];
-  if (ctx.passages.length > 0) {
-    layers.push(
-      "Use the following retrieved context when it is relevant:\n" +
-        ctx.passages.map((p, i) => `[${i + 1}]${p.filename ? ` (${p.filename})` : ""} ${p.text}`).join("\n"),
-    );
-  }
+  if (ctx.passages.length > 0) layers.push(contextLayer(ctx.passages));
   const system: ChatMessage[] = layers.length ? [{ role: "system", content: layers.join("\n\n") }] : [];
   return {
     messages: [...system, ...ctx.messages],

@@ -7,6 +7,7 @@ import type { RunContext, Stage } from "./context";
 import { persistRun } from "./persist-run";
 import { callModelStage } from "./stages/call-model";
 import { historyStage } from "./stages/history";
+import { retrievalStage } from "./stages/retrieval";
 import { toolLoopStage } from "./stages/tool-loop";
 import { toolsStage } from "./stages/tools";
 import { inputGuardrailsStage } from "./stages/input-guardrails";
@@ -19,9 +20,9 @@ import { reserveCreditStage } from "./stages/reserve-credit";
  * The orchestrator pipeline shared by chat completions and runs, in order:
  *   profiles → tools (runs) → history (runs) → input guardrails → multimodal → retrieval → reserve credit → model →
  *   tool loop → output guardrails → persist + bill.
- * Retrieval arrives with its issue as a stage inserted into these lists; there is no second path.
+ * There is no second path.
  */
-export const BEFORE_MODEL: Stage[] = [profilesStage, toolsStage, historyStage, inputGuardrailsStage, multimodalStage, reserveCreditStage];
+export const BEFORE_MODEL: Stage[] = [profilesStage, toolsStage, historyStage, inputGuardrailsStage, multimodalStage, retrievalStage, reserveCreditStage];
 export const MODEL: Stage = callModelStage;
 export const AFTER_MODEL: Stage[] = [toolLoopStage, outputGuardrailsStage];
 

@@ -4,7 +4,7 @@ import { knowledgeDocuments, type KnowledgeDocument } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { log } from "@/lib/log";
 import { getCollectionInCompany } from "../collections/internal";
-import { deleteDocumentChunks } from "./delete-chunks";
+import { deleteDocumentChunks } from "@/lib/knowledge/index-chunks";
 import { documentNotFound, getDocumentInCollection } from "./internal";
 import { removeStoredDocument } from "./storage";
 

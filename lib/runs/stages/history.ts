@@ -10,6 +10,7 @@ import type { RunContext, Stage } from "../context";
 import { claimThread } from "../claim-thread";
 import { modelMaxOutputTokens, outputCap } from "../output-cap";
 import { addStep, STEP_TYPE } from "../steps";
+import { knowledgeBudgets, willRetrieve } from "./retrieval";
 
 /** A stored message as a run reads it, newest first. */
 export interface HistoryRow {
@@ -133,7 +134,10 @@ export const historyStage: Stage = {
     const system = ctx.instructions.length ? systemTokens(ctx.instructions.join("\n\n")) + countTextTokens("system") : 0;
     // The offered tools' definitions are part of the prompt (lib/providers/tokens.ts promptParts).
     const tools = ctx.tools?.length ? systemTokens(JSON.stringify(ctx.tools)) : 0;
-    const budget = window - cap - REPLY_PRIMING - tools - (ctx.instructions.length ? system + PER_MESSAGE : 0);
+    // Room kept for what retrieval and mentioned files will add (a long thread cannot crowd it out).
+    const kb = knowledgeBudgets(window);
+    const knowledge = willRetrieve(ctx) ? kb.retrieval + (ctx.mentionedFileIds?.length ? kb.mentioned : 0) : 0;
+    const budget = window - cap - REPLY_PRIMING - tools - knowledge - (ctx.instructions.length ? system + PER_MESSAGE : 0);
 
     const picked: HistoryRow[] = [];
     let used = 0;
