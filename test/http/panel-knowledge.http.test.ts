@@ -84,6 +84,11 @@ describe("/api/panel/knowledge", () => {
     const { secret } = await makeKey(db, { companyId: company.id });
     expect((await waitForDocument(server.url, secret, id, up.json.id)).status).toBe("ready");
     expect((await panel(cookie, `/api/panel/knowledge/${id}/documents`)).json.data).toMatchObject([{ id: up.json.id, status: "ready" }]);
+    // The test retrieval box: the search endpoint's ranking.
+    const found = await panel(cookie, `/api/panel/knowledge/${id}/search`, { method: "POST", body: { query: "how many days of leave a year?", top_k: 3 } });
+    expect(found.status).toBe(200);
+    expect(found.json.data[0]).toMatchObject({ document_id: up.json.id, filename: "leave.md", folder_path: "hr/2025" });
+    expect(found.json.data[0].chunk).toContain("Twenty days");
 
     const bad = await panel(cookie, `/api/panel/knowledge/${id}/documents`, { method: "POST", form: fileForm("x.exe", "MZ\u0000\u0000binary") });
     expect(bad.status).toBe(415);

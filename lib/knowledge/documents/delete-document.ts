@@ -3,8 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { knowledgeDocuments, type KnowledgeDocument } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { log } from "@/lib/log";
+import { deleteDocumentChunks } from "../index-chunks";
 import { getCollectionInCompany } from "../collections/internal";
-import { deleteDocumentChunks } from "@/lib/knowledge/index-chunks";
 import { documentNotFound, getDocumentInCollection } from "./internal";
 import { removeStoredDocument } from "./storage";
 

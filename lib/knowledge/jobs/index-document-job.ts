@@ -8,7 +8,8 @@ import type { JobRun } from "@/lib/jobs";
 import { log } from "@/lib/log";
 import { IndexingError, type IndexStage } from "../contracts";
 import { readStoredDocument } from "../documents/storage";
-import { deleteDocumentChunks, indexDocument, parseDocument } from "./pipeline";
+import { deleteDocumentChunks, indexDocument } from "../index-chunks";
+import { parseDocument } from "../parse";
 
 export interface IndexJobData {
   documentId: string;
@@ -52,7 +53,15 @@ export async function runIndexJob(job: JobRun<IndexJobData>): Promise<void> {
     const parsed = await parseDocument({ bytes, filename: doc.filename, kind: doc.kind, signal: job.signal });
     job.signal.throwIfAborted();
     stage = "index";
-    const { chunkCount } = await indexDocument(db, { companyId: doc.companyId, collectionId: doc.collectionId, documentId: doc.id, parsed });
+    const { chunkCount } = await indexDocument(db, {
+      companyId: doc.companyId,
+      collectionId: doc.collectionId,
+      documentId: doc.id,
+      filename: doc.filename,
+      folderPath: doc.folderPath,
+      parsed,
+      signal: job.signal,
+    });
     await finish(doc, chunkCount);
   } catch (err) {
     if (err instanceof IndexingError) {

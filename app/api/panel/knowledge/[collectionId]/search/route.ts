@@ -1,13 +1,13 @@
-import { panelRoute } from "@/lib/http";
-import { AppError } from "@/lib/errors";
+import { db } from "@/db/client";
+import { panelRoute, readJson } from "@/lib/http";
+import { searchCollection, toPublicSearchResult } from "@/lib/knowledge/search-collection";
+import { SearchCollectionInput } from "@/lib/knowledge/search-schemas";
 
 type P = { collectionId: string };
 
-/**
- * The panel's "test retrieval" box. Retrieval (lib/knowledge/search, issue 13) is built in
- * parallel: until it lands this answers 503.
- * TODO(#13): call `search` from lib/knowledge/search (the ranking POST /v1/knowledge/{id}/search uses).
- */
-export const POST = panelRoute<P>(async () => {
-  throw new AppError("unavailable", "Retrieval is not available yet on this server", { wireCode: "search_unavailable" });
+/** The panel's "test retrieval" box: the same ranking as POST /v1/knowledge/{id}/search (and runs). */
+export const POST = panelRoute<P>(async ({ req, auth, params }) => {
+  const input = await readJson(req, SearchCollectionInput);
+  const results = await searchCollection(db, { companyId: auth.companyId, collectionId: params.collectionId, input, signal: req.signal });
+  return Response.json({ object: "list", data: results.map(toPublicSearchResult) });
 });
