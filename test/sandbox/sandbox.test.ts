@@ -61,7 +61,7 @@ describe("the Python sandbox runs tools (CONTRACT 6)", () => {
   it("kills an infinite loop at the timeout, and the next call works", async () => {
     const exec = await run("co_loop", "spin", "def spin():\n    while True:\n        pass\n", {}, 1500);
     expect(exec).toMatchObject({ ok: false, error: "The tool timed out after 1500 ms" });
-    expect(exec.wallMs).toBeGreaterThanOrEqual(1500);
+    expect(exec.wallMs).toBeGreaterThanOrEqual(1490);
     expect(exec.cpuMs).toBeGreaterThan(0);
     expect(await run("co_loop", "add", "def add(a, b):\n    return a + b\n", { a: 1, b: 2 })).toMatchObject({ ok: true, result: 3 });
   });
