@@ -7,18 +7,11 @@ import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { canonicalJson } from "./canonical-json";
+import { isUniqueViolation } from "@/db/pg-errors";
 import { charge } from "./charge";
 import { usageCostMicro } from "./rates";
 import type { UsageEventInput } from "./schemas";
 
-const UNIQUE_VIOLATION = "23505";
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: string }).code === UNIQUE_VIOLATION) return true;
-  }
-  return false;
-}
 
 async function findByIdempotencyKey(db: DbOrTx, companyId: string, key: string) {
   const [row] = await db

@@ -3,6 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
+import { isUniqueViolation } from "@/db/pg-errors";
 import { AppError } from "@/lib/errors";
 import { refuseDisabled, resolveVisibleModel } from "@/lib/models";
 
@@ -61,18 +62,12 @@ export async function demoteDefault(tx: DbOrTx, args: { companyId: string; keepI
     );
 }
 
-const UNIQUE_VIOLATION = "23505";
-
 /** The default index refused a write: only possible if a writer skipped demoteDefault. Never a 500. */
 export function defaultConflict(err: unknown): unknown {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: string }).code === UNIQUE_VIOLATION) {
-      return new AppError("conflict", "Another profile became the default at the same time; retry", {
-        wireCode: "default_conflict",
-        param: "is_default",
-        cause: err,
-      });
-    }
-  }
-  return err;
+  if (!isUniqueViolation(err)) return err;
+  return new AppError("conflict", "Another profile became the default at the same time; retry", {
+    wireCode: "default_conflict",
+    param: "is_default",
+    cause: err,
+  });
 }

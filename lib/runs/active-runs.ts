@@ -62,14 +62,3 @@ export function cancelLocalRun(runId: string): Promise<void> | null {
   run.cancel();
   return run.finished;
 }
-
-/** Runs of this process still executing (shutdown stops them so none is left in progress). */
-export function activeRunCount(): number {
-  return active.size;
-}
-
-/** Stops every run of this process (shutdown): each is stored as cancelled and its thread released. */
-export async function cancelAllRuns(): Promise<void> {
-  const waits = [...active.values()].map((r) => (r.cancel(), r.finished));
-  await Promise.all(waits);
-}
