@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { db } from "@/db/client";
 import { AppError } from "@/lib/errors";
+import { activeCollectionIds } from "@/lib/knowledge/collections/assert-active-collections";
 import { search } from "@/lib/knowledge/search";
 import { countTextTokens, messageText } from "@/lib/providers/tokens";
 import type { Passage } from "@/lib/providers/types";
@@ -28,14 +29,6 @@ export function knowledgeBudgets(window: number): { retrieval: number; mentioned
 /** Whether the run will retrieve or read mentioned files (the history stage reserves room for it). */
 export function willRetrieve(ctx: RunContext): boolean {
   return Boolean((ctx.composition?.useKb && ctx.composition.knowledgeBaseIds.length > 0) || ctx.mentionedFileIds?.length);
-}
-
-/** The company's active collections among `ids` (profiles may still name a deactivated one). */
-async function activeCollections(companyId: string, ids: string[]): Promise<string[]> {
-  const rows = (await db.execute(sql`
-    SELECT id FROM knowledge_collections
-    WHERE company_id = ${companyId} AND is_active AND id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`)) as unknown as { id: string }[];
-  return rows.map((r) => r.id);
 }
 
 function lastUserText(ctx: RunContext): string {
@@ -111,7 +104,7 @@ export const retrievalStage: Stage = {
     passages.push(...mentioned);
     const query = lastUserText(ctx);
     const wanted = ctx.composition?.useKb ? ctx.composition.knowledgeBaseIds : [];
-    const collections = wanted.length ? await activeCollections(ctx.companyId, wanted) : [];
+    const collections = await activeCollectionIds(db, ctx.companyId, wanted);
     const found = collections.length && query.trim() ? await search(db, { companyId: ctx.companyId, collectionIds: collections, query, topK: RETRIEVAL_TOP_K, signal: ctx.signal }) : [];
     let left = budgets.retrieval;
     const used = found.filter((r) => {
