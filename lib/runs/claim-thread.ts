@@ -1,20 +1,18 @@
 import "server-only";
 import { sql } from "drizzle-orm";
-import { db } from "@/db/client";
+import { db, relaxedDb } from "@/db/client";
 import { RUN_STATUS, type ThreadSource } from "@/db/enums";
-import { isUniqueViolation } from "@/db/pg-errors";
 import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
 import { threadNotFound } from "@/lib/threads/internal";
 import type { RunContext } from "./context";
 import type { HistoryRow } from "./stages/history";
 
-/** The partial unique index that lets a thread have one active run (migration 0007). */
-const ACTIVE_RUN_INDEX = "runs_thread_active_idx";
-
-interface ClaimRow extends Partial<HistoryRow> {
+interface ClaimRow {
   source: ThreadSource | null;
   claimed: number;
+  /** The newest messages, newest first (json_agg: one value to parse instead of a row each). */
+  page: HistoryRow[] | null;
 }
 
 async function activeRunOf(threadId: string): Promise<string | null> {
@@ -29,37 +27,38 @@ async function activeRunOf(threadId: string): Promise<string | null> {
  * already has an active run, which the partial unique index refuses (409, never two runs
  * interleaving on one thread). The page is read in the same statement, so a run costs no extra
  * round trip for a thread that fits in it.
+ *
+ * The claim commits on the relaxed pool (synchronous_commit off: no WAL flush of its own, about a
+ * third of a run's database time when it had one). Losing it is harmless: only a crash of
+ * PostgreSQL itself can, before any later durable commit flushed it; the run's final write is an
+ * upsert (lib/runs/persist-run.ts) that stores the row whole then.
  * @throws not_found for another company's thread or an unknown one; conflict when a run is active.
  */
 export async function claimThread(ctx: RunContext, pageSize: number): Promise<HistoryRow[]> {
-  let rows: ClaimRow[];
-  try {
-    rows = (await db.execute(sql`
-      WITH t AS (SELECT id, source FROM threads WHERE id = ${ctx.threadId} AND company_id = ${ctx.companyId}),
-      r AS (
-        INSERT INTO runs (id, company_id, thread_id, model, status, stream, owner)
-        SELECT ${ctx.runId}, ${ctx.companyId}, t.id, ${ctx.requestedModel}, ${RUN_STATUS.in_progress}::run_status, ${ctx.stream},
-               ${formatLeaseOwner(currentLeaseOwner())}
-        FROM t
-        RETURNING id)
-      SELECT c.source, c.claimed, h.seq, h.role, h.content, h.extra, h.tokens
-      FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed) c
-      LEFT JOIN LATERAL (
+  const [head] = (await relaxedDb.execute(sql`
+    WITH t AS (SELECT id, source FROM threads WHERE id = ${ctx.threadId} AND company_id = ${ctx.companyId}),
+    r AS (
+      INSERT INTO runs (id, company_id, thread_id, model, status, stream, owner)
+      SELECT ${ctx.runId}, ${ctx.companyId}, t.id, ${ctx.requestedModel}, ${RUN_STATUS.in_progress}::run_status, ${ctx.stream},
+             ${formatLeaseOwner(currentLeaseOwner())}
+      FROM t
+      ON CONFLICT (thread_id) WHERE status IN ('queued', 'in_progress') DO NOTHING
+      RETURNING id)
+    SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed,
+      (SELECT json_agg(h ORDER BY h.seq DESC) FROM (
         SELECT seq, role, content, extra, tokens FROM messages
-        WHERE thread_id = ${ctx.threadId} AND c.claimed = 1
-        ORDER BY seq DESC LIMIT ${pageSize}) h ON true`)) as unknown as ClaimRow[];
-  } catch (err) {
-    if (!isUniqueViolation(err, ACTIVE_RUN_INDEX)) throw err;
+        WHERE thread_id = ${ctx.threadId} AND EXISTS (SELECT 1 FROM r)
+        ORDER BY seq DESC LIMIT ${pageSize}) h) AS page`)) as unknown as ClaimRow[];
+  if (!head?.source) throw threadNotFound(ctx.threadId);
+  if (head.claimed !== 1) {
     const active = await activeRunOf(ctx.threadId);
     throw new AppError(
       "conflict",
       `Thread ${ctx.threadId} already has an active run${active ? ` (${active})` : ""}; wait for it to finish or cancel it. Messages may still be added meanwhile.`,
-      { wireCode: "thread_run_active", cause: err, ...(active ? { extra: { active_run_id: active } } : {}) },
+      { wireCode: "thread_run_active", ...(active ? { extra: { active_run_id: active } } : {}) },
     );
   }
-  const head = rows[0];
-  if (!head || head.claimed !== 1) throw threadNotFound(ctx.threadId);
   ctx.claimed = true;
-  if (head.source) ctx.source = head.source;
-  return head.seq === null || head.seq === undefined ? [] : (rows as HistoryRow[]);
+  ctx.source = head.source;
+  return head.page ?? [];
 }

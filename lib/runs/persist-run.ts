@@ -139,7 +139,9 @@ export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
  * persistent thread updates the row it claimed (only while `completed_at` is unset: a row the
  * reconciler or a forced cancel marked without completing it is still completed by its executor),
  * which releases the thread, and appends its answer with seqs reserved from threads.next_seq, as
- * lib/threads/add-messages.ts does.
+ * lib/threads/add-messages.ts does. That update is an upsert: the claim commits without a WAL
+ * flush of its own (lib/runs/claim-thread.ts), so after a crash of PostgreSQL the row may be
+ * missing, and the run is then stored whole here.
  */
 function recordSql(job: PersistJob): SQL {
   const ended = job.completedAt === undefined ? sql`now()` : sql`to_timestamp(${job.completedAt / 1000}::float8)`;
@@ -148,13 +150,21 @@ function recordSql(job: PersistJob): SQL {
   if (job.persistent) {
     return sql`
     run_row AS (
-      UPDATE runs SET status = ${job.status}::run_status, prompt_tokens = ${job.promptTokens}, completion_tokens = ${job.completionTokens},
-        cached_tokens = ${job.cachedTokens}, cost_micro = ${job.costMicro}, latency_ms = ${job.latencyMs},
-        finish_reason = ${job.finishReason}, error = ${job.error ? toStorableJson(job.error) : null}::jsonb,
-        tool_calls = ${toStorableJson(job.toolCalls)}::jsonb, applied_rules = ${toStorableJson(job.appliedRules)}::jsonb,
-        citations = ${toStorableJson(job.citations ?? [])}::jsonb, steps = ${toStorableJson(job.steps ?? [])}::jsonb,
-        owner = NULL, completed_at = ${ended}
-      WHERE id = ${job.runId} AND completed_at IS NULL
+      INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
+                        cached_tokens, cost_micro, latency_ms, finish_reason, error, tool_calls, applied_rules,
+                        citations, steps, created_at, completed_at)
+      VALUES (${job.runId}, ${job.companyId}, ${job.threadId}, ${job.requestedModel}, ${job.status}::run_status, ${job.stream},
+              ${job.promptTokens}, ${job.completionTokens}, ${job.cachedTokens}, ${job.costMicro},
+              ${job.latencyMs}, ${job.finishReason}, ${job.error ? toStorableJson(job.error) : null}::jsonb,
+              ${toStorableJson(job.toolCalls)}::jsonb, ${toStorableJson(job.appliedRules)}::jsonb,
+              ${toStorableJson(job.citations ?? [])}::jsonb, ${toStorableJson(job.steps ?? [])}::jsonb,
+              ${ended} - make_interval(secs => ${job.latencyMs / 1000}), ${ended})
+      ON CONFLICT (id) DO UPDATE SET status = excluded.status, prompt_tokens = excluded.prompt_tokens,
+        completion_tokens = excluded.completion_tokens, cached_tokens = excluded.cached_tokens, cost_micro = excluded.cost_micro,
+        latency_ms = excluded.latency_ms, finish_reason = excluded.finish_reason, error = excluded.error,
+        tool_calls = excluded.tool_calls, applied_rules = excluded.applied_rules, citations = excluded.citations,
+        steps = excluded.steps, owner = NULL, completed_at = excluded.completed_at
+      WHERE runs.completed_at IS NULL
       RETURNING id),
     run_seq AS (
       UPDATE threads SET next_seq = next_seq + ${n}

@@ -125,6 +125,31 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(raced.map((r) => r.status).sort()).toEqual([200, 409]);
   });
 
+  it("a claim lost with a crash of PostgreSQL (its row gone mid-run) is stored whole and billed once when the run ends", async () => {
+    // The claim commits without a WAL flush of its own (lib/runs/claim-thread.ts): a crash can
+    // lose its row. Deleting it mid-run is what such a crash leaves behind.
+    const { key } = await gw.tenant();
+    const threadId = await gw.thread(key, [{ role: "user", content: "survive a lost claim" }]);
+    gw.fake.queue.push({ kind: "delay", ms: 800 });
+    const pending = gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    let runId: string | undefined;
+    for (let i = 0; i < 50 && !runId; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      [{ id: runId } = { id: undefined }] = await db.select({ id: runs.id }).from(runs).where(eq(runs.threadId, threadId));
+    }
+    expect(runId).toBeDefined();
+    await db.delete(runs).where(eq(runs.id, runId!));
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.json.id).toBe(runId);
+    const got = await gw.call(key, "GET", `${runPath(threadId)}/${runId}`);
+    expect(got.json).toMatchObject({ status: "completed", content: res.json.content, completed_at: expect.any(Number) });
+    const bills = await db.select().from(ledgerEntries).where(eq(ledgerEntries.referenceId, runId!));
+    expect(bills).toHaveLength(1);
+    const listed = await gw.call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
+    expect(listed.json.data.map((m: { run_id: string | null }) => m.run_id)).toEqual([null, runId]);
+  });
+
   it("cancels a streaming run within 1 s: upstream aborted, status cancelled, billed for what was generated, thread released", async () => {
     const { key } = await gw.tenant();
     const threadId = await gw.thread(key, [{ role: "user", content: "a long answer please" }]);
