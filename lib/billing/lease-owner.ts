@@ -82,8 +82,15 @@ export function currentLeaseOwner(): LeaseOwner {
   return self();
 }
 
+const formatted = new WeakMap<LeaseOwner, { instance: string; text: string }>();
+
+/** Memoised per owner object (this process's is formatted on every run claim and credit hold). */
 export function formatLeaseOwner(o: LeaseOwner): string {
-  return [o.host, o.pidSpace, `${o.pid}.${o.startTime}`, o.instance.replaceAll("/", "_"), o.boot].join("/");
+  const hit = formatted.get(o);
+  if (hit && hit.instance === o.instance) return hit.text;
+  const text = [o.host, o.pidSpace, `${o.pid}.${o.startTime}`, o.instance.replaceAll("/", "_"), o.boot].join("/");
+  formatted.set(o, { instance: o.instance, text });
+  return text;
 }
 
 /** null for anything not written by formatLeaseOwner (such rows are left to expire). */

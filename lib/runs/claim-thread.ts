@@ -8,11 +8,9 @@ import { threadNotFound } from "@/lib/threads/internal";
 import type { RunContext } from "./context";
 import type { HistoryRow } from "./stages/history";
 
-interface ClaimRow {
+interface ClaimRow extends Partial<HistoryRow> {
   source: ThreadSource | null;
   claimed: number;
-  /** The newest messages, newest first (json_agg: one value to parse instead of a row each). */
-  page: HistoryRow[] | null;
 }
 
 async function activeRunOf(threadId: string): Promise<string | null> {
@@ -35,7 +33,7 @@ async function activeRunOf(threadId: string): Promise<string | null> {
  * @throws not_found for another company's thread or an unknown one; conflict when a run is active.
  */
 export async function claimThread(ctx: RunContext, pageSize: number): Promise<HistoryRow[]> {
-  const [head] = (await relaxedDb.execute(sql`
+  const rows = (await relaxedDb.execute(sql`
     WITH t AS (SELECT id, source FROM threads WHERE id = ${ctx.threadId} AND company_id = ${ctx.companyId}),
     r AS (
       INSERT INTO runs (id, company_id, thread_id, model, status, stream, owner)
@@ -44,11 +42,14 @@ export async function claimThread(ctx: RunContext, pageSize: number): Promise<Hi
       FROM t
       ON CONFLICT (thread_id) WHERE status IN ('queued', 'in_progress') DO NOTHING
       RETURNING id)
-    SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed,
-      (SELECT json_agg(h ORDER BY h.seq DESC) FROM (
-        SELECT seq, role, content, extra, tokens FROM messages
-        WHERE thread_id = ${ctx.threadId} AND EXISTS (SELECT 1 FROM r)
-        ORDER BY seq DESC LIMIT ${pageSize}) h) AS page`)) as unknown as ClaimRow[];
+    SELECT c.source, c.claimed, h.seq, h.role, h.content, h.extra, h.tokens
+    FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed) c
+    LEFT JOIN LATERAL (
+      SELECT seq, role, content, extra, tokens FROM messages
+      WHERE thread_id = ${ctx.threadId} AND c.claimed = 1
+      ORDER BY seq DESC LIMIT ${pageSize}) h ON true`)) as unknown as ClaimRow[];
+  // One row per message read (or one with null message columns): source and claimed repeat on each.
+  const head = rows[0];
   if (!head?.source) throw threadNotFound(ctx.threadId);
   if (head.claimed !== 1) {
     const active = await activeRunOf(ctx.threadId);
@@ -60,5 +61,5 @@ export async function claimThread(ctx: RunContext, pageSize: number): Promise<Hi
   }
   ctx.claimed = true;
   ctx.source = head.source;
-  return head.page ?? [];
+  return head.seq === null || head.seq === undefined ? [] : (rows as HistoryRow[]);
 }
