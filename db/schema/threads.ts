@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { boolean, customType, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { RUN_STATUS, RUN_STATUSES, THREAD_SOURCES } from "../enums";
 import { createdAt, microOt } from "./columns";
@@ -47,12 +46,9 @@ export const runs = pgTable(
     citations: jsonb("citations").$type<unknown[]>().notNull().default([]),
     /** The run's steps in order (CONTRACT 6 run.step objects without their ids), written with the run. */
     steps: jsonb("steps").$type<unknown[]>().notNull().default([]),
-    /**
-     * The process executing a run on a persistent thread (lib/billing/lease-owner.ts format), while it
-     * is active: the reconciler fails the active runs of an owner it sees gone, releasing the thread.
-     */
+    /** Unused since migration 0011 (active runs live in active_runs); kept for rows written before. */
     owner: text("owner"),
-    /** Set by POST …/cancel; the executing process polls it (a cancel may reach another server). */
+    /** Unused since migration 0011 (see active_runs.cancel_requested_at). */
     cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
     createdAt: createdAt(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
@@ -60,10 +56,29 @@ export const runs = pgTable(
   (t) => [
     index("runs_thread_idx").on(t.threadId, t.createdAt),
     index("runs_company_idx").on(t.companyId, t.createdAt),
-    // One active run per thread, enforced by the database: a second start is a unique violation (409).
-    uniqueIndex("runs_thread_active_idx").on(t.threadId).where(sql`status IN ('queued', 'in_progress')`),
   ],
 );
+
+/**
+ * The runs of persistent threads while they execute, one row each (lib/runs/claim-thread.ts). The
+ * primary key on thread_id is the rule "one active run per thread": a second claim conflicts (409).
+ * A run's `runs` row is written once, when it ends, in the same statement that deletes its row
+ * here (lib/runs/persist-run.ts), so a finished run costs `runs` one insert, never an insert and a
+ * non-HOT update, and the claim takes no foreign-key row locks. No foreign keys: rows live seconds,
+ * and every path that ends a run (persist, cancel, reconciler) deletes them.
+ */
+export const activeRuns = pgTable("active_runs", {
+  threadId: text("thread_id").primaryKey(),
+  runId: text("run_id").notNull().unique("active_runs_run_id_key"),
+  companyId: text("company_id").notNull(),
+  model: text("model").notNull(),
+  stream: boolean("stream").notNull().default(false),
+  /** The executing process (lib/billing/lease-owner.ts format): the reconciler fails the runs of an owner it sees gone. */
+  owner: text("owner").notNull(),
+  /** Set by POST …/cancel; the executing process polls it (a cancel may reach another server). */
+  cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
+  createdAt: createdAt(),
+});
 
 export const messages = pgTable(
   "messages",

@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 
 /**
  * Runs executing in this process, by id: POST …/cancel stops one here at once, and a cancel that
- * reached another server is seen by polling `runs.cancel_requested_at` for the runs of this
+ * reached another server is seen by polling `active_runs.cancel_requested_at` for the runs of this
  * process, every CANCEL_POLL_MS while any is active (no query at all otherwise). Cancel takes
  * effect within that interval plus the upstream abort, well under the 1 s the issue allows.
  */
@@ -27,7 +27,7 @@ async function poll(): Promise<void> {
   try {
     const ids = [...active.keys()];
     const rows = (await db.execute(sql`
-      SELECT id FROM runs WHERE id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) AND cancel_requested_at IS NOT NULL`)) as unknown as { id: string }[];
+      SELECT run_id AS id FROM active_runs WHERE run_id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) AND cancel_requested_at IS NOT NULL`)) as unknown as { id: string }[];
     for (const r of rows) active.get(r.id)?.cancel();
   } catch (err) {
     log.debug({ err }, "run cancel poll failed");

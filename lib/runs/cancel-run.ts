@@ -4,13 +4,12 @@ import { RUN_STATUS } from "@/db/enums";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { cancelLocalRun } from "./active-runs";
+import { endActiveRuns } from "./end-active-runs";
 import { getRun, type RunWithContent } from "./read-runs";
 
 /** How long a cancel waits for the executing server to stop and store the run before marking it itself. */
 export const CANCEL_WAIT_MS = 3_000;
 const POLL_MS = 50;
-
-const ACTIVE = sql`status IN ('queued', 'in_progress')`;
 
 const finished = (id: string, status: string) =>
   new AppError("conflict", `Run ${id} already finished (status '${status}'); only a queued or in-progress run can be cancelled`, {
@@ -18,18 +17,19 @@ const finished = (id: string, status: string) =>
   });
 
 /**
- * POST …/runs/{id}/cancel (CONTRACT 6): marks the cancel request on the run, stops it at once when it
+ * POST …/runs/{id}/cancel (CONTRACT 6): marks the cancel request on the active run, stops it at once when it
  * runs in this process (other servers see the mark within active-runs' poll interval), waits for
  * the executor to store it `cancelled` (billed for what was generated) and answers with it. An
  * executor that does not answer within CANCEL_WAIT_MS (its server died) has its run marked
- * cancelled here, which releases the thread; the reconciler releases its credit hold.
+ * cancelled here (lib/runs/end-active-runs.ts), which releases the thread; the reconciler releases
+ * its credit hold.
  * @throws not_found (another company's run or thread), conflict (the run already finished).
  */
 export async function cancelRun(db: DbOrTx, args: { companyId: string; threadId: string; runId: string }): Promise<RunWithContent> {
   const marked = (await db.execute(sql`
-    UPDATE runs SET cancel_requested_at = coalesce(cancel_requested_at, now())
-    WHERE id = ${args.runId} AND thread_id = ${args.threadId} AND company_id = ${args.companyId} AND ${ACTIVE}
-    RETURNING id`)) as unknown as { id: string }[];
+    UPDATE active_runs SET cancel_requested_at = coalesce(cancel_requested_at, now())
+    WHERE run_id = ${args.runId} AND thread_id = ${args.threadId} AND company_id = ${args.companyId}
+    RETURNING run_id`)) as unknown as { run_id: string }[];
   if (marked.length === 0) {
     const { run } = await getRun(db, args);
     throw finished(run.id, run.status);
@@ -47,8 +47,6 @@ export async function cancelRun(db: DbOrTx, args: { companyId: string; threadId:
     if (Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-  await db.execute(sql`
-    UPDATE runs SET status = ${RUN_STATUS.cancelled}::run_status, owner = NULL
-    WHERE id = ${args.runId} AND ${ACTIVE}`);
+  await endActiveRuns(db, sql`run_id = ${args.runId}`, RUN_STATUS.cancelled, null);
   return getRun(db, args);
 }

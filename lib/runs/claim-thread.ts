@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { db, relaxedDb } from "@/db/client";
-import { RUN_STATUS, type ThreadSource } from "@/db/enums";
+import type { ThreadSource } from "@/db/enums";
 import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
 import { threadNotFound } from "@/lib/threads/internal";
@@ -14,34 +14,32 @@ interface ClaimRow extends Partial<HistoryRow> {
 }
 
 async function activeRunOf(threadId: string): Promise<string | null> {
-  const [row] = (await db.execute(sql`
-    SELECT id FROM runs WHERE thread_id = ${threadId} AND status IN ('queued', 'in_progress') LIMIT 1`)) as unknown as { id: string }[];
-  return row?.id ?? null;
+  const [row] = (await db.execute(sql`SELECT run_id FROM active_runs WHERE thread_id = ${threadId}`)) as unknown as { run_id: string }[];
+  return row?.run_id ?? null;
 }
 
 /**
  * Makes the run its thread's active run and reads the thread's newest `pageSize` messages, in ONE
- * statement: the run row is inserted `in_progress` (owned by this process) unless the thread
- * already has an active run, which the partial unique index refuses (409, never two runs
- * interleaving on one thread). The page is read in the same statement, so a run costs no extra
- * round trip for a thread that fits in it.
+ * statement: a row of active_runs (owned by this process) is inserted unless the thread already
+ * has one, which its primary key refuses (409, never two runs interleaving on one thread). The
+ * page is read in the same statement, so a run costs no extra round trip for a thread that fits
+ * in it. The run's `runs` row is written when it ends (lib/runs/persist-run.ts).
  *
  * The claim commits on the relaxed pool (synchronous_commit off: no WAL flush of its own, about a
  * third of a run's database time when it had one). Losing it is harmless: only a crash of
- * PostgreSQL itself can, before any later durable commit flushed it; the run's final write is an
- * upsert (lib/runs/persist-run.ts) that stores the row whole then.
+ * PostgreSQL itself can, before any later durable commit flushed it; the run is then stored whole
+ * when it ends, as any run is.
  * @throws not_found for another company's thread or an unknown one; conflict when a run is active.
  */
 export async function claimThread(ctx: RunContext, pageSize: number): Promise<HistoryRow[]> {
   const rows = (await relaxedDb.execute(sql`
     WITH t AS (SELECT id, source FROM threads WHERE id = ${ctx.threadId} AND company_id = ${ctx.companyId}),
     r AS (
-      INSERT INTO runs (id, company_id, thread_id, model, status, stream, owner)
-      SELECT ${ctx.runId}, ${ctx.companyId}, t.id, ${ctx.requestedModel}, ${RUN_STATUS.in_progress}::run_status, ${ctx.stream},
-             ${formatLeaseOwner(currentLeaseOwner())}
+      INSERT INTO active_runs (thread_id, run_id, company_id, model, stream, owner)
+      SELECT t.id, ${ctx.runId}, ${ctx.companyId}, ${ctx.requestedModel}, ${ctx.stream}, ${formatLeaseOwner(currentLeaseOwner())}
       FROM t
-      ON CONFLICT (thread_id) WHERE status IN ('queued', 'in_progress') DO NOTHING
-      RETURNING id)
+      ON CONFLICT (thread_id) DO NOTHING
+      RETURNING run_id)
     SELECT c.source, c.claimed, h.seq, h.role, h.content, h.extra, h.tokens
     FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed) c
     LEFT JOIN LATERAL (

@@ -10,13 +10,13 @@ import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
 import { toErrorBodyForStream } from "@/lib/completions/stream-error";
 import { trackRun } from "./active-runs";
+import { endActiveRuns } from "./end-active-runs";
 import { freshRunState, type RunContext } from "./context";
 import { execute, failure, prepare } from "./pipeline";
 import { persistRun } from "./persist-run";
 import type { RunInput } from "./schemas";
 import { toPublicRun } from "./to-public";
 import { newId } from "@/lib/ids";
-import { toStorableJson } from "@/lib/persistence/pg-text";
 
 /** One run request as the route hands it over. */
 export interface RunCall {
@@ -76,9 +76,7 @@ function withRunId(err: unknown, ctx: RunContext): unknown {
  */
 async function releaseThread(ctx: RunContext, err: unknown): Promise<void> {
   try {
-    await db.execute(sql`
-      UPDATE runs SET status = ${RUN_STATUS.failed}::run_status, error = ${toStorableJson(failure(err))}::jsonb, owner = NULL
-      WHERE id = ${ctx.runId} AND status IN ('queued', 'in_progress')`);
+    await endActiveRuns(db, sql`run_id = ${ctx.runId}`, RUN_STATUS.failed, failure(err));
   } catch (releaseErr) {
     log.error({ err: releaseErr, runId: ctx.runId }, "could not release the thread of a failed run");
   }

@@ -136,12 +136,10 @@ export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
  * `stored` reads 0.
  *
  * A completion inserts its run and its throwaway thread, messages numbered from 0. A run on a
- * persistent thread updates the row it claimed (only while `completed_at` is unset: a row the
- * reconciler or a forced cancel marked without completing it is still completed by its executor),
+ * persistent thread inserts its run row and deletes its active_runs row (lib/runs/claim-thread.ts),
  * which releases the thread, and appends its answer with seqs reserved from threads.next_seq, as
- * lib/threads/add-messages.ts does. That update is an upsert: the claim commits without a WAL
- * flush of its own (lib/runs/claim-thread.ts), so after a crash of PostgreSQL the row may be
- * missing, and the run is then stored whole here.
+ * lib/threads/add-messages.ts does. A row the reconciler or a forced cancel stored without
+ * completing it (lib/runs/end-active-runs.ts) is replaced: its executor's outcome wins.
  */
 function recordSql(job: PersistJob): SQL {
   const ended = job.completedAt === undefined ? sql`now()` : sql`to_timestamp(${job.completedAt / 1000}::float8)`;
@@ -166,6 +164,7 @@ function recordSql(job: PersistJob): SQL {
         steps = excluded.steps, owner = NULL, completed_at = excluded.completed_at
       WHERE runs.completed_at IS NULL
       RETURNING id),
+    run_release AS (DELETE FROM active_runs WHERE run_id = ${job.runId}),
     run_seq AS (
       UPDATE threads SET next_seq = next_seq + ${n}
       WHERE id = ${job.threadId} AND ${n} > 0 AND EXISTS (SELECT 1 FROM run_row)

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
-import { runs, type Run } from "@/db/schema";
+import { RUN_STATUS } from "@/db/enums";
+import { activeRuns, runs, type Run } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { cursorPage, type Page, type PageQuery } from "@/lib/pagination";
@@ -14,6 +15,42 @@ export const runNotFound = (id: string) => new AppError("not_found", `No run fou
 export interface RunWithContent {
   run: Run;
   content: unknown;
+}
+
+/**
+ * The thread's active run (lib/runs/claim-thread.ts) as a run that has not ended: it has no `runs`
+ * row until it does. `runId` narrows it to that run.
+ */
+async function findActiveRun(db: DbOrTx, args: { companyId: string; threadId: string; runId?: string }): Promise<Run | null> {
+  const [a] = await db
+    .select()
+    .from(activeRuns)
+    .where(and(eq(activeRuns.threadId, args.threadId), eq(activeRuns.companyId, args.companyId), args.runId ? eq(activeRuns.runId, args.runId) : undefined))
+    .limit(1);
+  if (!a) return null;
+  return {
+    id: a.runId,
+    companyId: a.companyId,
+    threadId: a.threadId,
+    model: a.model,
+    status: RUN_STATUS.in_progress,
+    stream: a.stream,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    costMicro: 0,
+    latencyMs: null,
+    finishReason: null,
+    error: null,
+    toolCalls: [],
+    appliedRules: [],
+    citations: [],
+    steps: [],
+    owner: a.owner,
+    cancelRequestedAt: a.cancelRequestedAt,
+    createdAt: a.createdAt,
+    completedAt: null,
+  };
 }
 
 /**
@@ -35,6 +72,8 @@ export async function getRun(db: DbOrTx, args: { companyId: string; threadId: st
     .where(and(eq(runs.id, args.runId), eq(runs.threadId, args.threadId), eq(runs.companyId, args.companyId)))
     .limit(1);
   if (!row) {
+    const active = await findActiveRun(db, args);
+    if (active) return { run: active, content: null };
     await getThreadInCompany(db, { companyId: args.companyId, threadId: args.threadId });
     throw runNotFound(args.runId);
   }
@@ -42,16 +81,39 @@ export async function getRun(db: DbOrTx, args: { companyId: string; threadId: st
   return { run, content };
 }
 
-/** A page of a thread's runs (CONTRACT 4 list conventions), newest first by default. */
-export async function listRuns(db: DbOrTx, args: { companyId: string; threadId: string; query: PageQuery }): Promise<Page<RunWithContent>> {
-  await getThreadInCompany(db, { companyId: args.companyId, threadId: args.threadId });
-  const page = await cursorPage(db, {
+/**
+ * The stored runs' page with the thread's active run in its place: it is the newest (a thread's
+ * runs take turns), so first in desc order and last in asc order; as a cursor it stands before
+ * every stored run (desc) or after them (asc).
+ */
+async function pageWithActive(db: DbOrTx, args: { companyId: string; threadId: string; query: PageQuery }): Promise<Page<Run>> {
+  const active = await findActiveRun(db, args);
+  const desc = args.query.order === "desc";
+  const afterActive = active !== null && args.query.after === active.id;
+  if (afterActive && !desc) return { data: [], hasMore: false };
+  const stored = await cursorPage(db, {
     table: runs,
     idColumn: runs.id,
     createdColumn: runs.createdAt,
     where: and(eq(runs.threadId, args.threadId), eq(runs.companyId, args.companyId)),
-    page: args.query,
+    page: afterActive ? { ...args.query, after: undefined } : args.query,
   });
+  if (!active || afterActive) return stored;
+  const { limit } = args.query;
+  if (desc) {
+    if (args.query.after) return stored;
+    const data = [active, ...stored.data];
+    return { data: data.slice(0, limit), hasMore: stored.hasMore || data.length > limit };
+  }
+  if (stored.hasMore) return stored;
+  if (stored.data.length < limit) return { data: [...stored.data, active], hasMore: false };
+  return { data: stored.data, hasMore: true };
+}
+
+/** A page of a thread's runs (CONTRACT 4 list conventions), newest first by default. */
+export async function listRuns(db: DbOrTx, args: { companyId: string; threadId: string; query: PageQuery }): Promise<Page<RunWithContent>> {
+  await getThreadInCompany(db, { companyId: args.companyId, threadId: args.threadId });
+  const page = await pageWithActive(db, args);
   if (page.data.length === 0) return { data: [], hasMore: false };
   const ids = page.data.map((r) => r.id);
   const contents = (await db.execute(sql`
@@ -67,11 +129,12 @@ export async function listRunSteps(
   db: DbOrTx,
   args: { companyId: string; threadId: string; runId: string; query: PageQuery },
 ): Promise<{ run: Run; page: Page<{ step: RunStep; index: number }> }> {
-  const [run] = await db
+  const [stored] = await db
     .select()
     .from(runs)
     .where(and(eq(runs.id, args.runId), eq(runs.threadId, args.threadId), eq(runs.companyId, args.companyId)))
     .limit(1);
+  const run = stored ?? (await findActiveRun(db, args));
   if (!run) {
     await getThreadInCompany(db, { companyId: args.companyId, threadId: args.threadId });
     throw runNotFound(args.runId);

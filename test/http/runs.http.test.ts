@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { ledgerEntries, messages, runs } from "@/db/schema";
+import { activeRuns, ledgerEntries, messages, runs } from "@/db/schema";
 import { sseData, useGateway } from "../support/gateway";
 
 /**
@@ -125,7 +125,7 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(raced.map((r) => r.status).sort()).toEqual([200, 409]);
   });
 
-  it("a claim lost with a crash of PostgreSQL (its row gone mid-run) is stored whole and billed once when the run ends", async () => {
+  it("a claim lost with a crash of PostgreSQL (its active_runs row gone mid-run) is stored whole and billed once when the run ends", async () => {
     // The claim commits without a WAL flush of its own (lib/runs/claim-thread.ts): a crash can
     // lose its row. Deleting it mid-run is what such a crash leaves behind.
     const { key } = await gw.tenant();
@@ -135,10 +135,11 @@ describe("POST /v1/threads/{id}/runs", () => {
     let runId: string | undefined;
     for (let i = 0; i < 50 && !runId; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      [{ id: runId } = { id: undefined }] = await db.select({ id: runs.id }).from(runs).where(eq(runs.threadId, threadId));
+      [{ runId } = { runId: undefined }] = await db.select({ runId: activeRuns.runId }).from(activeRuns).where(eq(activeRuns.threadId, threadId));
     }
     expect(runId).toBeDefined();
-    await db.delete(runs).where(eq(runs.id, runId!));
+    expect((await gw.call(key, "GET", `${runPath(threadId)}/${runId}`)).json.status).toBe("in_progress");
+    await db.delete(activeRuns).where(eq(activeRuns.runId, runId!));
     const res = await pending;
     expect(res.status).toBe(200);
     expect(res.json.id).toBe(runId);
