@@ -145,10 +145,7 @@ function recordSql(job: PersistJob): SQL {
   const ended = job.completedAt === undefined ? sql`now()` : sql`to_timestamp(${job.completedAt / 1000}::float8)`;
   const messages = toStorableJson(job.messages);
   const n = job.messages.length;
-  if (job.persistent) {
-    return sql`
-    run_row AS (
-      INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
+  const insertRun = sql`INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
                         cached_tokens, cost_micro, latency_ms, finish_reason, error, tool_calls, applied_rules,
                         citations, steps, created_at, completed_at)
       VALUES (${job.runId}, ${job.companyId}, ${job.threadId}, ${job.requestedModel}, ${job.status}::run_status, ${job.stream},
@@ -156,7 +153,11 @@ function recordSql(job: PersistJob): SQL {
               ${job.latencyMs}, ${job.finishReason}, ${job.error ? toStorableJson(job.error) : null}::jsonb,
               ${toStorableJson(job.toolCalls)}::jsonb, ${toStorableJson(job.appliedRules)}::jsonb,
               ${toStorableJson(job.citations ?? [])}::jsonb, ${toStorableJson(job.steps ?? [])}::jsonb,
-              ${ended} - make_interval(secs => ${job.latencyMs / 1000}), ${ended})
+              ${ended} - make_interval(secs => ${job.latencyMs / 1000}), ${ended})`;
+  if (job.persistent) {
+    return sql`
+    run_row AS (
+      ${insertRun}
       ON CONFLICT (id) DO UPDATE SET status = excluded.status, prompt_tokens = excluded.prompt_tokens,
         completion_tokens = excluded.completion_tokens, cached_tokens = excluded.cached_tokens, cost_micro = excluded.cost_micro,
         latency_ms = excluded.latency_ms, finish_reason = excluded.finish_reason, error = excluded.error,
@@ -178,15 +179,7 @@ function recordSql(job: PersistJob): SQL {
   }
   return sql`
     run_row AS (
-      INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
-                        cached_tokens, cost_micro, latency_ms, finish_reason, error, tool_calls, applied_rules,
-                        citations, steps, created_at, completed_at)
-      VALUES (${job.runId}, ${job.companyId}, ${job.threadId}, ${job.requestedModel}, ${job.status}::run_status, ${job.stream},
-              ${job.promptTokens}, ${job.completionTokens}, ${job.cachedTokens}, ${job.costMicro},
-              ${job.latencyMs}, ${job.finishReason}, ${job.error ? toStorableJson(job.error) : null}::jsonb,
-              ${toStorableJson(job.toolCalls)}::jsonb, ${toStorableJson(job.appliedRules)}::jsonb,
-              ${toStorableJson(job.citations ?? [])}::jsonb, ${toStorableJson(job.steps ?? [])}::jsonb,
-              ${ended} - make_interval(secs => ${job.latencyMs / 1000}), ${ended})
+      ${insertRun}
       ON CONFLICT (id) DO NOTHING
       RETURNING id),
     run_thread AS (
