@@ -36,7 +36,6 @@ CREATE TABLE "sdk_action_runs" (
 	"result" jsonb,
 	"refresh" jsonb,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"repeats" integer DEFAULT 0 NOT NULL,
 	CONSTRAINT "sdk_action_runs_pkey" PRIMARY KEY("company_id","idempotency_key")
 );
 --> statement-breakpoint

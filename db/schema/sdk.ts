@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, check, index, jsonb, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { DEAL_STAGES, INVOICE_STATUSES } from "../enums";
 import { createdAt } from "./columns";
 import { companies } from "./companies";
@@ -107,8 +107,6 @@ export const sdkActionRuns = pgTable(
     result: jsonb("result").$type<Record<string, unknown>>(),
     refresh: jsonb("refresh").$type<string[]>(),
     createdAt: createdAt(),
-    /** Bumped when a repeat is answered from the row (observability; never read by logic). */
-    repeats: integer("repeats").notNull().default(0),
   },
   (t) => [primaryKey({ name: "sdk_action_runs_pkey", columns: [t.companyId, t.idempotencyKey] }), index("sdk_action_runs_created_idx").on(t.createdAt)],
 );
