@@ -1,0 +1,70 @@
+import "server-only";
+import { and, desc, eq, getTableColumns, lte, sql } from "drizzle-orm";
+import { DEAL_STAGE, DEAL_STAGES, type DealStage } from "@/db/enums";
+import { crmDeals } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { formatMinor } from "@/lib/sdk/money";
+import { STAGE_TITLES, type PipelineQuery } from "./schemas";
+import { toPublicDeal, type PublicDeal } from "./to-public-deal";
+
+/** Cards per column: the newest; `count` and `total` still cover every deal of the stage. */
+export const PIPELINE_CARDS_PER_STAGE = 50;
+const OPEN_STAGES: DealStage[] = [DEAL_STAGE.lead, DEAL_STAGE.qualified, DEAL_STAGE.proposal];
+
+/**
+ * `crm/pipeline` data: one column per stage (always all five, in order) with its count, its total
+ * in `currency` and its newest cards; stats over the open, won and lost stages. Two queries.
+ */
+export async function loadPipeline(db: DbOrTx, args: { companyId: string; query: PipelineQuery }) {
+  const { companyId } = args;
+  const { currency } = args.query;
+  const [sums, cards] = await Promise.all([
+    db
+      .select({
+        stage: crmDeals.stage,
+        count: sql<number>`count(*)::int`,
+        // Text: a sum of bigints is numeric and may pass 2^53.
+        total: sql<string>`coalesce(sum(${crmDeals.amountMinor}) filter (where ${crmDeals.currency} = ${currency}), 0)::text`,
+      })
+      .from(crmDeals)
+      .where(eq(crmDeals.companyId, companyId))
+      .groupBy(crmDeals.stage),
+    newestPerStage(db, companyId),
+  ]);
+  const byStage = new Map(sums.map((s) => [s.stage, s]));
+  const deals = new Map<DealStage, PublicDeal[]>(DEAL_STAGES.map((s) => [s, []]));
+  for (const d of cards) deals.get(d.stage)!.push(toPublicDeal(d));
+  const total = (stages: DealStage[]) => stages.reduce((acc, s) => acc + BigInt(byStage.get(s)?.total ?? "0"), 0n);
+  const count = (stages: DealStage[]) => stages.reduce((acc, s) => acc + (byStage.get(s)?.count ?? 0), 0);
+  return {
+    currency,
+    stats: {
+      open_count: count(OPEN_STAGES),
+      open_value: formatMinor(total(OPEN_STAGES)),
+      won_count: count([DEAL_STAGE.won]),
+      won_value: formatMinor(total([DEAL_STAGE.won])),
+      lost_value: formatMinor(total([DEAL_STAGE.lost])),
+    },
+    stages: DEAL_STAGES.map((s) => {
+      const t = formatMinor(total([s]));
+      return { id: s, title: STAGE_TITLES[s], count: count([s]), total: t, total_text: `${t} ${currency}`, deals: deals.get(s)! };
+    }),
+  };
+}
+
+async function newestPerStage(db: DbOrTx, companyId: string) {
+  const ranked = db
+    .select({
+      id: crmDeals.id,
+      rank: sql<number>`row_number() over (partition by ${crmDeals.stage} order by ${crmDeals.createdAt} desc, ${crmDeals.id} desc)`.as("rank"),
+    })
+    .from(crmDeals)
+    .where(eq(crmDeals.companyId, companyId))
+    .as("ranked");
+  return db
+    .select(getTableColumns(crmDeals))
+    .from(crmDeals)
+    .innerJoin(ranked, eq(ranked.id, crmDeals.id))
+    .where(and(eq(crmDeals.companyId, companyId), lte(ranked.rank, PIPELINE_CARDS_PER_STAGE)))
+    .orderBy(desc(crmDeals.createdAt), desc(crmDeals.id));
+}
