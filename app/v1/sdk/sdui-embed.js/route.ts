@@ -1,5 +1,5 @@
 import { publicRoute, routes } from "@/lib/http";
-import { acceptsGzip, loadWidgetAsset, matchesEtag } from "@/lib/sdk/widget-asset";
+import { loadWidgetAsset, matchesEtag } from "@/lib/sdk/widget-asset";
 
 /**
  * The widget script (CONTRACT 8): public (a `<script>` tag sends no key), CORS open (publicRoute
@@ -13,11 +13,8 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
       "content-type": "text/javascript; charset=utf-8",
       "cache-control": "public, max-age=300, must-revalidate",
       etag: asset.etag,
-      vary: "Accept-Encoding",
     };
     if (matchesEtag(req.headers.get("if-none-match"), asset.etag)) return new Response(null, { status: 304, headers });
-    const gzip = acceptsGzip(req.headers.get("accept-encoding"));
-    if (gzip) headers["content-encoding"] = "gzip";
-    return new Response(new Uint8Array(gzip ? asset.gzip : asset.body), { headers });
+    return new Response(new Uint8Array(asset.body), { headers });
   }),
 });
