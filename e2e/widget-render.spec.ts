@@ -121,7 +121,7 @@ test("a form is checked against the schema before sending; the server's errors g
   const sent = calls.actions.at(-1)!;
   expect(sent).toMatchObject({ service: "crm", action: "create_deal", input: { title: "Globex expansion", amount: "5000", stage: "qualified", hot: false } });
   expect(sent.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
-  expect(calls.actions[1]!.idempotency_key).not.toBe(sent.idempotency_key);
+  expect(calls.actions[0]!.idempotency_key).not.toBe(sent.idempotency_key);
   expect((await host.events("cockpit-action")).at(-1)!.detail).toMatchObject({ service: "crm", action: "create_deal", result: { id: "deal_x" } });
 
   await host.moveCard("Acme rollout", "Won");
