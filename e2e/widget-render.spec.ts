@@ -200,3 +200,34 @@ test("a refused key shows a clear error state, not a blank box", async ({ page, 
   await expect(host.errorState).toContainText("This API key has been revoked");
   expect((await host.events("cockpit-error"))[0]!.detail).toMatchObject({ status: 401, code: "revoked_api_key" });
 });
+
+test("a tokenProvider set before the script loads is used, and called again before expiry", async ({ page, baseURL }) => {
+  const calls = await fakeGateway(page, () => invoicesFixture(1, null), () => ({ status: 200, body: {} }));
+  const gateway = baseURL!;
+  // The property is set on the element before the module defines it (the page's own script runs first).
+  const html = hostHtml({ gateway, attrs: { gateway, service: "billing", view: "invoices" } }).replace(
+    "</body>",
+    `<script>window.__provided = 0; document.querySelector("cockpit-widget").tokenProvider = async () => { window.__provided++; return { token: "h.e.s", expires_in: 2 }; };</script></body>`,
+  );
+  const host = new WidgetHostPage(page);
+  await host.goto(site.page("/provider", html), "Invoices");
+  expect(calls.token).toBe(0);
+  // Renewed at 80 % of 2 s, again and again, without a reload.
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __provided: number }).__provided), { timeout: 8_000 }).toBeGreaterThanOrEqual(3);
+  expect(calls.views).toHaveLength(1);
+});
+
+test("theming: custom properties, ::part and prefers-color-scheme", async ({ page, baseURL }) => {
+  await fakeGateway(page, () => invoicesFixture(1, null), () => ({ status: 200, body: {} }));
+  const gateway = baseURL!;
+  const css = "cockpit-widget { --cockpit-accent: rgb(1, 2, 3); } cockpit-widget::part(td) { background-color: rgb(4, 5, 6); }";
+  const host = new WidgetHostPage(page);
+  await host.goto(widgetPage("/themed", gateway, { service: "billing", view: "invoices" }, css), "Invoices");
+  const light = await host.shadowStyles([".root", '[part~="primary"]', "td"], ["background-color", "color"]);
+  expect(light['[part~="primary"]']!["background-color"]).toBe("rgb(1, 2, 3)");
+  expect(light.td!["background-color"]).toBe("rgb(4, 5, 6)");
+  await page.emulateMedia({ colorScheme: "dark" });
+  const dark = await host.shadowStyles([".root"], ["background-color", "color"]);
+  expect(dark[".root"]).not.toEqual(light[".root"]);
+  expect(dark[".root"]!["background-color"]).toBe("rgb(15, 23, 42)");
+});
