@@ -96,6 +96,8 @@ export class Client {
   private token: Token | null = null;
   private pending: Promise<Token> | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Set when the element leaves the page: a renewal still in flight must not schedule another. */
+  private stopped = false;
 
   /** `onRenewFailed` hears a failed background renewal (a revoked key): the widget shows its error state. */
   constructor(
@@ -104,6 +106,7 @@ export class Client {
   ) {}
 
   stop() {
+    this.stopped = true;
     clearTimeout(this.timer);
   }
 
@@ -154,7 +157,8 @@ export class Client {
 
   private schedule(t: Token) {
     clearTimeout(this.timer);
-    if (t.renewAt === null) return;
+    // A background tab may run this late or never: getToken() also renews an expired token on use.
+    if (t.renewAt === null || this.stopped) return;
     this.timer = setTimeout(() => {
       this.renew().catch((err: unknown) => {
         const e = err instanceof WidgetError ? err : new WidgetError(0, "token_error", String(err));

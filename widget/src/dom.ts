@@ -34,3 +34,6 @@ export function uuid(): string {
   const x = [...b].map((v) => v.toString(16).padStart(2, "0")).join("");
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
+
+/** A node the renderer knows but cannot draw (a required prop missing, a wrong shape). */
+export class Malformed extends Error {}

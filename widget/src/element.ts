@@ -64,12 +64,13 @@ export class CockpitWidget extends HTMLElement {
   constructor() {
     super();
     this.shadow = this.attachShadow({ mode: "open" });
-    if ("adoptedStyleSheets" in this.shadow) {
+    // One constructed sheet shared by every widget on the page; a <style> where that is unsupported.
+    try {
       sheet ??= new CSSStyleSheet();
       if (!sheet.cssRules.length) sheet.replaceSync(CSS);
       this.shadow.adoptedStyleSheets = [sheet];
-    } else {
-      (this.shadow as ShadowRoot).appendChild(h("style", null, CSS));
+    } catch {
+      this.shadow.appendChild(h("style", null, CSS));
     }
     this.notice = h("div", { part: "notice", class: "notice", role: "alert" });
     this.content = h("div", { part: "content" });

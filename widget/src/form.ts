@@ -4,8 +4,8 @@
  * submit button. One idempotency key per submit (reused by the client's retry after a 401).
  */
 import { resolveObject, type Scope } from "./bind";
-import { h, uuid } from "./dom";
-import { Malformed, type Node, type RenderContext } from "./render";
+import { h, Malformed, uuid } from "./dom";
+import type { Node, RenderContext } from "./render";
 import { validate, type Schema } from "./validate";
 import type { WidgetError } from "./api";
 

@@ -4,7 +4,7 @@
  * missing, a throw) becomes a neutral placeholder (part `unknown`) and the rest of the tree renders.
  */
 import { formatValue, getPath, resolve, resolveObject, type Scope } from "./bind";
-import { h } from "./dom";
+import { h, Malformed } from "./dom";
 import { renderForm } from "./form";
 import type { WidgetError } from "./api";
 import type { Schema } from "./validate";
@@ -33,8 +33,6 @@ export interface RenderContext {
   /** Counts tables in render order, so "Load more" finds its table in the next page's definition. */
   tableIndex: number;
 }
-
-export class Malformed extends Error {}
 
 const str = (v: unknown) => formatValue(v);
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
