@@ -2,7 +2,7 @@
  * SDK services benchmark (issue 14): view fetch and action latency through the production server
  * (key auth, rate limit, scope check, the service's queries), at 1 and 32 connections.
  *
- *   view crm/pipeline       GET, 300 deals over five stages: two queries (sums by stage, newest cards per stage)
+ *   view crm/pipeline       GET, 300 deals over five stages: two queries (sums by stage, 25 newest cards per stage)
  *   view crm/deals          GET ?limit=20: one page of the deals table
  *   view billing/invoices   GET ?limit=20, 150 invoices: a page plus totals by status
  *   action create_deal      POST, no idempotency_key: one insert in a transaction
@@ -14,7 +14,7 @@
  * 100,000/min keys) so no row meets a 429. Invalid (exit 1) on any non-2xx or connection error.
  *
  *   npm run bench -- --sdk-only [--sdk-duration 10]
- *   tsx bench/sdk.ts [--duration 10 --warmup 3 --connections 1,32 --quiet-wait 30 --isolated-build --rebuild]
+ *   tsx bench/sdk.ts [--duration 10 --warmup 3 --connections 1,32 --quiet-wait 30 --isolated-build --rebuild --only replay,pipeline]
  *
  * Database: DATABASE_URL set → a fresh cockpit_bench_<timestamp> database on that server (dropped
  * afterwards); unset → an embedded PostgreSQL in a temp dir. Results: bench/results/sdk-<timestamp>.json
@@ -41,6 +41,8 @@ export interface SdkBenchOptions {
   isolatedBuild?: boolean;
   rebuild?: boolean;
   name?: string;
+  /** Only the rows whose label contains one of these (investigation; default every row). */
+  only?: string[];
 }
 
 const RESULTS_DIR = path.join(ROOT, "bench/results");
@@ -138,7 +140,7 @@ export async function runSdkBench(options: SdkBenchOptions = {}): Promise<{ vali
     ];
     const ctx = { server, rss, db };
     const quiet = o.quietWaitS > 0 ? { cores: 0.3, maxWaitMs: o.quietWaitS * 1000 } : undefined;
-    for (const row of rows) {
+    for (const row of rows.filter((r) => !options.only?.length || options.only.some((w) => r.label.includes(w)))) {
       for (const c of o.connections) {
         log(`${row.label} @${c}c: warmup ${o.warmupS}s + ${o.durationS}s`);
         measurements.push(await measure(ctx, { ...row, connections: c, durationS: o.durationS, warmupS: o.warmupS, rotateHeaders, quiet }));
@@ -217,10 +219,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       "quiet-wait": { type: "string", default: "30" },
       "isolated-build": { type: "boolean", default: false },
       rebuild: { type: "boolean", default: false },
+      /** Comma-separated parts of row labels to run, e.g. "replay,pipeline". */
+      only: { type: "string", default: "" },
     },
     strict: true,
   });
   runSdkBench({
+    only: values.only ? values.only.split(",") : undefined,
     durationS: Number(values.duration),
     warmupS: Number(values.warmup),
     connections: values.connections!.split(",").map(Number),

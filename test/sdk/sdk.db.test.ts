@@ -153,6 +153,18 @@ describe("crm", () => {
     expect(eur.stats.open_value).toBe("99.00");
   });
 
+  it("pipeline cards: the newest 25 of a stage; count and total still cover every deal", async () => {
+    const { key, companyId, keyId } = await tenant();
+    for (let i = 0; i < 27; i++) {
+      await createDeal(db, { companyId, actor: keyId, input: { title: `N${i}`, contact: "", amount: "1.01", currency: "USD", stage: "proposal" } });
+    }
+    const proposal = (await view(key, "crm", "pipeline")).json.data.stages[2];
+    expect(proposal).toMatchObject({ id: "proposal", count: 27, total: "27.27" });
+    expect(proposal.deals).toHaveLength(25);
+    expect(proposal.deals[0].title).toBe("N26");
+    expect(proposal.deals[24].title).toBe("N2");
+  });
+
   it("update_deal_stage records who and when, keeps a history row; the same stage is a 200 no-op", async () => {
     const { key, keyId, companyId } = await tenant();
     const deal = (await createDealCall(key, { title: "Move me", amount: "5" })).json.result;
