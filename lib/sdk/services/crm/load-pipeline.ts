@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, getTableColumns, lte, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { DEAL_STAGE, DEAL_STAGES, type DealStage } from "@/db/enums";
 import { crmDeals } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
@@ -8,7 +8,7 @@ import { STAGE_TITLES, type PipelineQuery } from "./schemas";
 import { toPublicDeal, type PublicDeal } from "./to-public-deal";
 
 /** Cards per column: the newest; `count` and `total` still cover every deal of the stage. */
-export const PIPELINE_CARDS_PER_STAGE = 50;
+export const PIPELINE_CARDS_PER_STAGE = 25;
 const OPEN_STAGES: DealStage[] = [DEAL_STAGE.lead, DEAL_STAGE.qualified, DEAL_STAGE.proposal];
 
 /**
@@ -52,19 +52,21 @@ export async function loadPipeline(db: DbOrTx, args: { companyId: string; query:
   };
 }
 
+/** Every stage as an array literal (constants from db/enums, never input). */
+const STAGE_ARRAY = sql.raw(`array[${DEAL_STAGES.map((s) => `'${s}'`).join(", ")}]::deal_stage[]`);
+
+/**
+ * The newest PIPELINE_CARDS_PER_STAGE deals of each stage: per stage, an index range scan of
+ * (company_id, stage, created_at, id) that stops after the limit, so the cost does not grow with
+ * the number of deals (a window over all the company's deals would).
+ */
 async function newestPerStage(db: DbOrTx, companyId: string) {
-  const ranked = db
-    .select({
-      id: crmDeals.id,
-      rank: sql<number>`row_number() over (partition by ${crmDeals.stage} order by ${crmDeals.createdAt} desc, ${crmDeals.id} desc)`.as("rank"),
-    })
-    .from(crmDeals)
-    .where(eq(crmDeals.companyId, companyId))
-    .as("ranked");
+  const newestIds = sql`(select d.id from unnest(${STAGE_ARRAY}) as s(stage) cross join lateral (
+    select c.id from crm_deals c where c.company_id = ${companyId} and c.stage = s.stage
+    order by c.created_at desc, c.id desc limit ${PIPELINE_CARDS_PER_STAGE}) d)`;
   return db
-    .select(getTableColumns(crmDeals))
+    .select()
     .from(crmDeals)
-    .innerJoin(ranked, eq(ranked.id, crmDeals.id))
-    .where(and(eq(crmDeals.companyId, companyId), lte(ranked.rank, PIPELINE_CARDS_PER_STAGE)))
+    .where(and(eq(crmDeals.companyId, companyId), inArray(crmDeals.id, newestIds)))
     .orderBy(desc(crmDeals.createdAt), desc(crmDeals.id));
 }
