@@ -24,6 +24,16 @@ test("/widgets: every view with a live preview by the real script, on a view + a
   await expect(preview.getByRole("region", { name: "Lead", exact: true })).toBeVisible();
   await expect(widgets.preview(widgets.viewCard("Billing · Invoices")).getByRole("heading", { name: "Invoices", level: 2 })).toBeVisible();
 
+  // An action in one preview refreshes the other widgets showing a view its `refresh` names.
+  const deals = widgets.preview(widgets.viewCard("CRM · Deals"));
+  await expect(deals.getByRole("heading", { name: "Deals", level: 2 })).toBeVisible();
+  const form = preview.locator('form[data-action="create_deal"]');
+  await form.getByLabel("Title *").fill("Panel preview deal");
+  await form.getByLabel("Amount *").fill("99");
+  await form.getByRole("button", { name: "Create deal" }).click();
+  await expect(preview.getByRole("region", { name: "Lead", exact: true })).toContainText("Panel preview deal");
+  await expect(deals.getByRole("row").filter({ hasText: "Panel preview deal" })).toHaveCount(1);
+
   const origin = new URL(page.url()).origin;
   await expect(pipeline.getByTestId("snippet-token-url")).toContainText(`<script type="module" src="${origin}/v1/sdk/sdui-embed.js"></script>`);
   await expect(pipeline.getByTestId("snippet-direct")).toContainText(`auth-token="${key}"`);

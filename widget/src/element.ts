@@ -1,14 +1,17 @@
 /**
  * `<cockpit-widget gateway service view auth-token | token-url>`: fetches a view, renders it in
  * Shadow DOM and runs its actions (widget/VOCABULARY.md). Events (bubbling, composed):
- * `cockpit-action` {service, action, input, result} after a successful action, `cockpit-error`
- * {status, code, message, param} after any failed call.
+ * `cockpit-action` {service, action, input, result, refresh} after a successful action,
+ * `cockpit-error` {status, code, message, param} after any failed call, `cockpit-render`.
+ * Every widget of the page listens for `cockpit-action`: one showing a view that an action's
+ * `refresh` names (same service) re-fetches it, so a deals table follows a pipeline next to it.
  */
 import { Client, SDUI_VERSION, WidgetError, type TokenProvider } from "./api";
 import { h, uuid } from "./dom";
 import { findTable, renderNode, type ActionInfo, type RenderContext } from "./render";
 import { resolve } from "./bind";
 import { CSS } from "./styles";
+import { validate } from "./validate";
 
 interface ViewResponse {
   service: string;
@@ -94,10 +97,12 @@ export class CockpitWidget extends HTMLElement {
   }
 
   connectedCallback() {
+    document.addEventListener("cockpit-action", this.onPeerAction);
     this.queueRestart();
   }
 
   disconnectedCallback() {
+    document.removeEventListener("cockpit-action", this.onPeerAction);
     this.client?.stop();
     this.client = null;
     this.generation++;
@@ -106,6 +111,12 @@ export class CockpitWidget extends HTMLElement {
   attributeChangedCallback(_name: string, oldValue: string | null, newValue: string | null) {
     if (oldValue !== newValue) this.queueRestart();
   }
+
+  private readonly onPeerAction = (e: Event) => {
+    const d = (e as CustomEvent<{ service?: unknown; refresh?: unknown } | null>).detail;
+    if (e.target === this || !this.client || !this.current || d?.service !== this.service) return;
+    if (Array.isArray(d.refresh) && d.refresh.includes(this.view)) void this.load();
+  };
 
   /** Re-fetches the view with its current parameters. */
   refresh(): Promise<void> {
@@ -219,6 +230,9 @@ export class CockpitWidget extends HTMLElement {
   private async runAction(action: string, input: Record<string, unknown>, idempotencyKey = uuid()) {
     this.notice.textContent = "";
     if (!this.client) throw new WidgetError(0, "not_connected", "The widget is not connected");
+    // Forms check before calling; buttons and board moves are checked here, against the same schema.
+    const invalid = validate(this.current?.actions?.find((a) => a.name === action)?.input_schema, input)[0];
+    if (invalid) throw new WidgetError(400, "invalid_input", invalid.path ? `${invalid.path}: ${invalid.message}` : invalid.message, invalid.path || null);
     let res: ActionResponse;
     try {
       res = (await this.client.call("/v1/sdk/action", {
@@ -233,7 +247,7 @@ export class CockpitWidget extends HTMLElement {
       if (e.status === 401) this.showError(e, false);
       throw e;
     }
-    this.dispatchEvent(new CustomEvent("cockpit-action", { bubbles: true, composed: true, detail: { service: this.service, action, input, result: res.result } }));
+    this.dispatchEvent(new CustomEvent("cockpit-action", { bubbles: true, composed: true, detail: { service: this.service, action, input, result: res.result, refresh: res.refresh ?? [] } }));
     if (Array.isArray(res.refresh) && res.refresh.includes(this.view)) await this.load();
     return res.result;
   }
