@@ -320,7 +320,7 @@ function sdk() {
 }
 
 function widget() {
-  return runWidgetBench({ runs: Number(flags["widget-runs"]), isolatedBuild: flags["isolated-build"], rebuild: flags.rebuild });
+  return runWidgetBench({ runs: Number(flags["widget-runs"]), quietWaitS: Number(flags["quiet-wait"]), isolatedBuild: flags["isolated-build"], rebuild: flags.rebuild });
 }
 
 async function main(): Promise<number> {
