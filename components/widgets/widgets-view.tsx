@@ -85,7 +85,7 @@ export function WidgetsView({ services }: { services: ServiceSummary[] }) {
             {s.views.map((v) => (
               <Card key={v.name} aria-label={`${s.title} · ${v.title}`} data-testid="view-card">
                 <CardHeader title={`${s.title} · ${v.title}`} description={<code className="font-mono text-xs">{`${s.service}/${v.name}`}</code>} />
-                <div className="grid gap-4 px-5 py-4 xl:grid-cols-2">
+                <div className="grid gap-4 px-5 py-4">
                   <div className="min-w-0">
                     <div className="mb-1.5 text-xs font-medium text-slate-600">Live preview</div>
                     {gateway && usableKey ? (

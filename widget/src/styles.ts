@@ -34,7 +34,7 @@ h2{font-size:1.25em;font-weight:600}h3{font-size:1em;font-weight:600}
 table{border-collapse:collapse;width:100%;font:inherit;color:inherit;background:none;border:0}
 th,td{text-align:start;padding:6px 10px;border:0;border-bottom:1px solid var(--border);font:inherit;color:inherit;background:none;vertical-align:middle}
 th{font-weight:600;color:var(--muted);font-size:.85em}
-td[part~=row-actions]{display:flex;gap:6px}
+td[part~=row-actions]{white-space:nowrap}td[part~=row-actions]>*+*{margin-inline-start:6px}
 .board{display:flex;gap:var(--gap);overflow-x:auto;align-items:flex-start}
 .column{flex:1 0 11em;max-width:18em;display:flex;flex-direction:column;gap:8px;padding:8px;background:var(--surface);border:1px solid var(--border);border-radius:var(--radius)}
 .column-stats{display:flex;gap:10px;flex-wrap:wrap;font-size:.8em;color:var(--muted)}.column-stats div{display:flex;gap:4px}
@@ -53,6 +53,7 @@ input[type=checkbox]{width:auto;padding:0}
 label{font-weight:500}
 .field-error,.form-error{color:var(--danger);font-size:.85em}.field-error:empty,.form-error:empty{display:none}
 .group{border:1px dashed var(--border);border-radius:var(--radius);padding:8px;display:flex;flex-direction:column;gap:8px}
+.group>.btn{align-self:flex-start}
 .group-rows{display:flex;flex-direction:column;gap:8px}.group-row{display:flex;gap:8px;flex-wrap:wrap;align-items:flex-end}
 .actions{display:flex;gap:10px;align-items:center}
 .filter{display:inline-flex;gap:8px;align-items:center}
