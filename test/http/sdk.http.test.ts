@@ -88,6 +88,8 @@ describe("SDK endpoints over HTTP", () => {
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
     expect(new Set(results.map((r) => r.json.result.id)).size).toBe(1);
     expect(results.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+    // A widget on another origin may read it.
+    expect(results[0]!.headers.get("access-control-expose-headers")).toContain("idempotent-replayed");
     const [n] = await db.select({ n: count() }).from(crmDeals).where(eq(crmDeals.companyId, companyId));
     expect(n!.n).toBe(1);
   });

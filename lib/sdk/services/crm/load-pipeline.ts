@@ -1,15 +1,22 @@
 import "server-only";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { DEAL_STAGE, DEAL_STAGES, type DealStage } from "@/db/enums";
-import { crmDeals } from "@/db/schema";
+import { crmDeals, type CrmDeal } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { formatMinor } from "@/lib/sdk/money";
 import { STAGE_TITLES, type PipelineQuery } from "./schemas";
-import { toPublicDeal, type PublicDeal } from "./to-public-deal";
+import { toPublicDeal } from "./to-public-deal";
 
 /** Cards per column: the newest; `count` and `total` still cover every deal of the stage. */
 export const PIPELINE_CARDS_PER_STAGE = 25;
 const OPEN_STAGES: DealStage[] = [DEAL_STAGE.lead, DEAL_STAGE.qualified, DEAL_STAGE.proposal];
+
+/** A board card: what the board shows and moves (the deals view and actions carry the whole deal). */
+function toCard(d: CrmDeal) {
+  const { id, title, contact, amount, currency, stage, stage_changed_at } = toPublicDeal(d);
+  return { id, title, contact, amount, currency, stage, stage_changed_at };
+}
+type PipelineCard = ReturnType<typeof toCard>;
 
 /**
  * `crm/pipeline` data: one column per stage (always all five, in order) with its count, its total
@@ -32,8 +39,8 @@ export async function loadPipeline(db: DbOrTx, args: { companyId: string; query:
     newestPerStage(db, companyId),
   ]);
   const byStage = new Map(sums.map((s) => [s.stage, s]));
-  const deals = new Map<DealStage, PublicDeal[]>(DEAL_STAGES.map((s) => [s, []]));
-  for (const d of cards) deals.get(d.stage)!.push(toPublicDeal(d));
+  const deals = new Map<DealStage, PipelineCard[]>(DEAL_STAGES.map((s) => [s, []]));
+  for (const d of cards) deals.get(d.stage)!.push(toCard(d));
   const total = (stages: DealStage[]) => stages.reduce((acc, s) => acc + BigInt(byStage.get(s)?.total ?? "0"), 0n);
   const count = (stages: DealStage[]) => stages.reduce((acc, s) => acc + (byStage.get(s)?.count ?? 0), 0);
   return {
