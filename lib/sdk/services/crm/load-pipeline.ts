@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { DEAL_STAGE, DEAL_STAGES, type DealStage } from "@/db/enums";
 import { crmDeals, type CrmDeal } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
@@ -63,17 +63,21 @@ export async function loadPipeline(db: DbOrTx, args: { companyId: string; query:
 const STAGE_ARRAY = sql.raw(`array[${DEAL_STAGES.map((s) => `'${s}'`).join(", ")}]::deal_stage[]`);
 
 /**
- * The newest PIPELINE_CARDS_PER_STAGE deals of each stage: per stage, an index range scan of
- * (company_id, stage, created_at, id) that stops after the limit, so the cost does not grow with
- * the number of deals (a window over all the company's deals would).
+ * The newest PIPELINE_CARDS_PER_STAGE deals of each stage: per stage (a lateral join over the five),
+ * an index range scan of (company_id, stage, created_at, id) that stops after the limit, so the
+ * cost does not grow with the number of deals (a window over all the company's deals would).
  */
-async function newestPerStage(db: DbOrTx, companyId: string) {
-  const newestIds = sql`(select d.id from unnest(${STAGE_ARRAY}) as s(stage) cross join lateral (
-    select c.id from crm_deals c where c.company_id = ${companyId} and c.stage = s.stage
-    order by c.created_at desc, c.id desc limit ${PIPELINE_CARDS_PER_STAGE}) d)`;
-  return db
+async function newestPerStage(db: DbOrTx, companyId: string): Promise<CrmDeal[]> {
+  const newest = db
     .select()
     .from(crmDeals)
-    .where(and(eq(crmDeals.companyId, companyId), inArray(crmDeals.id, newestIds)))
-    .orderBy(desc(crmDeals.createdAt), desc(crmDeals.id));
+    .where(and(eq(crmDeals.companyId, companyId), sql`${crmDeals.stage} = stages.stage`))
+    .orderBy(desc(crmDeals.createdAt), desc(crmDeals.id))
+    .limit(PIPELINE_CARDS_PER_STAGE)
+    .as("newest");
+  return db
+    .select(newest._.selectedFields)
+    .from(sql`unnest(${STAGE_ARRAY}) as stages(stage)`)
+    .crossJoinLateral(newest)
+    .orderBy(desc(newest.createdAt), desc(newest.id));
 }
