@@ -1,3 +1,4 @@
+import net from "node:net";
 import sparticuz from "@sparticuz/chromium";
 import { defineConfig, devices } from "@playwright/test";
 
@@ -10,8 +11,24 @@ import { defineConfig, devices } from "@playwright/test";
  */
 const executablePath = process.env.CHROMIUM_PATH || (await sparticuz.executablePath());
 
-/** Fixed, unusual port so a dev server on 3000 never answers for the app under test. */
-const PORT = 3210;
+/** A port nothing listens on now, from the OS. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * E2E_PORT, else a free port picked once by the runner: a fixed port (3210 once) failed a CI run
+ * while something else held it, and two checkouts on one machine run their tests at once. The
+ * worker processes load this file again and inherit the runner's env, so they see the same port.
+ */
+process.env.E2E_PORT ||= String(await freePort());
+const PORT = Number(process.env.E2E_PORT);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
 
 export default defineConfig({
@@ -55,6 +72,8 @@ export default defineConfig({
     // The production build made by `npm test` (or `next build`), with the inherited env
     // (DATABASE_URL, AUTH_SECRET, AUTH_TRUST_HOST); the server migrates the database itself.
     command: `node scripts/server/main.mjs -p ${PORT}`,
+    // The widget test watches a token renewal: 5 s tokens (CONTRACT's 300 s otherwise).
+    env: { SDK_TOKEN_TTL_S: process.env.SDK_TOKEN_TTL_S || "5" },
     url: `${BASE_URL}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,

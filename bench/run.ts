@@ -29,6 +29,9 @@
  * 4 companies at once, the pool's memory and cold-start times; with --sandbox-duration S (10)),
  * --knowledge-only (only bench/knowledge.ts: Cranfield retrieval quality vs MiniSearch through the search
  * endpoint, search latency at 10,000 and 100,000 chunks, indexing throughput; with --chunk-sweep),
+ * --sdk-only (only bench/sdk.ts: SDK view fetch and action latency p50/p99 at --connections; with --sdk-duration S (10)),
+ * --widget-only (only bench/widget.ts: the widget bundle's gzipped size and Chromium's time from the
+ * `<script>` tag to the first rendered view, cold and warm; with --widget-runs N (10)),
  * --quiet-wait S (30; before each run wait up to S s for unrelated load to drop below 0.3 cores, 0 = off),
  * --repeat N (1; measure each row N times: the row is the median of the undisturbed repetitions).
  *
@@ -55,6 +58,8 @@ import { runCompletionsBench } from "./completions";
 import { FAULT_MODES, runDbFaultBench, type FaultMode } from "./db-fault";
 import { runSandboxBench } from "./sandbox";
 import { runKnowledgeBench } from "./knowledge";
+import { runSdkBench } from "./sdk";
+import { runWidgetBench } from "./widget";
 
 const { values: flags } = parseArgs({
   options: {
@@ -88,8 +93,14 @@ const { values: flags } = parseArgs({
     "sandbox-duration": { type: "string", default: "10" },
     /** Only the knowledge bench (bench/knowledge.ts): Cranfield quality vs MiniSearch, search latency at 10k/100k chunks, indexing throughput. */
     "knowledge-only": { type: "boolean", default: false },
+    /** Only the widget bench (bench/widget.ts). */
+    "widget-only": { type: "boolean", default: false },
+    "widget-runs": { type: "string", default: "10" },
     /** Knowledge bench: also sweep chunk sizes (indexes Cranfield eight more times). */
     "chunk-sweep": { type: "boolean", default: false },
+    /** Only the SDK services bench (bench/sdk.ts): view fetch and action latency. */
+    "sdk-only": { type: "boolean", default: false },
+    "sdk-duration": { type: "string", default: "10" },
     /** Body-flood and db-fault benches: use DATABASE_URL's database itself instead of a fresh one on its server. */
     "database-in-place": { type: "boolean", default: false },
   },
@@ -297,12 +308,29 @@ function knowledge() {
   return runKnowledgeBench({ isolatedBuild: flags["isolated-build"], rebuild: flags.rebuild, chunkSweep: flags["chunk-sweep"] });
 }
 
+function sdk() {
+  return runSdkBench({
+    durationS: Number(flags["sdk-duration"]),
+    warmupS: WARMUP_S,
+    connections: CONNECTIONS,
+    quietWaitS: Number(flags["quiet-wait"]),
+    isolatedBuild: flags["isolated-build"],
+    rebuild: flags.rebuild,
+  });
+}
+
+function widget() {
+  return runWidgetBench({ runs: Number(flags["widget-runs"]), quietWaitS: Number(flags["quiet-wait"]), isolatedBuild: flags["isolated-build"], rebuild: flags.rebuild });
+}
+
 async function main(): Promise<number> {
   if (!(FAULT_MODES as readonly string[]).includes(flags["fault-mode"]!)) throw new Error(`--fault-mode must be one of ${FAULT_MODES.join(", ")}`);
   if (flags["body-flood-only"]) return (await bodyFlood()).valid ? 0 : 1;
   if (flags["db-fault-only"]) return (await dbFault()).valid ? 0 : 1;
   if (flags["sandbox-only"]) return (await sandbox()).valid ? 0 : 1;
   if (flags["knowledge-only"]) return (await knowledge()).valid ? 0 : 1;
+  if (flags["sdk-only"]) return (await sdk()).valid ? 0 : 1;
+  if (flags["widget-only"]) return (await widget()).valid ? 0 : 1;
   const errors: string[] = [];
   let build: BuildInfo | undefined;
   let db: BenchDatabase | undefined;
@@ -509,7 +537,9 @@ async function main(): Promise<number> {
   const fault = await dbFault();
   const sandboxResult = await sandbox();
   const kn = await knowledge();
-  return record.valid && completions.valid && flood.valid && fault.valid && kn.valid && sandboxResult.valid ? 0 : 1;
+  const sdkResult = await sdk();
+  const wd = await widget();
+  return record.valid && completions.valid && flood.valid && fault.valid && kn.valid && sandboxResult.valid && sdkResult.valid && wd.valid ? 0 : 1;
 }
 
 main()

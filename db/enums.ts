@@ -74,3 +74,13 @@ export type DocumentStatus = (typeof DOCUMENT_STATUS)[keyof typeof DOCUMENT_STAT
 export const DOCUMENT_KIND = { pdf: "pdf", docx: "docx", xlsx: "xlsx", doc: "doc", xls: "xls", txt: "txt", md: "md" } as const;
 export const DOCUMENT_KINDS = Object.values(DOCUMENT_KIND) as [DocumentKind, ...DocumentKind[]];
 export type DocumentKind = (typeof DOCUMENT_KIND)[keyof typeof DOCUMENT_KIND];
+
+/** SDK service `crm`: the stages a deal moves through (issue 14). */
+export const DEAL_STAGE = { lead: "lead", qualified: "qualified", proposal: "proposal", won: "won", lost: "lost" } as const;
+export const DEAL_STAGES = Object.values(DEAL_STAGE) as [DealStage, ...DealStage[]];
+export type DealStage = (typeof DEAL_STAGE)[keyof typeof DEAL_STAGE];
+
+/** SDK service `billing`: an invoice is created `open` and becomes `paid` once. */
+export const INVOICE_STATUS = { open: "open", paid: "paid" } as const;
+export const INVOICE_STATUSES = Object.values(INVOICE_STATUS) as [InvoiceStatus, ...InvoiceStatus[]];
+export type InvoiceStatus = (typeof INVOICE_STATUS)[keyof typeof INVOICE_STATUS];

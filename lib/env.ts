@@ -26,6 +26,11 @@ const ServerEnv = DatabaseEnv.extend({
    * the right (what the outermost trusted proxy saw); entries further left are the client's to forge.
    */
   TRUST_PROXY: intWithDefault(0, 0, 10),
+  /**
+   * Lifetime of the JWTs from POST /v1/sdk/token (CONTRACT 5.2: 300 s). Tests shorten it to watch
+   * the widget renew its token.
+   */
+  SDK_TOKEN_TTL_S: intWithDefault(300, 2, 86_400),
   /** Window of the panel's sign-in throttle (failures per email and per client address). */
   LOGIN_THROTTLE_WINDOW_S: intWithDefault(900, 1, 86_400),
   // Read by the production server (scripts/server/main.mjs) too; validated here so `npm start` fails at boot.

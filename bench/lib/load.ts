@@ -20,6 +20,8 @@ export interface LoadOptions {
    * e.g. each connection on threads of its own, so no two requests in flight share a thread.
    */
   pathFor?: (connection: number) => string;
+  /** The body of the `n`th request (n = 0, 1, … across all connections): e.g. a fresh idempotency key each. */
+  bodyFor?: (n: number) => string;
   /** Stop after this many responses instead of after `durationS`. */
   amount?: number;
   timeoutS?: number;
@@ -62,18 +64,21 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   let connections = 0;
   const rotation = opts.rotateHeaders;
   const pathFor = opts.pathFor;
+  const bodyFor = opts.bodyFor;
+  let bodies = 0;
   // autocannon deep-copies each connection's request entries but resets `context` before every
   // request: a plain object on the entry (`conn`) is the only per-connection state that lasts.
   const requests: autocannon.Request[] | undefined =
-    rotation?.length || pathFor
+    rotation?.length || pathFor || bodyFor
       ? [
           {
             conn: { n: -1 },
             setupRequest: (req: autocannon.Request & { conn?: { n: number } }) => {
               const headers = rotation?.length ? { ...req.headers, ...rotation[next++ % rotation.length]! } : req.headers;
-              if (!pathFor) return { ...req, headers };
+              const body = bodyFor ? { body: bodyFor(bodies++) } : {};
+              if (!pathFor) return { ...req, headers, ...body };
               if (req.conn!.n < 0) req.conn!.n = connections++;
-              return { ...req, headers, path: pathFor(req.conn!.n) };
+              return { ...req, headers, ...body, path: pathFor(req.conn!.n) };
             },
           } as autocannon.Request,
         ]

@@ -1,5 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { SCOPES, type Scope } from "@/db/enums";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { authSecret } from "./secret";
 
@@ -7,7 +8,8 @@ import { authSecret } from "./secret";
 const ALG = "HS256";
 const ISSUER = "cockpit-gateway";
 const AUDIENCE = "cockpit-sdk";
-export const SDK_TOKEN_TTL_S = 300;
+/** CONTRACT 5.2: 300 s; SDK_TOKEN_TTL_S in the environment (tests shorten it). */
+export const SDK_TOKEN_TTL_S = env.SDK_TOKEN_TTL_S;
 /**
  * How far in the future a token's `iat` may be: the clocks of the server that minted it and the
  * one checking it may differ this much. Beyond it the token is refused, or it would live longer

@@ -5,7 +5,7 @@
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers":
-    "x-request-id, x-run-id, retry-after, x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests",
+    "x-request-id, x-run-id, idempotent-replayed, retry-after, x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests",
 };
 
 export function preflightResponse(req: Request, methods: string[]): Response {

@@ -1,6 +1,6 @@
 export { apiRoute, publicRoute, type ApiContext, type RouteHandler } from "./api-route";
 export { eventStreamResponse } from "./event-stream";
-export { readJson, readQuery } from "./read-json";
+export { queryParams, readJson, readQuery } from "./read-json";
 export { routes } from "./routes";
 export { toErrorResponse } from "./error-response";
 export { panelRoute } from "./panel-route";

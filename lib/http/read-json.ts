@@ -136,10 +136,14 @@ export function parseJsonObject(text: string, optional = false): Record<string, 
   return value as Record<string, unknown>;
 }
 
+/** The URL's query parameters, the first value of each. */
+export function queryParams(req: Request): Record<string, string> {
+  const obj: Record<string, string> = {};
+  for (const [k, v] of new URL(req.url).searchParams) if (!(k in obj)) obj[k] = v;
+  return obj;
+}
+
 /** Parses URL query parameters (first value of each) against a schema. */
 export function readQuery<S extends z.ZodType>(req: Request, schema: S): z.infer<S> {
-  const params = new URL(req.url).searchParams;
-  const obj: Record<string, string> = {};
-  for (const [k, v] of params) if (!(k in obj)) obj[k] = v;
-  return schema.parse(obj);
+  return schema.parse(queryParams(req));
 }

@@ -14,7 +14,9 @@ import { RE2JS } from "re2js";
 export const re2RegExpEngine = Object.assign(
   (pattern: string) => {
     const re = RE2JS.compile(pattern);
-    return { test: (s: string) => re.matcher(s).find() };
+    // Ajv keys its compiled patterns by `toString()`: without one every pattern of an Ajv instance
+    // would be "[object Object]", and each schema would test every pattern with the first one.
+    return { test: (s: string) => re.matcher(s).find(), toString: () => `/${pattern}/` };
   },
   { code: "re2js" },
 );
