@@ -99,6 +99,8 @@ class Breaker {
   private abandoned = false;
   /** When a probe last answered: a slow query does not trigger another one within SLOW_MS. */
   private lastOkAt = 0;
+  /** Queries the server answered (results or SQL errors), counted to tell an overloaded server from a gone one. */
+  answered = 0;
 
   onChange(l: Listener) {
     this.listeners.push(l);
@@ -137,10 +139,15 @@ class Breaker {
     this.abandoned = false;
   }
 
-  /** Runs one probe at a time; true when the server answered in time. */
+  /**
+   * Runs one probe at a time; true when the server answered in time. A probe that times out while
+   * other queries were being answered meanwhile found a slow server, not a gone one (a starved
+   * machine, a pool queue): the breaker stays closed, since 503s would only add to the load.
+   */
   check(): Promise<boolean> {
     this.probing ??= (async () => {
       let timer: NodeJS.Timeout | undefined;
+      const answeredBefore = this.answered;
       try {
         await Promise.race([
           this.probe(),
@@ -152,6 +159,10 @@ class Breaker {
         this.close();
         return true;
       } catch (err) {
+        if (err instanceof DatabaseUnavailableError && this.state === "up" && this.answered > answeredBefore) {
+          this.lastOkAt = Date.now();
+          return false;
+        }
         this.open(err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: probe failed` : "probe failed");
         return false;
       } finally {
@@ -231,9 +242,14 @@ function guarded<T>(start: () => PromiseLike<T>, retry: boolean, readOnly = fals
     };
     const attempt = (again: boolean) =>
       start().then(
-        (v) => settle(() => resolve(v)),
+        (v) => {
+          breaker.answered++;
+          settle(() => resolve(v));
+        },
         (err: unknown) => {
           if (!done && again && isRetryable(err, readOnly)) return void attempt(false);
+          // A SQL error is an answer too (a PostgresError carries the server's severity).
+          if (err instanceof Error && "severity" in err && !isConnectionError(err)) breaker.answered++;
           breaker.failure(err);
           settle(() => reject(err));
         },
