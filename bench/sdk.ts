@@ -14,7 +14,7 @@
  * 100,000/min keys) so no row meets a 429. Invalid (exit 1) on any non-2xx or connection error.
  *
  *   npm run bench -- --sdk-only [--sdk-duration 10]
- *   tsx bench/sdk.ts [--duration 10 --warmup 3 --connections 1,32 --quiet-wait 30 --isolated-build --rebuild --only replay,pipeline]
+ *   tsx bench/sdk.ts [--duration 10 --warmup 3 --connections 1,32 --quiet-wait 30 --isolated-build --rebuild --only replay,pipeline --name sdk-try]
  *
  * Database: DATABASE_URL set → a fresh cockpit_bench_<timestamp> database on that server (dropped
  * afterwards); unset → an embedded PostgreSQL in a temp dir. Results: bench/results/sdk-<timestamp>.json
@@ -221,11 +221,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       rebuild: { type: "boolean", default: false },
       /** Comma-separated parts of row labels to run, e.g. "replay,pipeline". */
       only: { type: "string", default: "" },
+      /** Results file name (`sdk`); an experiment's own name keeps sdk-latest.json as it is. */
+      name: { type: "string", default: "sdk" },
     },
     strict: true,
   });
   runSdkBench({
     only: values.only ? values.only.split(",") : undefined,
+    name: values.name,
     durationS: Number(values.duration),
     warmupS: Number(values.warmup),
     connections: values.connections!.split(",").map(Number),
