@@ -113,6 +113,7 @@ export async function runToolRunBench(o: ToolRunOptions): Promise<ToolRunResult>
       threads.push(String(t.json().id));
     }
     let next = 0;
+    let unexpected = 0;
     const toolRunIds: { thread: string; run: string }[] = [];
     const oneRun = async (withTool: boolean) => {
       const thread = threads[next++]!;
@@ -122,11 +123,13 @@ export async function runToolRunBench(o: ToolRunOptions): Promise<ToolRunResult>
       const ms = performance.now() - t0;
       if (r.status !== 200) throw new Error(`run${withTool ? " with the tool" : ""}: HTTP ${r.status} ${r.text.slice(0, 400)}`);
       const j = r.json() as { status?: string; content?: string; tool_calls?: unknown[]; id?: string };
-      const expected = withTool ? [{ name: "add", args: { a: 2, b: 3 }, result: 5 }] : undefined;
-      if (j.status !== "completed" || !j.content?.includes(FAKE_REPLY) || JSON.stringify(j.tool_calls ?? undefined) !== JSON.stringify(expected)) {
-        errors.push(`run${withTool ? " with the tool" : ""}: unexpected answer ${r.text.slice(0, 300)}`);
+      const expected = withTool ? [{ name: "add", args: { a: 2, b: 3 }, result: 5 }] : [];
+      if (j.status !== "completed" || !j.content?.includes(FAKE_REPLY) || JSON.stringify(j.tool_calls ?? []) !== JSON.stringify(expected)) {
+        unexpected += 1;
+        if (unexpected <= 3) errors.push(`run${withTool ? " with the tool" : ""}: unexpected answer ${r.text.slice(0, 400)}`);
       }
-      if (withTool && j.id) toolRunIds.push({ thread, run: j.id });
+      // Every 5th tool run's steps are read after the measurement (where the added time goes).
+      if (withTool && j.id && next % 5 === 0) toolRunIds.push({ thread, run: j.id });
       return ms;
     };
     // Warm-up: the first tool call makes the sandbox's snapshot (or takes the cached one) and boots a process.
@@ -154,7 +157,7 @@ export async function runToolRunBench(o: ToolRunOptions): Promise<ToolRunResult>
     const toolSteps: number[] = [];
     const sandboxWall: number[] = [];
     const modelCalls: number[] = [];
-    for (const { thread, run } of toolRunIds.slice(-30)) {
+    for (const { thread, run } of toolRunIds) {
       const s = await call("GET", `/v1/threads/${thread}/runs/${run}/steps?limit=100`);
       const data = (s.json().data ?? []) as { type: string; duration_ms?: number; detail?: { wall_ms?: number } }[];
       for (const step of data) {
@@ -168,6 +171,7 @@ export async function runToolRunBench(o: ToolRunOptions): Promise<ToolRunResult>
     result.toolStepMs = toolSteps.length ? median(toolSteps) : null;
     result.sandboxWallMs = sandboxWall.length ? median(sandboxWall) : null;
     result.modelCallMs = modelCalls.length ? median(modelCalls) : null;
+    if (unexpected > 3) errors.push(`${unexpected} unexpected answers in all`);
   } catch (err) {
     errors.push(`tool run: ${(err as Error).message}`);
   } finally {

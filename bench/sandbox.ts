@@ -131,6 +131,9 @@ async function warmRun(
   let quietBefore: { waitedMs: number; busy: number | null } = { waitedMs: 0, busy: null };
   try {
     await pool.snapshotReady();
+    // Quiet first: a process idle for long is recycled by the idle-CPU watchdog for the odd 10 ms
+    // tick of Deno's runtime (seen 3 to 25 s after the last call), which would put boots in the run.
+    quietBefore = await quiet();
     const companies = Array.from({ length: o.companies }, (_, i) => `co_bench_${i}`);
     for (const c of companies) {
       const t0 = performance.now();
@@ -138,9 +141,8 @@ async function warmRun(
       firstCallMs.push(performance.now() - t0);
       if (r.kind !== "reply" || !r.reply.ok) firstCallFailed = true;
     }
-    // The spares boot and the first calls' background compilation settles before the clock starts.
-    await new Promise((r) => setTimeout(r, 3000));
-    quietBefore = await quiet();
+    // The spares boot (while slots allow) and the first calls' background work settles before the clock starts.
+    await new Promise((r) => setTimeout(r, 1000));
     log(`warm calls, ${label}: ${o.companies} companies at once for ${o.durationS} s (pool ${cfg.size}, prewarm ${cfg.prewarm})`);
     const bootsBefore = pool.bootMs.length;
     const until = performance.now() + o.durationS * 1000;
