@@ -1,3 +1,4 @@
+import os from "node:os";
 import { AppError } from "@/lib/errors";
 import { probeLayers, type SandboxLayers } from "./layers";
 import { SandboxProcess, type CallOutcome } from "./process";
@@ -41,6 +42,12 @@ interface Waiter {
 const IDLE_SETTLE_MS = 1500;
 /** A successor starts booting at this share of the call limit (or max age): at low load it is ready before the limit. */
 const PREBOOT_AT = 0.9;
+/**
+ * Niceness of a background boot (a successor or a clean spare: no call waits for it): the boot's
+ * ~1.5 CPU-s then yields to the calls being served. Back to 0 once booted (needs root, as the
+ * server is when the sandbox drops to its own uid; otherwise background boots are not niced).
+ */
+const BACKGROUND_NICE = 10;
 /** An idle process that reaches max age and served no call for this long is killed without a successor. */
 const HANDOVER_RECENT_MS = 60_000;
 
@@ -253,10 +260,12 @@ export class SandboxPool {
     if (proc.companyId !== null && proc.companyId !== companyId) throw new Error("sandbox process of another company");
     proc.companyId = companyId;
     proc.checkedOut = true;
+    // A call now waits for this boot: no longer background work.
+    if (!proc.booted && process.getuid?.() === 0) setNice(proc.pid, 0);
     return proc;
   }
 
-  private spawn(companyId: string | null): SandboxProcess {
+  private spawn(companyId: string | null, background = false): SandboxProcess {
     const proc = new SandboxProcess({
       layers: this.layers,
       gid: this.cfg.gid,
@@ -268,8 +277,10 @@ export class SandboxPool {
     });
     proc.companyId = companyId;
     this.procs.add(proc);
+    const niced = background && process.getuid?.() === 0 && setNice(proc.pid, BACKGROUND_NICE);
     proc.ready.then(
       () => {
+        if (niced) setNice(proc.pid, 0);
         this.bootMs.push(Date.now() - proc.startedAt);
         if (this.bootMs.length > 100) this.bootMs.shift();
       },
@@ -288,7 +299,7 @@ export class SandboxPool {
     if (this.closed || !this.watchdog) return;
     let spares = [...this.procs].filter((p) => p.companyId === null && p.alive).length;
     while (spares < this.cfg.prewarm && this.slotsUsed() < this.cfg.size) {
-      this.spawn(null);
+      this.spawn(null, true);
       spares += 1;
     }
   }
@@ -377,7 +388,7 @@ export class SandboxPool {
         successor = spare;
       } else {
         if (booting >= maxBoots) break;
-        successor = this.spawn(proc.companyId);
+        successor = this.spawn(proc.companyId, true);
         booting += 1;
       }
       h.successor = successor;
@@ -466,5 +477,14 @@ export class SandboxPool {
       this.handOverIfReady(proc);
     }
     this.pump();
+  }
+}
+
+function setNice(pid: number, nice: number): boolean {
+  try {
+    os.setPriority(pid, nice);
+    return true;
+  } catch {
+    return false;
   }
 }
