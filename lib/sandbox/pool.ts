@@ -368,9 +368,10 @@ export class SandboxPool {
   }
 
   /**
-   * Gives each handing-over process a successor of its company: a booted clean spare at once, else
-   * a new process, at most max(1, prewarm) boots at a time (boots take ~1.5 CPU-s each); those
-   * past the hard cap first, then those past the limit, then those booting ahead.
+   * Gives each handing-over process a successor of its company: a fresh process the company already
+   * has, else a booted clean spare at once, else a new process, at most max(1, prewarm) boots at a
+   * time (boots take ~1.5 CPU-s each); those past the hard cap first, then those past the limit,
+   * then those booting ahead.
    */
   private bootSuccessors(): void {
     const rank = (h: Handover) => (h.exhausted ? 0 : h.retiring ? 1 : 2);
@@ -381,13 +382,18 @@ export class SandboxPool {
     const maxBoots = Math.max(1, this.cfg.prewarm);
     let booting = [...this.procs].filter((p) => p.alive && !p.booted).length;
     for (const [proc, h] of needing) {
+      // The company already has a fresh process (it took a spare or a free slot while this one
+      // was past its cap or busy): that one is the successor, no boot needed.
+      const fresh = [...this.procs].find((p) => p !== proc && p.alive && p.companyId === proc.companyId && !this.handovers.has(p));
       const spare = [...this.procs].find((p) => p.alive && p.booted && !p.checkedOut && p.companyId === null);
       let successor: SandboxProcess;
-      if (spare) {
+      if (fresh) {
+        successor = fresh;
+      } else if (spare) {
         spare.companyId = proc.companyId;
         successor = spare;
       } else {
-        if (booting >= maxBoots) break;
+        if (booting >= maxBoots) continue;
         successor = this.spawn(proc.companyId, true);
         booting += 1;
       }
