@@ -5,7 +5,8 @@
  *   tsx bench/fake-upstream-server.ts [--reply TEXT] [--prompt-tokens 20] [--completion-tokens 15]
  *
  * Prints one JSON line on stdout once listening: {"url", "openaiBase", "control", "pid"}.
- * Every answer is the same fixed reply with fixed usage. The recorded-requests list is emptied
+ * Every answer is the same fixed reply with fixed usage, except a request that forces a function
+ * (`tool_choice: {type: "function"}`): that one is a call of it with {"a": 2, "b": 3}. The recorded-requests list is emptied
  * every 250 ms (the bench sends hundreds of thousands of requests); counts survive it:
  *
  *   GET  <control>/stats  {"total", "byPath", "aborted"}: requests received since start
@@ -35,7 +36,17 @@ const usage = { prompt: Number(flags["prompt-tokens"]), completion: Number(flags
 async function main(): Promise<void> {
   // Only a reference to the parsed body: nothing is copied per request.
   let last: unknown = null;
-  const up = await startFakeUpstream({ reply: () => reply, usage: () => usage, onRequest: (r) => void (last = r.body) });
+  const up = await startFakeUpstream({
+    reply: () => reply,
+    usage: () => usage,
+    onRequest: (r) => void (last = r.body),
+    // A forced function (`tool_choice: {type: "function", …}`) is called with {a: 2, b: 3}; the
+    // tool loop's next call (tool_choice no longer forced) gets the fixed reply (bench/sandbox.ts).
+    toolCall: (body: { tool_choice?: { type?: string; function?: { name?: string } } }) => {
+      const forced = body.tool_choice?.type === "function" ? body.tool_choice.function?.name : undefined;
+      return forced ? { name: forced, arguments: { a: 2, b: 3 } } : null;
+    },
+  });
   let total = 0;
   let aborted = 0;
   const byPath: Record<string, number> = {};

@@ -76,9 +76,15 @@ const ServerEnv = DatabaseEnv.extend({
   /**
    * The Python sandbox (lib/sandbox): at most SANDBOX_POOL_SIZE Deno processes; after the first tool
    * call SANDBOX_PREWARM clean ones are kept booted. A call waits up to SANDBOX_QUEUE_TIMEOUT_MS for
-   * a process, runs up to SANDBOX_TIMEOUT_MS (then SIGKILL); a process is recycled after
-   * SANDBOX_MAX_CALLS calls, SANDBOX_MAX_AGE_S, RSS over SANDBOX_MAX_RSS_MB, or more than
-   * SANDBOX_IDLE_CPU_MS of CPU while idle (measured in /proc ticks of 10 ms).
+   * a process, runs up to SANDBOX_TIMEOUT_MS (then SIGKILL); a process is killed at once for RSS
+   * over SANDBOX_MAX_RSS_MB or more than SANDBOX_IDLE_CPU_MS of CPU while idle (measured in /proc
+   * ticks of 10 ms). At about SANDBOX_MAX_CALLS calls (80 to 100 %, per process) or
+   * SANDBOX_MAX_AGE_S it hands over: a successor for the same company boots in the background (from
+   * 90 % of the limit, at most max(1, SANDBOX_PREWARM) boots at a time, beyond SANDBOX_POOL_SIZE
+   * while it boots) and the old process serves its company until the successor is ready. Past 4 ×
+   * its call limit or SANDBOX_MAX_AGE_S + 60 s the company's calls wait for the successor, so under
+   * a sustained burst a process lives max(limit, boot time) and at most 4 × the limit.
+   * SANDBOX_MAX_CALLS=1 stays strict: a fresh process for every call.
    */
   SANDBOX_POOL_SIZE: intWithDefault(4, 1, 64),
   SANDBOX_PREWARM: intWithDefault(1, 0, 64),

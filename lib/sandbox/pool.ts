@@ -1,3 +1,4 @@
+import os from "node:os";
 import { AppError } from "@/lib/errors";
 import { probeLayers, type SandboxLayers } from "./layers";
 import { SandboxProcess, type CallOutcome } from "./process";
@@ -21,6 +22,14 @@ export interface PoolConfig {
   gid: number;
   /** How often idle processes are checked (CPU, RSS, age). */
   watchdogMs: number;
+  /**
+   * Hard cap of a process that is handing over (max calls or max age reached, successor still
+   * booting): it serves its company up to this many times its call limit (default 4), or up to
+   * maxAgeMs + ageGraceMs (default 60 s); past that the company's calls wait for the successor.
+   * maxCalls 1 is strict: every call gets a fresh process.
+   */
+  hardCapFactor?: number;
+  ageGraceMs?: number;
 }
 
 interface Waiter {
@@ -31,6 +40,30 @@ interface Waiter {
 }
 
 const IDLE_SETTLE_MS = 1500;
+/** A successor starts booting at this share of the call limit (or max age): at low load it is ready before the limit. */
+const PREBOOT_AT = 0.9;
+/**
+ * Niceness of a background boot (a successor or a clean spare: no call waits for it): the boot's
+ * ~1.5 CPU-s then yields to the calls being served. Back to 0 once booted (needs root, as the
+ * server is when the sandbox drops to its own uid; otherwise background boots are not niced).
+ */
+const BACKGROUND_NICE = 10;
+/** An idle process that reaches max age and served no call for this long is killed without a successor. */
+const HANDOVER_RECENT_MS = 60_000;
+
+/**
+ * Hygiene recycling (max calls, max age) of a process of a company: a successor for the same
+ * company boots in the background while the process goes on serving; once the successor is ready
+ * the process is killed as soon as it is idle.
+ */
+interface Handover {
+  reason: "max calls" | "max age";
+  /** The limit itself is reached (before that, from PREBOOT_AT, the successor only boots ahead). */
+  retiring: boolean;
+  /** Past the hard cap: no further call; the company's calls wait for the successor. */
+  exhausted: boolean;
+  successor: SandboxProcess | null;
+}
 
 export class QueueTimeoutError extends Error {}
 export class CallAbortedError extends Error {}
@@ -40,6 +73,10 @@ export interface PoolStats {
   spares: number;
   busy: number;
   waiting: number;
+  /** Processes booting (successors and spares included). */
+  booting: number;
+  /** Processes handing over to a successor (max calls or max age reached or near). */
+  handingOver: number;
   rssBytes: number;
   recycled: Record<string, number>;
 }
@@ -50,6 +87,14 @@ export interface PoolStats {
  * takes a clean spare, or a free slot, or the least recently used idle process of another company,
  * which is killed and replaced, never handed over. Started lazily by the first call; after that
  * `prewarm` clean spares are kept booted while slots allow.
+ *
+ * Recycling for safety (timeout, crash, protocol violation, RSS over the limit, CPU while idle)
+ * kills at once. Recycling for hygiene (about maxCalls calls, maxAgeMs) is a handover off the hot
+ * path: a successor for the same company (a booted clean spare if there is one, else a new
+ * process, which may exceed `size`; at most max(1, prewarm) boots at a time) boots in the
+ * background from PREBOOT_AT of the limit, the old process keeps serving its company until the
+ * successor is ready, then is killed when idle. Past a hard cap (hardCapFactor × its call limit,
+ * maxAgeMs + ageGraceMs) the company's calls wait for the successor instead.
  */
 export class SandboxPool {
   readonly layers: SandboxLayers;
@@ -61,7 +106,10 @@ export class SandboxPool {
   private snapshotBuild: Promise<void> | null = null;
   private snapshotSettled = false;
   private readonly callLimits = new WeakMap<SandboxProcess, number>();
+  private readonly handovers = new Map<SandboxProcess, Handover>();
   readonly recycled: Record<string, number> = {};
+  /** Boot times (ms, spawn to ready) of the last 100 processes, for tests and the benchmark. */
+  readonly bootMs: number[] = [];
 
   constructor(private readonly cfg: PoolConfig) {
     this.layers = probeLayers({ uid: cfg.uid, gid: cfg.gid });
@@ -81,12 +129,23 @@ export class SandboxPool {
     let rss = 0;
     let spares = 0;
     let busy = 0;
+    let booting = 0;
     for (const p of this.procs) {
       rss += p.rssBytes() ?? 0;
       if (p.companyId === null) spares += 1;
       if (p.checkedOut) busy += 1;
+      if (!p.booted) booting += 1;
     }
-    return { processes: this.procs.size, spares, busy, waiting: this.waiters.length, rssBytes: rss, recycled: { ...this.recycled } };
+    return {
+      processes: this.procs.size,
+      spares,
+      busy,
+      waiting: this.waiters.length,
+      booting,
+      handingOver: this.handovers.size,
+      rssBytes: rss,
+      recycled: { ...this.recycled },
+    };
   }
 
   pids(): number[] {
@@ -102,6 +161,7 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
+    this.handovers.clear();
     for (const w of this.waiters.splice(0)) {
       w.cleanup();
       w.reject(new AppError("unavailable", "The Python sandbox is shutting down", { wireCode: "sandbox_unavailable" }));
@@ -145,9 +205,14 @@ export class SandboxPool {
   }
 
   private release(proc: SandboxProcess): void {
-    const reason = this.recycleReason(proc);
-    if (reason) this.retire(proc, reason);
-    else proc.markIdle();
+    const safety = this.safetyReason(proc);
+    if (safety) {
+      this.retire(proc, safety);
+    } else {
+      proc.markIdle();
+      this.planHandover(proc);
+      this.handOverIfReady(proc);
+    }
     this.pump();
   }
 
@@ -166,17 +231,24 @@ export class SandboxPool {
         },
       );
     }
+    this.bootSuccessors();
     this.prewarm();
   }
 
   private take(companyId: string): SandboxProcess | null {
-    const free = [...this.procs].filter((p) => p.alive && !p.checkedOut);
-    const own = free.find((p) => p.companyId === companyId && p.booted)
+    const free = [...this.procs].filter((p) => p.alive && !p.checkedOut && !this.handovers.get(p)?.exhausted);
+    // Own fresh process, else own process handing over (its successor still booting), else a
+    // booted spare, else one still booting (own first: a successor), else a new one.
+    const own = free.find((p) => p.companyId === companyId && p.booted && !this.handovers.has(p))
+      ?? free.find((p) => p.companyId === companyId && p.booted)
       ?? free.find((p) => p.companyId === null && p.booted)
       ?? free.find((p) => p.companyId === companyId)
       ?? free.find((p) => p.companyId === null);
     if (own) return this.checkOut(own, companyId);
-    if (this.procs.size < this.cfg.size) return this.checkOut(this.spawn(companyId), companyId);
+    // The company's process is past its hard cap and its successor waits for a boot slot
+    // (bootSuccessors starts those first): wait for it rather than take another company's slot.
+    if (this.awaitingSuccessor(companyId)) return null;
+    if (this.slotsUsed() < this.cfg.size) return this.checkOut(this.spawn(companyId), companyId);
     const victim = free.filter((p) => p.booted).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
     if (!victim) return null;
     // Another company's idle process: killed and replaced, never reused.
@@ -188,10 +260,12 @@ export class SandboxPool {
     if (proc.companyId !== null && proc.companyId !== companyId) throw new Error("sandbox process of another company");
     proc.companyId = companyId;
     proc.checkedOut = true;
+    // A call now waits for this boot: no longer background work.
+    if (!proc.booted && process.getuid?.() === 0) setNice(proc.pid, 0);
     return proc;
   }
 
-  private spawn(companyId: string | null): SandboxProcess {
+  private spawn(companyId: string | null, background = false): SandboxProcess {
     const proc = new SandboxProcess({
       layers: this.layers,
       gid: this.cfg.gid,
@@ -203,8 +277,18 @@ export class SandboxPool {
     });
     proc.companyId = companyId;
     this.procs.add(proc);
+    const niced = background && process.getuid?.() === 0 && setNice(proc.pid, BACKGROUND_NICE);
+    proc.ready.then(
+      () => {
+        if (niced) setNice(proc.pid, 0);
+        this.bootMs.push(Date.now() - proc.startedAt);
+        if (this.bootMs.length > 100) this.bootMs.shift();
+      },
+      () => {},
+    );
     proc.onExit(() => {
       this.procs.delete(proc);
+      this.handovers.delete(proc);
       // Defer: a process that fails to spawn exits before the caller has it in hand.
       setImmediate(() => this.pump());
     });
@@ -214,16 +298,114 @@ export class SandboxPool {
   private prewarm(): void {
     if (this.closed || !this.watchdog) return;
     let spares = [...this.procs].filter((p) => p.companyId === null && p.alive).length;
-    while (spares < this.cfg.prewarm && this.procs.size < this.cfg.size) {
-      this.spawn(null);
+    while (spares < this.cfg.prewarm && this.slotsUsed() < this.cfg.size) {
+      this.spawn(null, true);
       spares += 1;
     }
+  }
+
+  /** Slots in use: a process and the successor it hands over to count as one. */
+  private slotsUsed(): number {
+    let pairs = 0;
+    for (const h of this.handovers.values()) if (h.successor?.alive && this.procs.has(h.successor)) pairs += 1;
+    return this.procs.size - pairs;
   }
 
   private retire(proc: SandboxProcess, reason: string): void {
     this.recycled[reason] = (this.recycled[reason] ?? 0) + 1;
     this.procs.delete(proc);
+    this.handovers.delete(proc);
     proc.kill(reason);
+  }
+
+  /** Recycled at once: the process is not kept serving. */
+  private safetyReason(proc: SandboxProcess): string | null {
+    if (!proc.alive) return proc.endReason ?? "ended";
+    const rss = proc.rssBytes();
+    if (rss !== null && rss > this.cfg.maxRssBytes) return "rss over limit";
+    return null;
+  }
+
+  /** Where a process stands against its hygiene limits. */
+  private hygiene(proc: SandboxProcess): { level: "none" | "preboot" | "retire" | "hard"; reason: Handover["reason"] } {
+    const limit = this.callLimit(proc);
+    const age = Date.now() - proc.startedAt;
+    const hardCalls = this.cfg.maxCalls <= 1 ? limit : limit * (this.cfg.hardCapFactor ?? 4);
+    const hardAge = this.cfg.maxAgeMs + (this.cfg.ageGraceMs ?? 60_000);
+    if (proc.calls >= hardCalls) return { level: "hard", reason: "max calls" };
+    if (age >= hardAge) return { level: "hard", reason: "max age" };
+    if (proc.calls >= limit) return { level: "retire", reason: "max calls" };
+    if (age >= this.cfg.maxAgeMs) return { level: "retire", reason: "max age" };
+    if (proc.calls >= Math.ceil(limit * PREBOOT_AT)) return { level: "preboot", reason: "max calls" };
+    if (age >= this.cfg.maxAgeMs * PREBOOT_AT) return { level: "preboot", reason: "max age" };
+    return { level: "none", reason: "max calls" };
+  }
+
+  /** Starts (or escalates) the handover of a company's process that is near or past a hygiene limit. */
+  private planHandover(proc: SandboxProcess): void {
+    if (proc.companyId === null) return;
+    const { level, reason } = this.hygiene(proc);
+    if (level === "none") return;
+    let h = this.handovers.get(proc);
+    if (!h) {
+      h = { reason, retiring: false, exhausted: false, successor: null };
+      this.handovers.set(proc, h);
+    }
+    if (level === "retire" || level === "hard") h.retiring = true;
+    if (level === "hard") h.exhausted = true;
+  }
+
+  /** Kills a handing-over process once its successor is ready and it is idle. */
+  private handOverIfReady(proc: SandboxProcess): void {
+    const h = this.handovers.get(proc);
+    if (!h || proc.checkedOut || !h.successor?.booted || !h.successor.alive) return;
+    this.retire(proc, h.exhausted ? `${h.reason} (hard cap)` : h.reason);
+  }
+
+  private awaitingSuccessor(companyId: string): boolean {
+    for (const [p, h] of this.handovers) if (p.companyId === companyId && h.exhausted && !h.successor?.alive) return true;
+    return false;
+  }
+
+  /**
+   * Gives each handing-over process a successor of its company: a fresh process the company already
+   * has, else a booted clean spare at once, else a new process, at most max(1, prewarm) boots at a
+   * time (boots take ~1.5 CPU-s each); those past the hard cap first, then those past the limit,
+   * then those booting ahead.
+   */
+  private bootSuccessors(): void {
+    const rank = (h: Handover) => (h.exhausted ? 0 : h.retiring ? 1 : 2);
+    const needing = [...this.handovers]
+      .filter(([p, h]) => p.alive && !h.successor?.alive)
+      .sort((a, b) => rank(a[1]) - rank(b[1]));
+    if (needing.length === 0) return;
+    const maxBoots = Math.max(1, this.cfg.prewarm);
+    let booting = [...this.procs].filter((p) => p.alive && !p.booted).length;
+    for (const [proc, h] of needing) {
+      // The company already has a fresh process (it took a spare or a free slot while this one
+      // was past its cap or busy): that one is the successor, no boot needed.
+      const fresh = [...this.procs].find((p) => p !== proc && p.alive && p.companyId === proc.companyId && !this.handovers.has(p));
+      const spare = [...this.procs].find((p) => p.alive && p.booted && !p.checkedOut && p.companyId === null);
+      let successor: SandboxProcess;
+      if (fresh) {
+        successor = fresh;
+      } else if (spare) {
+        spare.companyId = proc.companyId;
+        successor = spare;
+      } else {
+        if (booting >= maxBoots) continue;
+        successor = this.spawn(proc.companyId, true);
+        booting += 1;
+      }
+      h.successor = successor;
+      successor.ready.then(
+        () => {
+          this.handOverIfReady(proc);
+          this.pump();
+        },
+        () => {},
+      );
+    }
   }
 
   /**
@@ -240,14 +422,6 @@ export class SandboxPool {
     return limit;
   }
 
-  private recycleReason(proc: SandboxProcess): string | null {
-    if (!proc.alive) return proc.endReason ?? "ended";
-    if (proc.calls >= this.callLimit(proc)) return "max calls";
-    if (Date.now() - proc.startedAt >= this.cfg.maxAgeMs) return "max age";
-    const rss = proc.rssBytes();
-    if (rss !== null && rss > this.cfg.maxRssBytes) return "rss over limit";
-    return null;
-  }
 
   /** Resolves once the snapshot is made or has failed (true: processes boot from it). */
   async snapshotReady(): Promise<boolean> {
@@ -292,9 +466,31 @@ export class SandboxPool {
         this.retire(proc, "cpu while idle");
         continue;
       }
-      const reason = this.recycleReason(proc);
-      if (reason) this.retire(proc, reason);
+      const safety = this.safetyReason(proc);
+      if (safety) {
+        this.retire(proc, safety);
+        continue;
+      }
+      // Max age of an idle process: a clean spare, or one whose company stopped calling, is
+      // killed; one in use hands over to a successor like at max calls.
+      const { level, reason } = this.hygiene(proc);
+      if (level === "none") continue;
+      if (proc.companyId !== null && now - proc.lastUsedAt <= HANDOVER_RECENT_MS) this.planHandover(proc);
+      else if (level !== "preboot") {
+        this.retire(proc, reason);
+        continue;
+      }
+      this.handOverIfReady(proc);
     }
     this.pump();
+  }
+}
+
+function setNice(pid: number, nice: number): boolean {
+  try {
+    os.setPriority(pid, nice);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -17,8 +17,8 @@ export interface ProcessOptions {
 
 /** What one call gave, before the pool turns it into a ToolExecution. */
 export type CallOutcome =
-  | { kind: "reply"; reply: RunnerReply; cpuMs: number; wallMs: number }
-  | { kind: "failed"; error: string; cpuMs: number; wallMs: number };
+  | { kind: "reply"; reply: RunnerReply; cpuMs: number; wallMs: number; pid: number }
+  | { kind: "failed"; error: string; cpuMs: number; wallMs: number; pid: number };
 
 interface Pending {
   nonce: string;
@@ -172,7 +172,7 @@ export class SandboxProcess {
     // A killed process has no /proc entry left: its CPU is at least the wall time it was given.
     const cpuAfter = readCpuMs(this.pid);
     const cpuMs = cpuAfter === null ? Math.round(wallMs) : Math.max(0, cpuAfter - cpuBefore);
-    return { ...outcome, cpuMs, wallMs };
+    return { ...outcome, cpuMs, wallMs, pid: this.pid };
   }
 
   private onLine(line: string, onReady: () => void): void {
