@@ -41,6 +41,9 @@ export const ID_PREFIX = {
   tool: "tool",
   knowledgeCollection: "kc",
   document: "doc",
+  agent: "agent",
+  webhook: "wh",
+  webhookEvent: "evt",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

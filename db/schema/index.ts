@@ -11,3 +11,4 @@ export * from "./guardrails";
 export * from "./tools";
 export * from "./knowledge";
 export * from "./knowledge-chunks";
+export * from "./webhooks";

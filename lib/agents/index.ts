@@ -1,0 +1,5 @@
+export * from "./create-agent";
+export * from "./find-agents";
+export * from "./schemas";
+export * from "./topics";
+export { agentNotFound, getAgentInCompany } from "./internal";

@@ -1,0 +1,3 @@
+export * from "./create-webhook";
+export * from "./schemas";
+export { hashWebhookSecret, triggerPath } from "./secrets";
