@@ -3,3 +3,5 @@ export * from "./find-agents";
 export * from "./schemas";
 export * from "./topics";
 export { agentNotFound, getAgentInCompany } from "./internal";
+export * from "./list-agents";
+export * from "./to-public";

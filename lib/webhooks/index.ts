@@ -5,3 +5,6 @@ export * from "./rate-limit";
 export * from "./schemas";
 export { hashWebhookSecret, triggerPath } from "./secrets";
 export * from "./rotate-secret";
+export * from "./list-webhooks";
+export * from "./replay-event";
+export * from "./to-public";
