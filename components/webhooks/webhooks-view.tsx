@@ -49,6 +49,7 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
   const [agentId, setAgentId] = useState("");
   const [name, setName] = useState("");
   const [secret, setSecret] = useState<Secret | null>(null);
+  const [signing, setSigning] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const agentName = new Map(agents.map((a) => [a.id, a.name]));
@@ -59,6 +60,7 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
     try {
       const out = await fn();
       if (out && typeof out === "object" && "secret" in out) setSecret(out as Secret);
+      if (out && typeof out === "object" && "signing_secret" in out) setSigning((out as { signing_secret: string | null }).signing_secret);
       router.refresh();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -103,6 +105,11 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
             <SecretBox secret={secret} />
           </div>
         )}
+        {signing && (
+          <div className="mx-5 mb-5 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm" data-testid="signing-secret">
+            Standard Webhooks signing secret (shown once): <code className="rounded bg-white px-1.5 py-0.5 text-xs">{signing}</code>
+          </div>
+        )}
       </Card>
 
       <Card>
@@ -128,6 +135,14 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
                   <Badge tone={w.is_active ? "green" : "neutral"}>{w.is_active ? "active" : "paused"}</Badge>
                 </TD>
                 <TD align="right">
+                  <Button
+                    size="sm"
+                    variant="ghost"
+                    disabled={busy}
+                    onClick={() => void act(() => postJson(`/api/panel/webhooks/${w.id}/signature`, { required: !w.require_signature }))}
+                  >
+                    {w.require_signature ? "Accept unsigned" : "Require signatures"}
+                  </Button>{" "}
                   <Button size="sm" variant="secondary" disabled={busy} onClick={() => void act(() => postJson<Secret>(`/api/panel/webhooks/${w.id}/rotate`, {}))}>
                     Rotate
                   </Button>

@@ -48,6 +48,8 @@ CREATE TABLE "webhooks" (
 	"secret_hash" text NOT NULL,
 	"previous_secret_hash" text,
 	"rotated_at" timestamp with time zone,
+	"signing_secret" text,
+	"require_signature" boolean DEFAULT false NOT NULL,
 	"rate_limit_per_minute" integer,
 	"is_active" boolean DEFAULT true NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,

@@ -42,6 +42,13 @@ export const webhooks = pgTable(
     secretHash: text("secret_hash").notNull(),
     previousSecretHash: text("previous_secret_hash"),
     rotatedAt: timestamp("rotated_at", { withTimezone: true }),
+    /**
+     * Standard Webhooks signing: with `require_signature`, a delivery must carry `webhook-id`,
+     * `webhook-timestamp` (within 5 minutes) and `webhook-signature` (HMAC-SHA256 over
+     * `id.timestamp.body` with this `whsec_` secret, which HMAC needs in the clear).
+     */
+    signingSecret: text("signing_secret"),
+    requireSignature: boolean("require_signature").notNull().default(false),
     /** Accepted events per minute on this endpoint; null: WEBHOOK_RATE_LIMIT_PER_MINUTE. */
     rateLimitPerMinute: integer("rate_limit_per_minute"),
     isActive: boolean("is_active").notNull().default(true),

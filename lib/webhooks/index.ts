@@ -8,3 +8,6 @@ export * from "./rotate-secret";
 export * from "./list-webhooks";
 export * from "./replay-event";
 export * from "./to-public";
+export * from "./read-trigger";
+export * from "./set-signature";
+export { signPayload } from "./signature";

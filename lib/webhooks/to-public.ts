@@ -11,6 +11,7 @@ export function toPublicWebhook(w: Webhook) {
     name: w.name,
     agent_id: w.agentId,
     rate_limit_per_minute: w.rateLimitPerMinute,
+    require_signature: w.requireSignature,
     is_active: w.isActive,
     rotated_at: w.rotatedAt ? toUnix(w.rotatedAt) : null,
     created_at: toUnix(w.createdAt),

@@ -4,7 +4,7 @@ import { db } from "@/db/client";
 import { webhookEventRuns, webhookEvents, webhooks } from "@/db/schema";
 import { createAgent } from "@/lib/agents";
 import { createProfile, CreateProfileInput } from "@/lib/profiles";
-import { createWebhook, triggerPath } from "@/lib/webhooks";
+import { createWebhook, setWebhookSignature, signPayload, triggerPath } from "@/lib/webhooks";
 import { useGateway } from "../support/gateway";
 
 const FAIL_MARK = "always-fail-upstream";
@@ -175,6 +175,33 @@ describe("POST /v1/public/triggers/{company_id}/{secret}", () => {
     const { secret: other } = await createWebhook(db, { companyId, agentId: agent.id });
     const elsewhere = await trigger(triggerPath(companyId, other), body, { "idempotency-key": "order-1" });
     expect(elsewhere.json.id).not.toBe(first.json.id);
+  });
+
+  it("an endpoint requiring Standard Webhooks signatures: unsigned, tampered or stale deliveries 401, a signed one 202 (its webhook-id dedupes)", async () => {
+    const { companyId } = await gw.tenant();
+    const { webhook, secret } = await createWebhook(db, { companyId });
+    const { signingSecret } = await setWebhookSignature(db, { companyId, webhookId: webhook.id, required: true });
+    const url = triggerPath(companyId, secret);
+    const body = JSON.stringify({ event_topic: "orders.created", payload: { n: 1 } });
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (id: string, ts: number, b = body) => ({ "webhook-id": id, "webhook-timestamp": String(ts), "webhook-signature": signPayload(signingSecret!, id, ts, b) });
+
+    const unsigned = await trigger(url, body);
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.json.error).toMatchObject({ type: "authentication_error", code: "invalid_signature" });
+    const tampered = await trigger(url, body.replace("orders", "refunds"), signed("msg_1", now));
+    expect(tampered.status).toBe(401);
+    const stale = await trigger(url, body, signed("msg_2", now - 600));
+    expect(stale.status).toBe(401);
+    expect(stale.json.error.message).toMatch(/5 minutes/);
+    const ok = await trigger(url, body, signed("msg_3", now));
+    expect(ok.status).toBe(202);
+    const replayed = await trigger(url, body, signed("msg_3", now));
+    expect(replayed.json.id).toBe(ok.json.id);
+    expect(await db.select().from(webhookEvents).where(eq(webhookEvents.companyId, companyId))).toHaveLength(1);
+    // Turned off: unsigned deliveries are accepted again.
+    await setWebhookSignature(db, { companyId, webhookId: webhook.id, required: false });
+    expect((await trigger(url, body)).status).toBe(202);
   });
 
   it("rate-limited per endpoint: 429 with Retry-After, and the other endpoints keep accepting", async () => {

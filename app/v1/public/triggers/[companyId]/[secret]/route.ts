@@ -1,6 +1,6 @@
 import { db } from "@/db/client";
-import { publicRoute, readJson, routes } from "@/lib/http";
-import { acceptEvent, authenticateTrigger, enforceWebhookRateLimit, idempotencyKeyOf, TRIGGER_BODY_LIMIT_BYTES, TriggerInput } from "@/lib/webhooks";
+import { publicRoute, routes } from "@/lib/http";
+import { acceptEvent, authenticateTrigger, enforceWebhookRateLimit, idempotencyKeyOf, readTrigger } from "@/lib/webhooks";
 
 type P = { companyId: string; secret: string };
 
@@ -10,7 +10,7 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
     const webhook = await authenticateTrigger(db, params);
     const rateHeaders = await enforceWebhookRateLimit(webhook);
     const idempotencyKey = idempotencyKeyOf(req);
-    const input = await readJson(req, TriggerInput, { limitBytes: TRIGGER_BODY_LIMIT_BYTES });
+    const input = await readTrigger(req, webhook);
     const { event } = await acceptEvent(db, { webhook, input, idempotencyKey });
     return Response.json({ id: event.id, status: "accepted" }, { status: 202, headers: rateHeaders });
   }),
