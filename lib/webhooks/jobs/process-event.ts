@@ -161,7 +161,7 @@ async function claimRun(event: WebhookEvent, claim: WebhookEventRun): Promise<{ 
  * started under that same id; a run still in progress waits for the next attempt; a failed one is
  * replaced by a new run only when its failure is worth retrying.
  */
-async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun): Promise<Outcome> {
+async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, signal: AbortSignal): Promise<Outcome> {
   if (claim.status === WEBHOOK_RUN_STATUS.completed) return { kind: "completed" };
   if (claim.status === WEBHOOK_RUN_STATUS.failed) return { kind: "failed", reason: claim.error ?? "failed" };
   let target: { threadId: string; runId: string } | null = null;
@@ -198,7 +198,8 @@ async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun): Promise<O
       threadId: target.threadId,
       runId: target.runId,
       input: { model: profile.modelSlug, profile_ids: [profile.id] },
-      signal: new AbortController().signal,
+      // The job's signal: a run still going after WEBHOOK_JOB_MAX_S is stopped with its attempt.
+      signal,
       admitted: Promise.resolve(),
     });
     if (run.status === RUN_STATUS.completed) {
@@ -236,7 +237,7 @@ export async function processWebhookEvent(job: JobRun<WebhookEventJobData>): Pro
     .update(webhookEvents)
     .set({ status: WEBHOOK_EVENT_STATUS.processing, updatedAt: new Date() })
     .where(and(eventWhere(data), or(eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.routed), eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.processing))));
-  const outcomes = await Promise.all(claims.map((c) => wakeAgent(event, c)));
+  const outcomes = await Promise.all(claims.map((c) => wakeAgent(event, c, job.signal)));
   const retry = outcomes.filter((o) => o.kind === "retry");
   const failed = outcomes.filter((o) => o.kind === "failed");
   if (retry.length > 0) {
