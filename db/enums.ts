@@ -84,3 +84,24 @@ export type DealStage = (typeof DEAL_STAGE)[keyof typeof DEAL_STAGE];
 export const INVOICE_STATUS = { open: "open", paid: "paid" } as const;
 export const INVOICE_STATUSES = Object.values(INVOICE_STATUS) as [InvoiceStatus, ...InvoiceStatus[]];
 export type InvoiceStatus = (typeof INVOICE_STATUS)[keyof typeof INVOICE_STATUS];
+
+/**
+ * An inbound webhook event's life (lib/webhooks): stored and enqueued (`accepted`), its agents
+ * chosen (`routed`), their runs under way (`processing`), then `done` (every run completed, or no
+ * agent matched), `failed` (a reason no retry fixes, e.g. 402) or `dead` (retries spent).
+ */
+export const WEBHOOK_EVENT_STATUS = {
+  accepted: "accepted",
+  routed: "routed",
+  processing: "processing",
+  done: "done",
+  failed: "failed",
+  dead: "dead",
+} as const;
+export const WEBHOOK_EVENT_STATUSES = Object.values(WEBHOOK_EVENT_STATUS) as [WebhookEventStatus, ...WebhookEventStatus[]];
+export type WebhookEventStatus = (typeof WEBHOOK_EVENT_STATUS)[keyof typeof WEBHOOK_EVENT_STATUS];
+
+/** One agent's part in an event (webhook_event_runs): claimed, its run under way, then its outcome. */
+export const WEBHOOK_RUN_STATUS = { pending: "pending", running: "running", completed: "completed", failed: "failed" } as const;
+export const WEBHOOK_RUN_STATUSES = Object.values(WEBHOOK_RUN_STATUS) as [WebhookRunStatus, ...WebhookRunStatus[]];
+export type WebhookRunStatus = (typeof WEBHOOK_RUN_STATUS)[keyof typeof WEBHOOK_RUN_STATUS];

@@ -10,6 +10,7 @@ import { ProfilesPage } from "./pages/profiles-page";
 import { ThreadsPage } from "./pages/threads-page";
 import { ToolsPage } from "./pages/tools-page";
 import { UsagePage } from "./pages/usage-page";
+import { WebhooksPage } from "./pages/webhooks-page";
 import { admin } from "./support/admin-cli";
 
 /**
@@ -56,6 +57,7 @@ interface Fixtures {
   profilesPage: ProfilesPage;
   threadsPage: ThreadsPage;
   toolsPage: ToolsPage;
+  webhooksPage: WebhooksPage;
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
@@ -80,6 +82,7 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   profilesPage: async ({ page }, use) => use(new ProfilesPage(page)),
   threadsPage: async ({ page }, use) => use(new ThreadsPage(page)),
   toolsPage: async ({ page }, use) => use(new ToolsPage(page)),
+  webhooksPage: async ({ page }, use) => use(new WebhooksPage(page)),
 });
 
 export { expect };

@@ -18,7 +18,7 @@ test("the catalog is listed by provider group with counts, the local group as of
 }) => {
   await loginPage.signInAs(tenant);
   const nav = page.getByRole("navigation", { name: "Main" });
-  await expect(nav.getByRole("link")).toHaveText(["API keys", "Models", "Playground", "Threads", "Profiles", "Tools", "Knowledge", "Widgets", "Guardrails", "Usage"]);
+  await expect(nav.getByRole("link")).toHaveText(["API keys", "Models", "Playground", "Threads", "Profiles", "Tools", "Knowledge", "Widgets", "Guardrails", "Agents", "Webhooks", "Usage"]);
   await nav.getByRole("link", { name: "Models" }).click();
   await expect(modelsPage.heading).toBeVisible();
   await expect(nav.getByRole("link", { name: "Models" })).toHaveAttribute("aria-current", "page");

@@ -61,6 +61,19 @@ const ServerEnv = DatabaseEnv.extend({
   KNOWLEDGE_WORKER_CONCURRENCY: intWithDefault(2, 1, 32),
   /** For tests (0 otherwise): each indexing attempt waits this long first, so a test can kill a worker mid-job. */
   KNOWLEDGE_TEST_INDEX_DELAY_MS: intWithDefault(0, 0, 600_000),
+  /**
+   * Inbound webhooks (lib/webhooks): accepted events per minute per endpoint (an endpoint's own
+   * `rate_limit_per_minute` wins), how long a rotated-out secret keeps working, and the
+   * `webhook-event` jobs: expiry without progress, retries on upstream failures with backoff from
+   * WEBHOOK_JOB_RETRY_DELAY_S (then the event is `dead`), and events one process works on at once.
+   */
+  WEBHOOK_RATE_LIMIT_PER_MINUTE: intWithDefault(600, 1, 1_000_000),
+  WEBHOOK_SECRET_GRACE_S: intWithDefault(86_400, 0, 30 * 86_400),
+  WEBHOOK_JOB_EXPIRE_S: intWithDefault(120, 1, 3600),
+  WEBHOOK_JOB_RETRIES: intWithDefault(3, 0, 20),
+  WEBHOOK_JOB_RETRY_DELAY_S: intWithDefault(5, 0, 3600),
+  WEBHOOK_JOB_MAX_S: intWithDefault(600, 10, 86_400),
+  WEBHOOK_WORKER_CONCURRENCY: intWithDefault(4, 1, 64),
   /** Upstream HTTP: connect timeout, time to first byte (response headers), idle gap between stream chunks. */
   UPSTREAM_CONNECT_TIMEOUT_MS: intWithDefault(10_000, 1, 600_000),
   UPSTREAM_FIRST_BYTE_TIMEOUT_MS: intWithDefault(120_000, 1, 3_600_000),

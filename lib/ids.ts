@@ -44,6 +44,9 @@ export const ID_PREFIX = {
   deal: "deal",
   dealStageChange: "dsc",
   invoice: "inv",
+  agent: "agent",
+  webhook: "wh",
+  webhookEvent: "evt",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -101,6 +101,26 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     ),
   },
   {
+    href: "/agents",
+    label: "Agents",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <rect x="5" y="8" width="14" height="11" rx="2.5" />
+        <path d="M12 4v4M9.5 13h.01M14.5 13h.01M9.5 16.5h5" />
+      </svg>
+    ),
+  },
+  {
+    href: "/webhooks",
+    label: "Webhooks",
+    icon: (
+      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+        <path d="M9 8.5a3.5 3.5 0 1 1 5.2 3.1L17 17M8.5 19.5A3.5 3.5 0 1 1 7 13l3-5M14.5 17H20" />
+        <circle cx="18.5" cy="17" r="1.5" />
+      </svg>
+    ),
+  },
+  {
     href: "/usage",
     label: "Usage",
     icon: (

@@ -12,3 +12,4 @@ export * from "./tools";
 export * from "./knowledge";
 export * from "./knowledge-chunks";
 export * from "./sdk";
+export * from "./webhooks";

@@ -4,12 +4,14 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { ScopeList, RateLimitPerMinute } from "@/lib/keys/schemas";
 import { getBalance, grantCredits, microToOt, otToMicro } from "@/lib/billing";
+import { AgentName, createAgent, TopicPatterns } from "@/lib/agents";
 import { CompanyName, createCompany, getCompany } from "@/lib/companies";
 import { AppError } from "@/lib/errors";
 import { createKey, revokeKey } from "@/lib/keys";
 import { getKeyById } from "@/lib/keys/get-key-by-id";
 import { OtPerM, resetModelPrice, setModelPrice, type Prices } from "@/lib/models";
 import { createUser, Email, Password } from "@/lib/users";
+import { createWebhook, triggerPath, WebhookName } from "@/lib/webhooks";
 
 type Flags = Record<string, string | undefined>;
 
@@ -100,6 +102,23 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
     });
     return { user_id: user.id, email: user.email };
   },
+  "agent create": async (db, argv) => {
+    const f = flags(argv, ["company", "profile", "name", "topics"]);
+    const company = await getCompany(db, { companyId: need(f, "company") });
+    const topics = TopicPatterns.parse((f.topics ?? "").split(",").map((t) => t.trim()).filter(Boolean));
+    const agent = await createAgent(db, {
+      companyId: company.id,
+      input: { name: AgentName.parse(need(f, "name")), conductor_profile_id: need(f, "profile"), topics },
+    });
+    return { agent_id: agent.id, conductor_profile_id: agent.conductorProfileId };
+  },
+  "webhook create": async (db, argv) => {
+    const f = flags(argv, ["company", "agent", "name"]);
+    const company = await getCompany(db, { companyId: need(f, "company") });
+    const name = f.name === undefined ? null : WebhookName.parse(f.name);
+    const { webhook, secret } = await createWebhook(db, { companyId: company.id, agentId: f.agent ?? null, name });
+    return { webhook_id: webhook.id, secret, url: triggerPath(company.id, secret) };
+  },
   "model price": async (db, argv) => {
     const f = flags(argv, ["company", "model", ...Object.values(PRICE_FLAGS)], ["reset"]);
     const companyId = need(f, "company");
@@ -118,15 +137,14 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
   },
 };
 
-/** Commands of CONTRACT 3 whose tables arrive with later issues. */
-const NOT_YET = new Set(["agent create", "webhook create"]);
-
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [flags]
   company create --name NAME
   key create --company ID --scopes chat,view,action,admin [--name N] [--rpm N] [--expires ISO]
   key revoke --id KEY_ID
   credits grant --company ID --amount OT [--note TEXT]
   user create --company ID --email E --password P
+  agent create --company ID --profile PROFILE_ID --name N [--topics a.b,c.*]
+  webhook create --company ID [--agent AGENT_ID] [--name N]
   model price --company ID --model SLUG (--input OT --cached-input OT --output OT | --reset)`;
 
 /** Runs one operator command; returns the JSON object to print. Throws on any error. */
@@ -134,7 +152,6 @@ export async function runAdminCommand(db: Db, argv: string[]): Promise<Record<st
   const name = argv.slice(0, 2).join(" ");
   const command = commands[name];
   if (!command) {
-    if (NOT_YET.has(name)) throw new Error(`'${name}' is not available in this version (agents and webhooks are not built yet)`);
     throw new Error(`unknown command '${name}'\n${ADMIN_USAGE}`);
   }
   return command(db, argv.slice(2));

@@ -61,16 +61,41 @@ function heartbeat(name: string, id: string, expireSeconds: number, maxRunSecond
   };
 }
 
-function serve<T extends object>(boss: PgBoss, queue: QueueDefinition<T>, name: string, handle: (job: JobRun<T>) => Promise<void>) {
-  return boss.work<T>(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: POLL_S }, async ([job]) => {
+/** This process's worker ids by queue (on globalThis: Next.js may load this module once per bundle). */
+const gw = globalThis as { __cockpitWorkerIds?: Map<string, string[]> };
+const workerIds = (gw.__cockpitWorkerIds ??= new Map());
+let nextNotified = 0;
+
+/**
+ * pg-boss 10 waits its polling interval after every fetch, a job found included: a worker handling
+ * a stream of short jobs (webhook events) would take one every POLL_S. A worker that just finished
+ * a job is told to fetch again at once, and `notifyJobWorkers` lets a producer in this process wake
+ * one idle worker of the queue right after its commit (the 202-to-run lag), instead of the next poll.
+ */
+export function notifyJobWorkers(name: string): void {
+  const ids = workerIds.get(name);
+  if (!ids?.length || !bossStarted()) return;
+  const id = ids[nextNotified++ % ids.length]!;
+  void getBoss()
+    .then((boss) => boss.notifyWorker(id))
+    .catch(() => {});
+}
+
+async function serve<T extends object>(boss: PgBoss, queue: QueueDefinition<T>, name: string, handle: (job: JobRun<T>) => Promise<void>) {
+  let self = "";
+  self = await boss.work<T>(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: POLL_S }, async ([job]) => {
     if (!job) return;
     const beats = heartbeat(name, job.id, queue.sendOptions().expireInSeconds ?? 120, queue.maxRunSeconds());
     try {
       await handle({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit, signal: beats.signal });
     } finally {
       beats.stop();
+      // More may be waiting: fetch again without the polling pause.
+      boss.notifyWorker(self);
     }
   });
+  workerIds.set(name, [...(workerIds.get(name) ?? []), self]);
+  return self;
 }
 
 async function startServing(queues: QueueDefinition<object>[]): Promise<void> {
@@ -135,6 +160,7 @@ export function startJobs(): () => Promise<void> {
   return async () => {
     clearInterval(timer);
     g.__cockpitWorkers = undefined;
+    workerIds.clear();
     if (bossStarted()) await stopBoss();
   };
 }

@@ -26,11 +26,16 @@ export interface RunCall {
   signal: AbortSignal;
   /** Settles when the rate limiter admitted the call (apiRoute's overlapRateLimit). */
   admitted: Promise<void>;
+  /**
+   * The run's id when the caller chose it beforehand (a webhook event commits it with its claim
+   * before the run starts, so a re-delivered job resumes that id instead of starting a second run).
+   */
+  runId?: string;
 }
 
 function buildContext(call: RunCall, model: RunContext["model"], signal: AbortSignal): RunContext {
   const { auth, input } = call;
-  const runId = newId("run");
+  const runId = call.runId ?? newId("run");
   const params: Record<string, unknown> = {};
   if (input.temperature != null) params.temperature = input.temperature;
   if (input.top_p != null) params.top_p = input.top_p;

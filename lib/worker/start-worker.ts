@@ -8,6 +8,8 @@ import { recoverJournals } from "@/lib/persistence/bill-journal";
 import { failRunsOfGoneOwners, failStaleRuns } from "@/lib/runs/reconcile-runs";
 // Registers the run writer of the bill journal, so adopted entries can be written.
 import "@/lib/runs/persist-run";
+// Defines the webhook events' queue, so this process serves it (with the knowledge queue).
+import "@/lib/webhooks/jobs/event-queue";
 
 /** Leases of processes seen to be gone (one indexed query when there are none): every few seconds. */
 const GONE_OWNERS_EVERY_MS = 2_000;
@@ -42,7 +44,7 @@ function every(ms: number, name: string, run: () => Promise<number>): { first: P
  * safe (each hold is released once). Resolves once the first pass has given back the leases of
  * processes seen to be gone (a restarted server: those of the process it replaces), with the
  * function that stops it. It also serves the durable job queues (document indexing: pg-boss,
- * started only once there is work; lib/jobs).
+ * started only once there is work; lib/jobs) and inbound webhook events (lib/webhooks/jobs).
  */
 export async function startWorker(): Promise<() => Promise<void>> {
   const gone = every(GONE_OWNERS_EVERY_MS, "owner gone", async () => {

@@ -1,0 +1,164 @@
+/**
+ * Inbound webhooks benchmark (issue 15), printed and saved to bench/results/webhooks-latest.json:
+ *
+ *  (a) Trigger latency: POST /v1/public/triggers/{company}/{secret} at 32 connections for
+ *      --duration seconds with the worker running in the same server (every 202 is an event and
+ *      its job committed). Goal: p99 under 20 ms.
+ *  (b) Events processed per second: the backlog (a) left, drained by the server's worker with a
+ *      `local` agent (local-mini: no upstream), from the first 202 to the last event `done`.
+ *  (c) Lag from the 202 to the run's start (the run row's creation), p50/p99: under (a)'s burst
+ *      (queueing included) and at a paced 20 events/s that the worker keeps up with.
+ *
+ *   npm run bench:webhooks [-- --duration 10 --connections 32]
+ *
+ * Database: DATABASE_URL set → a fresh cockpit_bench_<timestamp> database on that server, dropped
+ * at the end; unset → an embedded PostgreSQL in a temp dir. Uses the checkout's build.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import postgres from "postgres";
+import { admin, createCompany, createKey } from "./lib/admin";
+import { provisionDatabase, type BenchDatabase } from "./lib/db";
+import { runLoad } from "./lib/load";
+import { appEnv, prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
+import { fmt, renderTable } from "./lib/table";
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "32" },
+    paced: { type: "string", default: "200" },
+    // The endpoint publishes to the bus where no agent listens: events end `done` with no run, so
+    // the trigger is measured without runs competing for the server's CPU.
+    "no-runs": { type: "boolean", default: false },
+  },
+});
+const DURATION_S = Number(flags.duration);
+const CONNECTIONS = Number(flags.connections);
+const PACED = Number(flags.paced);
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function drain(sql: postgres.Sql, companyId: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await sql<{ open: number }[]>`SELECT count(*)::int AS open FROM webhook_events WHERE company_id = ${companyId} AND status NOT IN ('done', 'failed', 'dead')`;
+    if (row!.open === 0) return;
+    if (Date.now() > deadline) throw new Error(`${row!.open} events still open after ${timeoutMs} ms`);
+    await sleep(500);
+  }
+}
+
+async function stats(sql: postgres.Sql, companyId: string, since: Date) {
+  const [row] = await sql<
+    { events: number; done: number; other: number; span_s: number; lag_p50: number; lag_p99: number; runs_completed: number }[]
+  >`
+    SELECT count(*)::int AS events,
+           count(*) FILTER (WHERE e.status = 'done')::int AS done,
+           count(*) FILTER (WHERE e.status <> 'done')::int AS other,
+           extract(epoch FROM max(e.completed_at) - min(e.created_at))::float8 AS span_s,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM r.created_at - e.created_at) * 1000)::float8 AS lag_p50,
+           percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM r.created_at - e.created_at) * 1000)::float8 AS lag_p99,
+           count(*) FILTER (WHERE r.status = 'completed')::int AS runs_completed
+    FROM webhook_events e
+    LEFT JOIN webhook_event_runs c ON c.event_id = e.id
+    LEFT JOIN runs r ON r.id = c.run_id
+    WHERE e.company_id = ${companyId} AND e.created_at >= ${since}`;
+  return row!;
+}
+
+async function main(): Promise<number> {
+  let db: BenchDatabase | undefined;
+  let server: NextServer | undefined;
+  let sql: postgres.Sql | undefined;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-wh-"));
+  try {
+    await prepareBuild();
+    db = await provisionDatabase({ serverUrl: process.env.DATABASE_URL || undefined });
+    sql = postgres(db.url, { max: 2, onnotice: () => {} });
+    server = await startNext({ env: { ...appEnv(db.url, dataDir), WEBHOOK_RATE_LIMIT_PER_MINUTE: "1000000", JOBS_IDLE_CHECK_S: "1" } });
+    const companyId = await createCompany(db.url, "Webhook bench");
+    await admin(db.url, ["credits", "grant", "--company", companyId, "--amount", "10000000"]);
+    const key = await createKey(db.url, companyId, { scopes: ["chat"] });
+    const profile = (await (
+      await fetch(`${server.baseUrl}/v1/profiles`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Bench conductor", model_slug: "local-mini" }),
+      })
+    ).json()) as { id: string };
+    const agent = await admin(db.url, ["agent", "create", "--company", companyId, "--profile", profile.id, "--name", "Bench agent", "--topics", "orders.*"]);
+    const hook = await admin(db.url, ["webhook", "create", "--company", companyId, ...(flags["no-runs"] ? [] : ["--agent", String(agent.agent_id)])]);
+    // With --no-runs the bus event's topic matches no agent's patterns.
+    const topic = flags["no-runs"] ? "inventory.checked" : "orders.created";
+    const url = `${server.baseUrl}${String(hook.url)}`;
+    const body = JSON.stringify({ event_topic: topic, payload: { order: 42, items: [{ sku: "A-1", qty: 2 }] } });
+
+    // Warm up: the route compiled, pg-boss started, the worker awake.
+    for (let i = 0; i < 20; i++) await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    await drain(sql, companyId, 60_000);
+
+    log(`trigger @${CONNECTIONS}c for ${DURATION_S}s (worker running)`);
+    const burstStart = new Date();
+    const load = await runLoad({ url, connections: CONNECTIONS, durationS: DURATION_S, method: "POST", headers: { "content-type": "application/json" }, body });
+    log(`${load.total} answers (${JSON.stringify(load.statusCodes)}); draining the backlog`);
+    await drain(sql, companyId, 600_000);
+    const burst = await stats(sql, companyId, burstStart);
+
+    log(`paced: ${PACED} events at 20/s`);
+    const pacedStart = new Date();
+    const pacedAnswers: number[] = [];
+    for (let i = 0; i < PACED; i++) {
+      const t = performance.now();
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+      await res.arrayBuffer();
+      pacedAnswers.push(res.status);
+      await sleep(Math.max(0, 50 - (performance.now() - t)));
+    }
+    await drain(sql, companyId, 120_000);
+    const paced = await stats(sql, companyId, pacedStart);
+
+    const result = {
+      at: new Date().toISOString(),
+      connections: CONNECTIONS,
+      runs: !flags["no-runs"],
+      duration_s: DURATION_S,
+      trigger: { rps: load.rpsTotal, p50_ms: load.p50, p99_ms: load.p99, status_codes: load.statusCodes, errors: load.errors },
+      burst: { events: burst.events, done: burst.done, not_done: burst.other, events_per_s: burst.events / burst.span_s, lag_p50_ms: burst.lag_p50, lag_p99_ms: burst.lag_p99 },
+      paced: { events: paced.events, done: paced.done, non_202: pacedAnswers.filter((s) => s !== 202).length, lag_p50_ms: paced.lag_p50, lag_p99_ms: paced.lag_p99 },
+    };
+    const table = renderTable(
+      ["measure", "value", "goal"],
+      [
+        [`trigger p50 @${CONNECTIONS}c (ms)`, fmt(load.p50), ""],
+        [`trigger p99 @${CONNECTIONS}c (ms)`, fmt(load.p99), "< 20"],
+        ["trigger req/s", fmt(load.rpsTotal, 0), ""],
+        ["events processed/s (local agent, backlog)", fmt(result.burst.events_per_s, 1), ""],
+        ["lag 202 → run start p50 / p99, burst (ms)", `${fmt(burst.lag_p50, 0)} / ${fmt(burst.lag_p99, 0)}`, ""],
+        ["lag 202 → run start p50 / p99, 20 events/s (ms)", `${fmt(paced.lag_p50, 0)} / ${fmt(paced.lag_p99, 0)}`, ""],
+        ["events done / accepted", `${burst.done + paced.done} / ${burst.events + paced.events}`, "all"],
+      ],
+      { leftColumns: 1 },
+    );
+    process.stdout.write(`${table}\n`);
+    const dir = path.join(ROOT, "bench/results");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, flags["no-runs"] ? "webhooks-no-runs-latest.json" : "webhooks-latest.json"), `${JSON.stringify(result, null, 2)}\n`);
+    return burst.other === 0 && paced.other === 0 && load.non2xx === 0 ? 0 : 1;
+  } finally {
+    await server?.stop();
+    await sql?.end();
+    await db?.cleanup();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log(`ERROR: ${(err as Error).stack ?? String(err)}`);
+    process.exit(1);
+  },
+);

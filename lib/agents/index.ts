@@ -1,0 +1,7 @@
+export * from "./create-agent";
+export * from "./find-agents";
+export * from "./schemas";
+export * from "./topics";
+export { agentNotFound, getAgentInCompany } from "./internal";
+export * from "./list-agents";
+export * from "./to-public";

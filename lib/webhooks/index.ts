@@ -1,0 +1,13 @@
+export * from "./accept-event";
+export * from "./authenticate-trigger";
+export * from "./create-webhook";
+export * from "./rate-limit";
+export * from "./schemas";
+export { hashWebhookSecret, triggerPath } from "./secrets";
+export * from "./rotate-secret";
+export * from "./list-webhooks";
+export * from "./replay-event";
+export * from "./to-public";
+export * from "./read-trigger";
+export * from "./set-signature";
+export { signPayload } from "./signature";

@@ -1,0 +1,255 @@
+import "server-only";
+import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { db } from "@/db/client";
+import { RUN_STATUS, SCOPE, THREAD_SOURCE, WEBHOOK_EVENT_STATUS, WEBHOOK_RUN_STATUS } from "@/db/enums";
+import { isConnectionError } from "@/db/resilience";
+import { activeRuns, agents, runs, webhookEventRuns, webhookEvents, webhooks, type Agent, type WebhookEvent, type WebhookEventRun } from "@/db/schema";
+import { findAgentsForTopic } from "@/lib/agents";
+import { CREDENTIAL, type AuthContext } from "@/lib/auth/auth-context";
+import { AppError } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import type { JobRun } from "@/lib/jobs";
+import { log } from "@/lib/log";
+import { getProfileInCompany } from "@/lib/profiles";
+import { createRun } from "@/lib/runs";
+import { createThread } from "@/lib/threads";
+
+export interface WebhookEventJobData {
+  eventId: string;
+  companyId: string;
+}
+
+/** The service acting for the company: an agent's run is billed to it like any other run. */
+export const systemAuth = (companyId: string): AuthContext => ({
+  companyId,
+  scopes: [SCOPE.chat],
+  credential: CREDENTIAL.system,
+  keyId: null,
+  userId: null,
+  rateLimitPerMinute: null,
+});
+
+/** What one agent's part of an event came to. */
+type Outcome = { kind: "completed" } | { kind: "failed"; reason: string } | { kind: "retry"; reason: string; err?: unknown };
+
+/**
+ * Run failures another attempt may fix: upstream errors (wire codes `upstream_<status>` and
+ * `upstream_unavailable`), a run whose server died (`server_lost`) or stalled (`run_timeout`), the
+ * database away, an internal error. Anything else (402 `insufficient_balance`, a disabled model, a
+ * guardrail) fails the agent's part for good.
+ */
+function retryableCode(code: string): boolean {
+  return code.startsWith("upstream_") || ["server_lost", "run_timeout", "database_unavailable", "internal_error"].includes(code);
+}
+
+function classify(err: unknown): Outcome {
+  if (err instanceof AppError) {
+    const reason = `${err.wireCode}: ${err.message}`;
+    if (err.code === "upstream_error" || err.code === "unavailable" || err.code === "internal" || err.code === "conflict" || retryableCode(err.wireCode)) {
+      return { kind: "retry", reason, err };
+    }
+    return { kind: "failed", reason };
+  }
+  if (isConnectionError(err)) return { kind: "retry", reason: "database_unavailable: the database was unreachable", err };
+  return { kind: "retry", reason: "internal_error: the run could not be started", err };
+}
+
+const eventWhere = (data: WebhookEventJobData) => and(eq(webhookEvents.id, data.eventId), eq(webhookEvents.companyId, data.companyId));
+const unfinished = inArray(webhookEvents.status, [WEBHOOK_EVENT_STATUS.accepted, WEBHOOK_EVENT_STATUS.routed, WEBHOOK_EVENT_STATUS.processing]);
+
+async function setEventStatus(data: WebhookEventJobData, status: WebhookEvent["status"], error: string | null = null): Promise<void> {
+  const terminal = status === WEBHOOK_EVENT_STATUS.done || status === WEBHOOK_EVENT_STATUS.failed || status === WEBHOOK_EVENT_STATUS.dead;
+  await db
+    .update(webhookEvents)
+    .set({ status, error, updatedAt: new Date(), ...(terminal ? { completedAt: new Date() } : {}) })
+    .where(and(eventWhere(data), unfinished));
+}
+
+/** Marks an unfinished event `dead` with the reason (idempotent: a finished event keeps its status). */
+export async function markEventDead(data: WebhookEventJobData, reason: string): Promise<void> {
+  await setEventStatus(data, WEBHOOK_EVENT_STATUS.dead, reason);
+}
+
+/**
+ * Decides once which agents the event wakes and records one claim row per agent, in the same
+ * transaction that moves the event from `accepted` to `routed`: a bound webhook wakes its agent
+ * (when active), an unbound one every active agent of the company whose topic patterns match.
+ * A re-delivered job finds the event routed and reads the claims instead.
+ */
+async function route(event: WebhookEvent): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ status: webhookEvents.status })
+      .from(webhookEvents)
+      .where(eq(webhookEvents.id, event.id))
+      .for("update");
+    if (locked?.status !== WEBHOOK_EVENT_STATUS.accepted) return;
+    const [webhook] = await tx.select().from(webhooks).where(and(eq(webhooks.id, event.webhookId), eq(webhooks.companyId, event.companyId)));
+    let targets: Agent[] = [];
+    if (webhook?.agentId) {
+      targets = await tx
+        .select()
+        .from(agents)
+        .where(and(eq(agents.id, webhook.agentId), eq(agents.companyId, event.companyId), eq(agents.isActive, true)));
+    } else if (webhook) {
+      targets = await findAgentsForTopic(tx, { companyId: event.companyId, topic: event.topic });
+    }
+    if (targets.length > 0) {
+      await tx
+        .insert(webhookEventRuns)
+        .values(targets.map((a) => ({ eventId: event.id, agentId: a.id, companyId: event.companyId })))
+        .onConflictDoNothing();
+    }
+    await tx.update(webhookEvents).set({ status: WEBHOOK_EVENT_STATUS.routed, updatedAt: new Date() }).where(eq(webhookEvents.id, event.id));
+  });
+}
+
+/** The user message an agent is woken with: the event as JSON text. */
+export const eventMessage = (event: Pick<WebhookEvent, "topic" | "payload">): string => JSON.stringify({ event_topic: event.topic, payload: event.payload });
+
+async function settleClaim(claim: WebhookEventRun, status: WebhookEventRun["status"], error: string | null = null): Promise<void> {
+  await db
+    .update(webhookEventRuns)
+    .set({ status, error, updatedAt: new Date() })
+    .where(and(eq(webhookEventRuns.eventId, claim.eventId), eq(webhookEventRuns.agentId, claim.agentId)));
+}
+
+/**
+ * Takes the next run id for this agent's part: ONE conditional update (the run id it replaces, or
+ * none, in its WHERE), committed with the thread it creates the first time. Of two deliveries of
+ * the same job only one wins; the loser retries later and finds the winner's run.
+ */
+async function claimRun(event: WebhookEvent, claim: WebhookEventRun): Promise<{ threadId: string; runId: string } | null> {
+  return db.transaction(async (tx) => {
+    let threadId = claim.threadId;
+    if (!threadId) {
+      const thread = await createThread(tx, {
+        companyId: event.companyId,
+        source: THREAD_SOURCE.webhook,
+        input: {
+          metadata: { event_id: event.id, webhook_id: event.webhookId, topic: event.topic, agent_id: claim.agentId },
+          messages: [{ role: "user", content: eventMessage(event) }],
+        },
+      });
+      threadId = thread.id;
+    }
+    const runId = newId("run");
+    const [won] = await tx
+      .update(webhookEventRuns)
+      .set({ threadId, runId, status: WEBHOOK_RUN_STATUS.running, runAttempts: sql`${webhookEventRuns.runAttempts} + 1`, updatedAt: new Date() })
+      .where(
+        and(
+          eq(webhookEventRuns.eventId, claim.eventId),
+          eq(webhookEventRuns.agentId, claim.agentId),
+          claim.runId === null ? isNull(webhookEventRuns.runId) : eq(webhookEventRuns.runId, claim.runId),
+        ),
+      )
+      .returning({ eventId: webhookEventRuns.eventId });
+    if (!won) {
+      tx.rollback();
+    }
+    return { threadId, runId };
+  }).catch((err: unknown) => {
+    if (err instanceof Error && err.name === "TransactionRollbackError") return null;
+    throw err;
+  });
+}
+
+/**
+ * One agent's part: at most one run at a time per (event, agent), none started again once one
+ * completed. A claimed run id with no run row (the worker died between the claim and the run) is
+ * started under that same id; a run still in progress waits for the next attempt; a failed one is
+ * replaced by a new run only when its failure is worth retrying.
+ */
+async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, signal: AbortSignal): Promise<Outcome> {
+  if (claim.status === WEBHOOK_RUN_STATUS.completed) return { kind: "completed" };
+  if (claim.status === WEBHOOK_RUN_STATUS.failed) return { kind: "failed", reason: claim.error ?? "failed" };
+  let target: { threadId: string; runId: string } | null = null;
+  if (claim.runId && claim.threadId) {
+    const [run] = await db.select({ status: runs.status, error: runs.error }).from(runs).where(eq(runs.id, claim.runId));
+    // A run that has not ended has no runs row yet: it is in active_runs (lib/runs/claim-thread.ts).
+    const [active] = run ? [] : await db.select({ runId: activeRuns.runId }).from(activeRuns).where(eq(activeRuns.runId, claim.runId));
+    if (active) return { kind: "retry", reason: `run ${claim.runId} of the previous attempt is still in progress` };
+    if (!run) target = { threadId: claim.threadId, runId: claim.runId };
+    else if (run.status === RUN_STATUS.completed) {
+      await settleClaim(claim, WEBHOOK_RUN_STATUS.completed);
+      return { kind: "completed" };
+    } else if (run.status === RUN_STATUS.queued || run.status === RUN_STATUS.in_progress) {
+      return { kind: "retry", reason: `run ${claim.runId} of the previous attempt is still in progress` };
+    } else {
+      const code = run.error?.code ?? "internal_error";
+      const reason = `${code}: ${run.error?.message ?? run.status}`;
+      if (!retryableCode(code)) {
+        await settleClaim(claim, WEBHOOK_RUN_STATUS.failed, reason);
+        return { kind: "failed", reason };
+      }
+    }
+  }
+  target ??= await claimRun(event, claim);
+  if (!target) return { kind: "retry", reason: "another delivery of this event claimed the agent's run" };
+
+  const [agent] = await db.select().from(agents).where(and(eq(agents.id, claim.agentId), eq(agents.companyId, event.companyId)));
+  const profile = agent ? await getProfileInCompany(db, { companyId: event.companyId, profileId: agent.conductorProfileId }) : null;
+  if (!profile?.modelSlug) {
+    const reason = "agent_misconfigured: the agent's profile names no model";
+    await settleClaim(claim, WEBHOOK_RUN_STATUS.failed, reason);
+    return { kind: "failed", reason };
+  }
+  try {
+    const run = await createRun({
+      auth: systemAuth(event.companyId),
+      threadId: target.threadId,
+      runId: target.runId,
+      input: { model: profile.modelSlug, profile_ids: [profile.id] },
+      // The job's signal: a run still going after WEBHOOK_JOB_MAX_S is stopped with its attempt.
+      signal,
+      admitted: Promise.resolve(),
+    });
+    if (run.status === RUN_STATUS.completed) {
+      await settleClaim(claim, WEBHOOK_RUN_STATUS.completed);
+      return { kind: "completed" };
+    }
+    const reason = `run_${run.status}: the agent's run ended ${run.status}`;
+    await settleClaim(claim, WEBHOOK_RUN_STATUS.failed, reason);
+    return { kind: "failed", reason };
+  } catch (err) {
+    const outcome = classify(err);
+    if (outcome.kind === "failed") await settleClaim(claim, WEBHOOK_RUN_STATUS.failed, outcome.reason);
+    return outcome;
+  }
+}
+
+/**
+ * The `webhook-event` job: route the event (once), wake each agent (processing), then `done` when
+ * every agent's run completed (or no agent matched: `done` with no runs), `failed` with the reasons
+ * when one failed for good (402 …), and for a failure worth retrying (upstream) a throw, so pg-boss
+ * retries with backoff; on the last attempt the event is `dead` instead. A finished event's job does nothing.
+ */
+export async function processWebhookEvent(job: JobRun<WebhookEventJobData>): Promise<void> {
+  const data = job.data;
+  const [event] = await db
+    .update(webhookEvents)
+    .set({ attempts: sql`${webhookEvents.attempts} + 1`, updatedAt: new Date() })
+    .where(and(eventWhere(data), unfinished))
+    .returning();
+  if (!event) return;
+  if (event.status === WEBHOOK_EVENT_STATUS.accepted) await route(event);
+  const claims = await db.select().from(webhookEventRuns).where(eq(webhookEventRuns.eventId, event.id));
+  if (claims.length === 0) return setEventStatus(data, WEBHOOK_EVENT_STATUS.done);
+  await db
+    .update(webhookEvents)
+    .set({ status: WEBHOOK_EVENT_STATUS.processing, updatedAt: new Date() })
+    .where(and(eventWhere(data), or(eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.routed), eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.processing))));
+  const outcomes = await Promise.all(claims.map((c) => wakeAgent(event, c, job.signal)));
+  const retry = outcomes.filter((o) => o.kind === "retry");
+  const failed = outcomes.filter((o) => o.kind === "failed");
+  if (retry.length > 0) {
+    const reason = retry.map((o) => o.reason).join("; ");
+    log.warn({ eventId: event.id, attempt: job.retryCount + 1, of: job.retryLimit + 1, reason }, "webhook event attempt failed");
+    if (job.retryCount >= job.retryLimit) return markEventDead(data, `retries exhausted after ${job.retryCount + 1} attempts: ${reason}`);
+    await db.update(webhookEvents).set({ error: reason, updatedAt: new Date() }).where(and(eventWhere(data), unfinished));
+    throw new Error(`webhook event ${event.id}: ${reason}`);
+  }
+  if (failed.length > 0) return setEventStatus(data, WEBHOOK_EVENT_STATUS.failed, failed.map((o) => o.reason).join("; "));
+  return setEventStatus(data, WEBHOOK_EVENT_STATUS.done);
+}

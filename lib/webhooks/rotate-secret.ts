@@ -1,0 +1,23 @@
+import "server-only";
+import { and, eq, sql } from "drizzle-orm";
+import { webhooks, type Webhook } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { AppError } from "@/lib/errors";
+import { hashWebhookSecret, newWebhookSecret } from "./secrets";
+
+/**
+ * A new secret for the endpoint (returned once). The previous one keeps working for
+ * WEBHOOK_SECRET_GRACE_S after this rotation, so senders can be moved over; a second rotation
+ * within the grace period ends the first secret's grace at once (only one previous secret is kept).
+ * @throws not_found for another company's endpoint or an unknown one.
+ */
+export async function rotateWebhookSecret(db: DbOrTx, args: { companyId: string; webhookId: string }): Promise<{ webhook: Webhook; secret: string }> {
+  const secret = newWebhookSecret();
+  const [webhook] = await db
+    .update(webhooks)
+    .set({ previousSecretHash: sql`${webhooks.secretHash}`, secretHash: hashWebhookSecret(secret), rotatedAt: sql`now()`, updatedAt: new Date() })
+    .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, args.companyId)))
+    .returning();
+  if (!webhook) throw new AppError("not_found", `No webhook found with id '${args.webhookId}'`, { wireCode: "webhook_not_found" });
+  return { webhook, secret };
+}

@@ -1,0 +1,25 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { webhooks, type Webhook } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { AppError } from "@/lib/errors";
+import { newSigningSecret } from "./signature";
+
+/**
+ * Requires (or stops requiring) Standard Webhooks signatures on the endpoint. Requiring them makes
+ * a new signing secret each time (returned: the sender signs with it); turning them off keeps none.
+ * @throws not_found for another company's endpoint.
+ */
+export async function setWebhookSignature(
+  db: DbOrTx,
+  args: { companyId: string; webhookId: string; required: boolean },
+): Promise<{ webhook: Webhook; signingSecret: string | null }> {
+  const signingSecret = args.required ? newSigningSecret() : null;
+  const [webhook] = await db
+    .update(webhooks)
+    .set({ requireSignature: args.required, signingSecret, updatedAt: new Date() })
+    .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, args.companyId)))
+    .returning();
+  if (!webhook) throw new AppError("not_found", `No webhook found with id '${args.webhookId}'`, { wireCode: "webhook_not_found" });
+  return { webhook, signingSecret };
+}
