@@ -1,4 +1,4 @@
-import { bigint, timestamp } from "drizzle-orm/pg-core";
+import { bigint, customType, timestamp } from "drizzle-orm/pg-core";
 
 /** Timestamps are stored with time zone; the API shows Unix seconds. */
 export const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
@@ -8,3 +8,14 @@ export const createdAt = () => timestamp("created_at", { withTimezone: true }).n
  * 2^53 µO₮ ≈ 9·10⁹ O₮, far above any balance we accept (see MAX_GRANT_MICRO).
  */
 export const microOt = (name: string) => bigint(name, { mode: "number" });
+
+/**
+ * A jsonb column whose value may be any JSON, a string included. postgres.js already parses jsonb;
+ * drizzle's own `jsonb` parses a string value a second time, so a message whose text is
+ * `{"a":1}` came back as an object. This one hands the driver's value through as it is.
+ */
+export const jsonbValue = customType<{ data: unknown; driverData: unknown }>({
+  dataType: () => "jsonb",
+  toDriver: (value) => JSON.stringify(value),
+  fromDriver: (value) => value,
+});

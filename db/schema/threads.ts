@@ -1,6 +1,6 @@
 import { boolean, customType, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { RUN_STATUS, RUN_STATUSES, THREAD_SOURCES } from "../enums";
-import { createdAt, microOt } from "./columns";
+import { createdAt, jsonbValue, microOt } from "./columns";
 import { companies } from "./companies";
 
 export const threadSourceEnum = pgEnum("thread_source", THREAD_SOURCES);
@@ -89,7 +89,7 @@ export const messages = pgTable(
     /** Roles are preserved as given (SPEC): system, user, assistant, tool, developer, … */
     role: text("role").notNull(),
     /** A string or an array of content parts, exactly as received or produced. */
-    content: jsonb("content").$type<unknown>().notNull(),
+    content: jsonbValue("content").notNull(),
     /** Other fields of the wire message worth keeping (`tool_calls`, `tool_call_id`, `name`). */
     extra: jsonb("extra").$type<Record<string, unknown>>().notNull().default({}),
     runId: text("run_id"),

@@ -84,6 +84,18 @@ describe("/v1/threads over HTTP", () => {
     expect(bad.json.error).toMatchObject({ type: "invalid_request_error", param: "source" });
   });
 
+  it("a message whose text is JSON comes back as the same text, never parsed (a JSON string once double-decoded)", async () => {
+    const { key } = await tenant();
+    const threadId = await newThread(key);
+    const texts = ['{"event_topic":"orders.created","payload":{"id":7}}', "42", '"quoted"', "[1,2]", "null", "plain words"];
+    const added = await call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages: texts.map((content) => ({ role: "user", content })) });
+    expect(added.status).toBe(201);
+    expect(added.json.data.map((m: { content: unknown }) => m.content)).toEqual(texts);
+    const listed = await call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
+    expect(listed.json.data.map((m: { content: unknown }) => m.content)).toEqual(texts);
+    expect((await storedSeqs(threadId)).map((m) => m.content)).toEqual(texts);
+  });
+
   it("lists completions' throwaway threads beside api ones, and a completions thread takes new messages after its own", async () => {
     const { key } = await tenant(100);
     const apiThread = await newThread(key);
