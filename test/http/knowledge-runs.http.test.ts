@@ -66,6 +66,13 @@ describe("retrieval in runs and completions", () => {
     expect(answer.status).toBe(200);
     expect(answer.json.choices[0].message.content).toContain("eleven seconds");
     expect(answer.json.citations?.[0]?.filename).toBe("manual.pdf");
+    // Each document answers the question only it can answer (the DOCX's table, the XLSX's table).
+    const docx = await ask("How many pallets fit in bay B7?");
+    expect(docx.json.choices[0].message.content).toContain("340 pallets");
+    expect(docx.json.citations?.[0]?.filename).toBe("report.docx");
+    const xlsx = await ask("What is the stock of the Gadget with SKU B-200?");
+    expect(xlsx.json.choices[0].message.content).toContain("75");
+    expect(xlsx.json.citations?.[0]?.filename).toBe("inventory.xlsx");
 
     expect((await gw.call(key, "DELETE", `/v1/knowledge/${collectionId}/documents/${docs[0]!.id}`)).status).toBe(200);
     const after = await ask("After how many seconds does the emergency generator start?");
