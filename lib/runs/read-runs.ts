@@ -66,17 +66,25 @@ const contentOf = sql<unknown>`(SELECT m.content FROM messages m
  * @throws not_found for an unknown run, another thread's or another company's (the same answer).
  */
 export async function getRun(db: DbOrTx, args: { companyId: string; threadId: string; runId: string }): Promise<RunWithContent> {
+  const found = await storedRun(db, args);
+  if (found) return found;
+  const active = await findActiveRun(db, args);
+  if (active) return { run: active, content: null };
+  // The run may have ended between the two reads (its active row deleted, its runs row inserted in
+  // one statement): read the stored row once more before calling it unknown.
+  const ended = await storedRun(db, args);
+  if (ended) return ended;
+  await getThreadInCompany(db, { companyId: args.companyId, threadId: args.threadId });
+  throw runNotFound(args.runId);
+}
+
+async function storedRun(db: DbOrTx, args: { companyId: string; threadId: string; runId: string }): Promise<RunWithContent | null> {
   const [row] = await db
     .select({ ...getTableColumns(runs), content: contentOf })
     .from(runs)
     .where(and(eq(runs.id, args.runId), eq(runs.threadId, args.threadId), eq(runs.companyId, args.companyId)))
     .limit(1);
-  if (!row) {
-    const active = await findActiveRun(db, args);
-    if (active) return { run: active, content: null };
-    await getThreadInCompany(db, { companyId: args.companyId, threadId: args.threadId });
-    throw runNotFound(args.runId);
-  }
+  if (!row) return null;
   const { content, ...run } = row;
   return { run, content };
 }
