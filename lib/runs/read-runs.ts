@@ -142,7 +142,8 @@ export async function listRunSteps(
     .from(runs)
     .where(and(eq(runs.id, args.runId), eq(runs.threadId, args.threadId), eq(runs.companyId, args.companyId)))
     .limit(1);
-  const run = stored ?? (await findActiveRun(db, args));
+  // As getRun: a run that ended between the two reads is read from runs once more.
+  const run = stored ?? (await findActiveRun(db, args)) ?? (await storedRun(db, args))?.run;
   if (!run) {
     await getThreadInCompany(db, { companyId: args.companyId, threadId: args.threadId });
     throw runNotFound(args.runId);
