@@ -76,7 +76,7 @@ function poolConfig(size: number, prewarm: number): PoolConfig {
     maxCalls: 100,
     maxAgeMs: 600_000,
     maxRssBytes: 400 * 1024 * 1024,
-    idleCpuMs: 0,
+    idleCpuMs: 50, // the server's default (SANDBOX_IDLE_CPU_MS)
     wasmMaxMb: 512,
     stdoutMax: 65_536,
     resultMax: 1024 * 1024,

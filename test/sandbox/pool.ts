@@ -10,7 +10,7 @@ export function testPool(overrides: Partial<PoolConfig> = {}): SandboxPool {
     maxCalls: 100,
     maxAgeMs: 600_000,
     maxRssBytes: 400 * 1024 * 1024,
-    idleCpuMs: 0,
+    idleCpuMs: 50,
     wasmMaxMb: 512,
     stdoutMax: 65_536,
     resultMax: 1024 * 1024,
