@@ -19,7 +19,8 @@ async function activeRunOf(threadId: string): Promise<string | null> {
 }
 
 /**
- * Makes the run its thread's active run and reads the thread's newest `pageSize` messages, in ONE
+ * Makes the run its thread's active run and reads the thread's newest `pageSize` messages above
+ * seq `afterSeq` (-1: from the first; lib/runs/history-cache.ts has the rest), in ONE
  * statement: a row of active_runs (owned by this process) is inserted unless the thread already
  * has one, which its primary key refuses (409, never two runs interleaving on one thread). The
  * page is read in the same statement, so a run costs no extra round trip for a thread that fits
@@ -31,7 +32,7 @@ async function activeRunOf(threadId: string): Promise<string | null> {
  * when it ends, as any run is.
  * @throws not_found for another company's thread or an unknown one; conflict when a run is active.
  */
-export async function claimThread(ctx: RunContext, pageSize: number): Promise<HistoryRow[]> {
+export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = -1): Promise<HistoryRow[]> {
   const rows = (await relaxedDb.execute(sql`
     WITH t AS (SELECT id, source FROM threads WHERE id = ${ctx.threadId} AND company_id = ${ctx.companyId}),
     r AS (
@@ -44,7 +45,7 @@ export async function claimThread(ctx: RunContext, pageSize: number): Promise<Hi
     FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed) c
     LEFT JOIN LATERAL (
       SELECT seq, role, content, extra, tokens FROM messages
-      WHERE thread_id = ${ctx.threadId} AND c.claimed = 1
+      WHERE thread_id = ${ctx.threadId} AND seq > ${afterSeq} AND c.claimed = 1
       ORDER BY seq DESC LIMIT ${pageSize}) h ON true`)) as unknown as ClaimRow[];
   // One row per message read (or one with null message columns): source and claimed repeat on each.
   const head = rows[0];

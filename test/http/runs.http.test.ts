@@ -344,4 +344,48 @@ describe("long threads", () => {
     const stored = await db.select({ n: runs.id }).from(runs).where(and(eq(runs.threadId, threadId), eq(runs.companyId, companyId)));
     expect(stored).toHaveLength(3);
   });
+
+  it("a thread's next run reads only what was added since its last run (the server keeps the newest messages it read), gaps of more than a page included", async () => {
+    const { key } = await gw.tenant();
+    const threadId = await gw.thread(key, [
+      { role: "user", content: "m0" },
+      { role: "assistant", content: "m1" },
+      { role: "user", content: "m2" },
+    ]);
+    const sentContents = () => (gw.fake.requests.at(-1)!.body.messages as { content: string }[]).map((m) => m.content);
+    expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
+    expect(sentContents()).toEqual(["m0", "m1", "m2"]);
+    // Messages are never changed once stored; changing one behind the server's back shows which
+    // rows the next run read from the database: only those added since.
+    await db.update(messages).set({ content: "changed behind the server" }).where(and(eq(messages.threadId, threadId), eq(messages.seq, 0)));
+    expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "m4" })).status).toBe(201);
+    expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
+    const second = sentContents();
+    expect(second).toHaveLength(5);
+    expect(second[0]).toBe("m0");
+    expect(second[4]).toBe("m4");
+    // More than a page (64) added at once: the rows between are not known, so the thread is read
+    // again from the newest down (the changed row shows now), in full and in order.
+    const added = Array.from({ length: 150 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `b${i}` }));
+    for (const messages of [added.slice(0, 100), added.slice(100)]) {
+      expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages })).status).toBe(201);
+    }
+    const third = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+    expect(third.status).toBe(200);
+    const sent = sentContents();
+    expect(sent).toHaveLength(156);
+    expect(sent[0]).toBe("changed behind the server");
+    expect(sent.slice(1, 5)).toEqual(second.slice(1, 5));
+    expect(sent.slice(6)).toEqual(added.map((m) => m.content));
+    const steps = await gw.call(key, "GET", `${runPath(threadId)}/${third.json.id}/steps`);
+    expect(steps.json.data.find((s: { type: string }) => s.type === "history").detail).toMatchObject({ messages_in_thread: 156, messages_sent: 156, messages_left_out: 0 });
+    // A fourth run after one more message: the 156 read last time are kept; only the new ones are read.
+    await db.update(messages).set({ content: "changed again" }).where(and(eq(messages.threadId, threadId), eq(messages.seq, 0)));
+    expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "last" })).status).toBe(201);
+    expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
+    const fourth = sentContents();
+    expect(fourth).toHaveLength(158);
+    expect(fourth[0]).toBe("changed behind the server");
+    expect(fourth.at(-1)).toBe("last");
+  });
 });

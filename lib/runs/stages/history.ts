@@ -8,6 +8,7 @@ import type { ChatMessage, ContentPart } from "@/lib/providers/types";
 import { messageTexts } from "@/lib/threads/message-tokens";
 import type { RunContext, Stage } from "../context";
 import { claimThread } from "../claim-thread";
+import { cachedHistory, rememberHistory } from "../history-cache";
 import { modelMaxOutputTokens, outputCap } from "../output-cap";
 import { addStep, STEP_TYPE } from "../steps";
 import { knowledgeBudgets, willRetrieve } from "./retrieval";
@@ -57,7 +58,28 @@ function toMessage(row: HistoryRow): ChatMessage {
 /** Text tokens of a row: stored when it was added, else counted now (messages stored by chat completions). */
 function textTokens(row: HistoryRow): number {
   if (row.tokens !== null) return row.tokens;
-  return messageTexts(toMessage(row)).reduce((n, t) => n + countTextTokens(t), 0);
+  const n = messageTexts(toMessage(row)).reduce((sum, t) => sum + countTextTokens(t), 0);
+  // Counted once: a row is kept by the history cache (frozen there) after its first run.
+  if (!Object.isFrozen(row)) row.tokens = n;
+  return n;
+}
+
+/**
+ * The thread's rows from the newest down, as far as known without another read: what the claim
+ * read above the cached rows, then the cached rows (lib/runs/history-cache.ts). `complete` when
+ * the oldest of them is the thread's first message.
+ */
+async function claimAndRead(ctx: RunContext): Promise<{ rows: HistoryRow[]; complete: boolean }> {
+  const cached = cachedHistory(ctx.companyId, ctx.threadId);
+  const newestCached = cached?.rows.at(-1)?.seq ?? -1;
+  const fresh = await claimThread(ctx, FIRST_PAGE, newestCached);
+  if (!cached) return { rows: fresh, complete: fresh.length < FIRST_PAGE };
+  // Every row above the cached ones was read (a short page), or the page reaches down to them.
+  const joined = fresh.length < FIRST_PAGE || fresh.at(-1)!.seq === newestCached + 1;
+  if (!joined) return { rows: fresh, complete: false };
+  const rows = fresh.slice();
+  for (let i = cached.rows.length - 1; i >= 0; i--) rows.push(cached.rows[i]!);
+  return { rows, complete: cached.complete };
 }
 
 async function olderRows(ctx: RunContext, beforeSeq: number, limit: number): Promise<HistoryRow[]> {
@@ -120,7 +142,7 @@ export const historyStage: Stage = {
     const started = performance.now();
     // Claiming writes the run row: only for a call the rate limiter admitted.
     await ctx.admitted;
-    const firstPage = await claimThread(ctx, FIRST_PAGE);
+    const known = await claimAndRead(ctx);
     const window = ctx.model.model.contextWindow;
     // The answer's room: the request's cap, else the model's declared maximum (bounded by the
     // default cap); a model that declares none keeps a quarter of its window (a small local
@@ -143,8 +165,10 @@ export const historyStage: Stage = {
     let used = 0;
     let text = system + tools;
     let full = false;
-    let rows = firstPage;
-    let pageSize = FIRST_PAGE;
+    // Everything read (and cached) of the thread, newest first, contiguous.
+    const read = known.rows;
+    let complete = known.complete;
+    let rows = read;
     for (;;) {
       for (const row of rows) {
         const t = textTokens(row);
@@ -157,11 +181,13 @@ export const historyStage: Stage = {
         text += t;
         picked.push(row);
       }
-      if (full || rows.length < pageSize) break;
-      pageSize = NEXT_PAGE;
-      rows = await olderRows(ctx, rows.at(-1)!.seq, pageSize);
+      if (full || complete || read.length === 0) break;
+      rows = await olderRows(ctx, read.at(-1)!.seq, NEXT_PAGE);
+      complete = rows.length < NEXT_PAGE;
+      for (const row of rows) read.push(row);
     }
-    const newest = firstPage[0];
+    rememberHistory(ctx.companyId, ctx.threadId, read, complete);
+    const newest = read[0];
     const total = newest ? newest.seq + 1 : 0;
     if (newest && picked.length === 0) {
       throw new AppError(

@@ -1,0 +1,107 @@
+import "server-only";
+import type { HistoryRow } from "./stages/history";
+
+/**
+ * Per-process cache of threads' newest stored messages, so a run on a thread this process ran
+ * before reads only what was added since (its claim asks for `seq > newest cached seq`): a
+ * conversation's next turn reads one or two rows instead of a page, and a long thread's run
+ * does not re-read the hundreds of messages it sends.
+ *
+ * Sound because messages are append-only (no path updates or deletes a message; a deleted thread
+ * fails the claim first) and a thread's seqs are taken under its row lock (lib/threads/add-messages.ts,
+ * lib/runs/persist-run.ts), so messages commit in seq order: once a snapshot shows seq N, every
+ * smaller seq is visible too, and "every row above the newest cached one" is exactly what is new,
+ * whichever process added it. Entries are used only after the claim proved the thread is the
+ * caller's company's (and are keyed by company as well). Bounded: the newest MAX_ROWS rows of a
+ * thread, MAX_BYTES in all (least recently used first out).
+ */
+const MAX_ROWS = 2048;
+const MAX_BYTES = 32 * 1024 * 1024;
+
+interface Entry {
+  /** Ascending by seq, contiguous in the thread (no stored message between two of them). */
+  rows: HistoryRow[];
+  /** The oldest row is the thread's first: nothing older to read. */
+  complete: boolean;
+  bytes: number;
+}
+
+const entries = new Map<string, Entry>();
+let totalBytes = 0;
+
+const keyOf = (companyId: string, threadId: string) => `${companyId}\u0000${threadId}`;
+
+const sizes = new WeakMap<HistoryRow, number>();
+
+/** Rough heap size of a row (computed once per row): enough to bound the cache, not an exact measure. */
+function rowBytes(row: HistoryRow): number {
+  const known = sizes.get(row);
+  if (known !== undefined) return known;
+  const content = typeof row.content === "string" ? row.content.length * 2 : JSON.stringify(row.content ?? null).length * 2;
+  const extra = row.extra && Object.keys(row.extra).length > 0 ? JSON.stringify(row.extra).length * 2 : 0;
+  const size = 96 + content + extra;
+  sizes.set(row, size);
+  return size;
+}
+
+/** Cached rows are shared by later runs: a stage that changed one in place would change history. */
+function freeze(row: HistoryRow): HistoryRow {
+  if (Array.isArray(row.content)) {
+    for (const part of row.content) if (part && typeof part === "object") Object.freeze(part);
+    Object.freeze(row.content);
+  }
+  if (row.extra) Object.freeze(row.extra);
+  return Object.freeze(row);
+}
+
+function remove(key: string): void {
+  const old = entries.get(key);
+  if (!old) return;
+  totalBytes -= old.bytes;
+  entries.delete(key);
+}
+
+/** The thread's cached rows (ascending by seq), marked most recently used. */
+export function cachedHistory(companyId: string, threadId: string): { rows: readonly HistoryRow[]; complete: boolean } | undefined {
+  const key = keyOf(companyId, threadId);
+  const entry = entries.get(key);
+  if (!entry) return undefined;
+  entries.delete(key);
+  entries.set(key, entry);
+  return entry;
+}
+
+/**
+ * Keeps what a run read of its thread: `newestFirst` are contiguous rows from the newest down;
+ * `complete` when the oldest of them is the thread's first message. Only the newest MAX_ROWS are kept.
+ */
+export function rememberHistory(companyId: string, threadId: string, newestFirst: readonly HistoryRow[], complete: boolean): void {
+  const key = keyOf(companyId, threadId);
+  remove(key);
+  if (newestFirst.length === 0) return;
+  const kept = newestFirst.length > MAX_ROWS ? newestFirst.slice(0, MAX_ROWS) : newestFirst;
+  const rows: HistoryRow[] = new Array(kept.length);
+  let bytes = 0;
+  for (let i = 0; i < kept.length; i++) {
+    const row = kept[kept.length - 1 - i]!;
+    rows[i] = Object.isFrozen(row) ? row : freeze(row);
+    bytes += rowBytes(row);
+  }
+  if (bytes > MAX_BYTES / 4) return;
+  entries.set(key, { rows, complete: complete && kept.length === newestFirst.length, bytes });
+  totalBytes += bytes;
+  for (const oldest of entries.keys()) {
+    if (totalBytes <= MAX_BYTES) break;
+    remove(oldest);
+  }
+}
+
+/** Forgets a thread (its rows were not what this process thought). */
+export function forgetHistory(companyId: string, threadId: string): void {
+  remove(keyOf(companyId, threadId));
+}
+
+/** For tests: the number of threads and bytes held. */
+export function historyCacheSize(): { threads: number; bytes: number } {
+  return { threads: entries.size, bytes: totalBytes };
+}
