@@ -16,6 +16,8 @@ const globalForDb = globalThis as unknown as {
   __cockpitDb?: Db;
   __cockpitRelaxedSql?: postgres.Sql;
   __cockpitRelaxedDb?: Db;
+  __cockpitClaimSql?: postgres.Sql;
+  __cockpitClaimDb?: Db;
 };
 
 /**
@@ -65,7 +67,25 @@ export const relaxedSql: postgres.Sql =
 
 export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSql, { schema });
 
+/**
+ * One connection, relaxed like the pool above, for runs' claims only (lib/runs/claim-thread.ts:
+ * one autocommitted statement each, never a transaction). Claims arriving together are pipelined
+ * on it: postgres.js writes them in one go and the server's backend works through them without
+ * sleeping between them. Measured at 32 connections (2 cores): the database's CPU per run 0.83–0.88
+ * → 0.55–0.60 ms and the gateway's 1.56–1.69 → 1.29–1.42 ms against claims spread over the pool's
+ * four connections. A claim waits only for a conflicting row's transaction (a run ending on the
+ * same thread), which never waits for this connection, so one claim cannot hold the others for
+ * longer than a commit.
+ */
+export const claimSql: postgres.Sql =
+  globalForDb.__cockpitClaimSql ??
+  guard(() => preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 1, idle_timeout: 30, connection: { synchronous_commit: "off" } })));
+
+export const claimDb: Db = globalForDb.__cockpitClaimDb ?? drizzle(claimSql, { schema });
+
 globalForDb.__cockpitSql = sql;
 globalForDb.__cockpitDb = db;
 globalForDb.__cockpitRelaxedSql = relaxedSql;
 globalForDb.__cockpitRelaxedDb = relaxedDb;
+globalForDb.__cockpitClaimSql = claimSql;
+globalForDb.__cockpitClaimDb = claimDb;

@@ -1,6 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
-import { db, relaxedDb } from "@/db/client";
+import { claimDb, db } from "@/db/client";
 import type { ThreadSource } from "@/db/enums";
 import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
@@ -26,14 +26,15 @@ async function activeRunOf(threadId: string): Promise<string | null> {
  * page is read in the same statement, so a run costs no extra round trip for a thread that fits
  * in it. The run's `runs` row is written when it ends (lib/runs/persist-run.ts).
  *
- * The claim commits on the relaxed pool (synchronous_commit off: no WAL flush of its own, about a
+ * The claim commits on its own relaxed connection (db/client.ts claimDb: pipelined with the
+ * process's other claims; synchronous_commit off: no WAL flush of its own, about a
  * third of a run's database time when it had one). Losing it is harmless: only a crash of
  * PostgreSQL itself can, before any later durable commit flushed it; the run is then stored whole
  * when it ends, as any run is.
  * @throws not_found for another company's thread or an unknown one; conflict when a run is active.
  */
 export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = -1): Promise<HistoryRow[]> {
-  const rows = (await relaxedDb.execute(sql`
+  const rows = (await claimDb.execute(sql`
     WITH t AS (SELECT id, source FROM threads WHERE id = ${ctx.threadId} AND company_id = ${ctx.companyId}),
     r AS (
       INSERT INTO active_runs (thread_id, run_id, company_id, model, stream, owner)
