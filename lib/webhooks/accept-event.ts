@@ -1,7 +1,9 @@
 import "server-only";
 import { and, eq, sql } from "drizzle-orm";
 import { webhookEvents, type Webhook, type WebhookEvent } from "@/db/schema";
-import type { DbOrTx } from "@/db/types";
+import { db as rootDb } from "@/db/client";
+import type { DbOrTx, Tx } from "@/db/types";
+import { inGroupTransaction } from "@/lib/persistence/group-transaction";
 import { newId } from "@/lib/ids";
 import { enqueueJob, notifyJobWorkers, prepareJobs } from "@/lib/jobs";
 import { toStorableJson } from "@/lib/persistence/pg-text";
@@ -14,6 +16,8 @@ export const IDEMPOTENCY_WINDOW_HOURS = 24;
 /**
  * Stores an accepted event and enqueues its `webhook-event` job in ONE transaction: when this
  * resolves, both are committed (the caller answers 202 only then), and a failure stores neither.
+ * On the server's pool that transaction is shared with the deliveries arriving meanwhile
+ * (lib/persistence/group-transaction.ts: one COMMIT and WAL flush for all of them).
  *
  * With an idempotency key, the unique index (webhook, key) decides: a concurrent duplicate waits
  * for the first insert's commit and then finds its row; a duplicate within 24 h returns the first
@@ -21,13 +25,13 @@ export const IDEMPOTENCY_WINDOW_HOURS = 24;
  * its old event and this delivery is a new event.
  */
 export async function acceptEvent(
-  db: DbOrTx,
+  conn: DbOrTx,
   args: { webhook: Webhook; input: TriggerInput; idempotencyKey?: string | null },
 ): Promise<{ event: Pick<WebhookEvent, "id" | "status">; duplicate: boolean }> {
   const { webhook, input } = args;
   const key = args.idempotencyKey ?? null;
   await prepareJobs();
-  const accepted = await db.transaction(async (tx) => {
+  const unit = async (tx: Tx) => {
     const insert = () =>
       tx
         .insert(webhookEvents)
@@ -55,7 +59,9 @@ export async function acceptEvent(
     if (!row) throw new Error("webhook event insert conflicted twice");
     await enqueueJob(tx, webhookEventQueue, { eventId: row.id, companyId: webhook.companyId });
     return { event: row, duplicate: false };
-  });
+  };
+  // The server's pool: shared with the other deliveries arriving meanwhile; a caller's transaction: inside it.
+  const accepted = conn === rootDb ? await inGroupTransaction(unit) : await conn.transaction(unit);
   // Committed: a worker of this process may take it now rather than at its next poll.
   if (!accepted.duplicate) notifyJobWorkers(webhookEventQueue.name);
   return accepted;

@@ -3,6 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { webhooks, type Webhook } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
+import { announceWebhookChanged } from "./authenticate-trigger";
 import { hashWebhookSecret, newWebhookSecret } from "./secrets";
 
 /**
@@ -19,5 +20,6 @@ export async function rotateWebhookSecret(db: DbOrTx, args: { companyId: string;
     .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, args.companyId)))
     .returning();
   if (!webhook) throw new AppError("not_found", `No webhook found with id '${args.webhookId}'`, { wireCode: "webhook_not_found" });
+  await announceWebhookChanged(db, webhook.id);
   return { webhook, secret };
 }

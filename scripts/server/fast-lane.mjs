@@ -226,7 +226,9 @@ async function writeResponse(response, req, res, body) {
   for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
-  if (body.abandoned) res.setHeader("connection", "close");
+  // A body cancelled, or never read (a handler refusing on the declared Content-Length): the rest
+  // is not read, so the connection cannot carry another request.
+  if (body.abandoned || (body.stream && !req.complete)) res.setHeader("connection", "close");
   if (!response.body || req.method === "HEAD") {
     await response.body?.cancel().catch(() => {});
     res.end();

@@ -32,6 +32,7 @@ import { workerCount } from "./worker-count.mjs";
 const FAST_ROUTES = [
   { method: "POST", path: "/v1/chat/completions" },
   { method: "POST", path: "/v1/threads/[threadId]/runs" },
+  { method: "POST", path: "/v1/public/triggers/[companyId]/[secret]" },
 ];
 
 const DEFAULT_HOST = "127.0.0.1";
