@@ -13,10 +13,11 @@ import type { HistoryRow } from "./stages/history";
  * smaller seq is visible too, and "every row above the newest cached one" is exactly what is new,
  * whichever process added it. Entries are used only after the claim proved the thread is the
  * caller's company's (and are keyed by company as well). Bounded: the newest MAX_ROWS rows of a
- * thread, MAX_BYTES in all (least recently used first out).
+ * thread, MAX_BYTES in all (least recently used first out): the server's RSS goal (< 300 MiB under
+ * load) leaves it about that much.
  */
-const MAX_ROWS = 2048;
-const MAX_BYTES = 32 * 1024 * 1024;
+const MAX_ROWS = 1024;
+const MAX_BYTES = 16 * 1024 * 1024;
 
 interface Entry {
   /** Ascending by seq, contiguous in the thread (no stored message between two of them). */
@@ -39,7 +40,8 @@ function rowBytes(row: HistoryRow): number {
   if (known !== undefined) return known;
   const content = typeof row.content === "string" ? row.content.length * 2 : JSON.stringify(row.content ?? null).length * 2;
   const extra = row.extra && Object.keys(row.extra).length > 0 ? JSON.stringify(row.extra).length * 2 : 0;
-  const size = 96 + content + extra;
+  // A row object, its `extra` object, the strings' headers and this map's entry: ~200 bytes.
+  const size = 200 + content + extra;
   sizes.set(row, size);
   return size;
 }
