@@ -17,7 +17,7 @@ import type { HistoryRow } from "./stages/history";
  * load) leaves it about that much.
  */
 const MAX_ROWS = 1024;
-const MAX_BYTES = 16 * 1024 * 1024;
+const MAX_BYTES = 8 * 1024 * 1024;
 
 interface Entry {
   /** Ascending by seq, contiguous in the thread (no stored message between two of them). */
