@@ -215,7 +215,7 @@ function requestBody(req) {
  * @param {Response} response
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
- * @param {{ abandoned: boolean }} body
+ * @param {{ abandoned: boolean, stream: ReadableStream<Uint8Array> | null }} body
  */
 async function writeResponse(response, req, res, body) {
   if (res.destroyed) {
