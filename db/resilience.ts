@@ -21,8 +21,13 @@ import type postgres from "postgres";
  *
  * No imports from lib/: state changes are reported to listeners (lib/db-health logs them).
  */
-export const SLOW_MS = 1_000;
-export const PROBE_TIMEOUT_MS = 1_000;
+/**
+ * A call caught by a silent network waits SLOW_MS (+ a watchdog tick of SLOW_MS / 4) for the probe
+ * to start and PROBE_TIMEOUT_MS for it to fail: ~1.7 s to its 503. At 1 s each, a query sent at
+ * the very start of a blackhole got its 503 after 2.0–2.25 s (seen in CI: 2,007 ms).
+ */
+export const SLOW_MS = 750;
+export const PROBE_TIMEOUT_MS = 750;
 export const PROBE_EVERY_MS = 250;
 
 export class DatabaseUnavailableError extends Error {
