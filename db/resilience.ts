@@ -23,11 +23,12 @@ import type postgres from "postgres";
  */
 /**
  * A call caught by a silent network waits SLOW_MS (+ a watchdog tick of SLOW_MS / 4) for the probe
- * to start and PROBE_TIMEOUT_MS for it to fail: ~1.7 s to its 503. At 1 s each, a query sent at
+ * to start and PROBE_TIMEOUT_MS for it to fail: ~1.75 s to its 503 (the probe keeps its 1 s: a
+ * shorter one failed on a loaded CI box while connections were being terminated). At 1 s each, a query sent at
  * the very start of a blackhole got its 503 after 2.0–2.25 s (seen in CI: 2,007 ms).
  */
-export const SLOW_MS = 750;
-export const PROBE_TIMEOUT_MS = 750;
+export const SLOW_MS = 600;
+export const PROBE_TIMEOUT_MS = 1_000;
 export const PROBE_EVERY_MS = 250;
 
 export class DatabaseUnavailableError extends Error {

@@ -172,7 +172,7 @@ export function serveFetch(handler, req, res, origin, onError) {
  * @param {import("node:http").IncomingMessage} req
  */
 function requestBody(req) {
-  const state = { stream: /** @type {ReadableStream<Uint8Array> | null} */ (null), abandoned: false };
+  const state = { stream: /** @type {ReadableStream<Uint8Array> | null} */ (null), abandoned: false, discard: () => {} };
   if (req.method === "GET" || req.method === "HEAD") return state;
   let open = true;
   /** @type {(chunk: Buffer) => void} */
@@ -208,6 +208,11 @@ function requestBody(req) {
     },
     { highWaterMark: BODY_HIGH_WATER_MARK, size: (chunk) => chunk.byteLength },
   );
+  state.discard = () => {
+    open = false;
+    req.off("data", onData);
+    req.resume();
+  };
   return state;
 }
 
@@ -215,7 +220,7 @@ function requestBody(req) {
  * @param {Response} response
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
- * @param {{ abandoned: boolean, stream: ReadableStream<Uint8Array> | null }} body
+ * @param {{ abandoned: boolean, stream: ReadableStream<Uint8Array> | null, discard: () => void }} body
  */
 async function writeResponse(response, req, res, body) {
   if (res.destroyed) {
@@ -226,9 +231,11 @@ async function writeResponse(response, req, res, body) {
   for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
-  // A body cancelled, or never read (a handler refusing on the declared Content-Length): the rest
-  // is not read, so the connection cannot carry another request.
-  if (body.abandoned || (body.stream && !req.complete)) res.setHeader("connection", "close");
+  if (body.abandoned) res.setHeader("connection", "close");
+  // A body never read to its end (a handler refusing on the declared Content-Length): the rest is
+  // read and dropped, as node:http does for a request nobody reads, so the client can finish
+  // sending and the connection can carry its next request.
+  else if (body.stream && !req.complete) body.discard();
   if (!response.body || req.method === "HEAD") {
     await response.body?.cancel().catch(() => {});
     res.end();

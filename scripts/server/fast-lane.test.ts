@@ -217,7 +217,7 @@ describe("serveFetch", () => {
     expect(received).toBeLessThan(4 * 1024 * 1024);
   });
 
-  it("closes the connection after an answer given without reading the body (a refusal on the declared Content-Length), so the next request does not meet its rest", async () => {
+  it("drops the unread rest of a body the handler answered without reading (a refusal on the declared Content-Length), so the next request on the connection does not meet it", async () => {
     const url = await serve(async (req) => {
       if (Number(req.headers.get("content-length")) > 1024) return Response.json({ error: { code: "payload_too_large" } }, { status: 413 });
       return new Response(await req.text());
@@ -225,12 +225,10 @@ describe("serveFetch", () => {
     // fetch keeps connections alive and reuses them, as senders of webhooks do.
     const big = await fetch(url, { method: "POST", body: "x".repeat(512 * 1024) });
     expect(big.status).toBe(413);
-    expect(big.headers.get("connection")).toBe("close");
     await big.arrayBuffer();
     for (let i = 0; i < 3; i++) {
       const small = await fetch(url, { method: "POST", body: `fits ${i}` });
       expect(await small.text()).toBe(`fits ${i}`);
-      expect(small.headers.get("connection")).not.toBe("close");
     }
   });
 
