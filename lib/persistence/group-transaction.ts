@@ -1,6 +1,7 @@
 import "server-only";
 import { db } from "@/db/client";
 import type { Tx } from "@/db/types";
+import { log } from "@/lib/log";
 
 /**
  * Group transactions: small independent units of work (an accepted webhook event and its job)
@@ -41,8 +42,9 @@ async function runBatch(batch: Pending[]): Promise<void> {
       if (settled.some((s) => s.status === "rejected")) throw new UnitFailed();
       return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
     });
-  } catch {
-    // Rolled back whole: each unit again, in its own transaction.
+  } catch (err) {
+    // Rolled back whole: each unit again, in its own transaction (a failing one reports its own error).
+    log.warn({ err, size: batch.length }, "group transaction failed; running its units one by one");
     await Promise.all(batch.map(alone));
     return;
   }

@@ -97,13 +97,3 @@ export function rememberHistory(companyId: string, threadId: string, newestFirst
     remove(oldest);
   }
 }
-
-/** Forgets a thread (its rows were not what this process thought). */
-export function forgetHistory(companyId: string, threadId: string): void {
-  remove(keyOf(companyId, threadId));
-}
-
-/** For tests: the number of threads and bytes held. */
-export function historyCacheSize(): { threads: number; bytes: number } {
-  return { threads: entries.size, bytes: totalBytes };
-}

@@ -77,9 +77,8 @@ async function claimAndRead(ctx: RunContext): Promise<{ rows: HistoryRow[]; comp
   // Every row above the cached ones was read (a short page), or the page reaches down to them.
   const joined = fresh.length < FIRST_PAGE || fresh.at(-1)!.seq === newestCached + 1;
   if (!joined) return { rows: fresh, complete: false };
-  const rows = fresh.slice();
-  for (let i = cached.rows.length - 1; i >= 0; i--) rows.push(cached.rows[i]!);
-  return { rows, complete: cached.complete };
+  for (let i = cached.rows.length - 1; i >= 0; i--) fresh.push(cached.rows[i]!);
+  return { rows: fresh, complete: cached.complete };
 }
 
 async function olderRows(ctx: RunContext, beforeSeq: number, limit: number): Promise<HistoryRow[]> {
