@@ -1,9 +1,8 @@
 import "server-only";
 import { agents, type Agent } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { getProfileInCompany } from "@/lib/profiles";
+import { getConductorProfile } from "./internal";
 import type { CreateAgentInput } from "./schemas";
 
 /**
@@ -13,17 +12,7 @@ import type { CreateAgentInput } from "./schemas";
  */
 export async function createAgent(db: DbOrTx, args: { companyId: string; input: CreateAgentInput }): Promise<Agent> {
   const { input } = args;
-  const profile = await getProfileInCompany(db, { companyId: args.companyId, profileId: input.conductor_profile_id }).catch((err: unknown) => {
-    if (err instanceof AppError && err.code === "not_found") {
-      throw new AppError("not_found", err.message, { wireCode: "profile_not_found", param: "conductor_profile_id" });
-    }
-    throw err;
-  });
-  if (!profile.modelSlug) {
-    throw new AppError("invalid_request", `Profile '${profile.id}' names no model (model_slug); an agent runs its profile's model`, {
-      param: "conductor_profile_id",
-    });
-  }
+  const profile = await getConductorProfile(db, { companyId: args.companyId, profileId: input.conductor_profile_id });
   const [row] = await db
     .insert(agents)
     .values({ id: newId("agent"), companyId: args.companyId, name: input.name, conductorProfileId: profile.id, topics: [...new Set(input.topics)] })
