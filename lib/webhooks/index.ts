@@ -10,4 +10,5 @@ export * from "./replay-event";
 export * from "./to-public";
 export * from "./read-trigger";
 export * from "./set-signature";
+export * from "./update-webhook";
 export { signPayload } from "./signature";

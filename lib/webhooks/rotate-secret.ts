@@ -2,8 +2,8 @@ import "server-only";
 import { and, eq, sql } from "drizzle-orm";
 import { webhooks, type Webhook } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { AppError } from "@/lib/errors";
 import { announceWebhookChanged } from "./authenticate-trigger";
+import { webhookNotFound } from "./internal";
 import { hashWebhookSecret, newWebhookSecret } from "./secrets";
 
 /**
@@ -19,7 +19,7 @@ export async function rotateWebhookSecret(db: DbOrTx, args: { companyId: string;
     .set({ previousSecretHash: sql`${webhooks.secretHash}`, secretHash: hashWebhookSecret(secret), rotatedAt: sql`now()`, updatedAt: new Date() })
     .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, args.companyId)))
     .returning();
-  if (!webhook) throw new AppError("not_found", `No webhook found with id '${args.webhookId}'`, { wireCode: "webhook_not_found" });
+  if (!webhook) throw webhookNotFound(args.webhookId);
   await announceWebhookChanged(db, webhook.id);
   return { webhook, secret };
 }

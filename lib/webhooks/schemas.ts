@@ -32,3 +32,10 @@ export function idempotencyKeyOf(req: Request): string | null {
   }
   return null;
 }
+
+/** Body of PATCH /api/panel/webhooks/{id}: pause/resume and/or rebind (`agent_id: null`: the company bus); at least one. */
+export const UpdateWebhookInput = z
+  .strictObject({ is_active: z.boolean(), agent_id: z.string().min(1).max(100).nullable() })
+  .partial()
+  .refine((o) => Object.keys(o).length > 0, "give at least one of is_active, agent_id");
+export type UpdateWebhookInput = z.infer<typeof UpdateWebhookInput>;

@@ -2,8 +2,8 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { webhooks, type Webhook } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { AppError } from "@/lib/errors";
 import { announceWebhookChanged } from "./authenticate-trigger";
+import { webhookNotFound } from "./internal";
 import { newSigningSecret } from "./signature";
 
 /**
@@ -21,7 +21,7 @@ export async function setWebhookSignature(
     .set({ requireSignature: args.required, signingSecret, updatedAt: new Date() })
     .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, args.companyId)))
     .returning();
-  if (!webhook) throw new AppError("not_found", `No webhook found with id '${args.webhookId}'`, { wireCode: "webhook_not_found" });
+  if (!webhook) throw webhookNotFound(args.webhookId);
   await announceWebhookChanged(db, webhook.id);
   return { webhook, signingSecret };
 }

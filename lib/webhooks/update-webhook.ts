@@ -1,0 +1,37 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { webhooks, type Webhook } from "@/db/schema";
+import type { DbOrTx } from "@/db/types";
+import { getAgentInCompany } from "@/lib/agents";
+import { announceWebhookChanged } from "./authenticate-trigger";
+import { webhookNotFound } from "./internal";
+import type { UpdateWebhookInput } from "./schemas";
+
+/**
+ * Pauses (`is_active: false`) or resumes the endpoint, and/or binds it to another of the company's
+ * agents (`agent_id`; null: the company bus). A paused endpoint refuses deliveries (403, as an
+ * unknown URL) from the moment this commits: the endpoint is evicted from the trigger's cache in
+ * every process in the same transaction. Events already accepted are still processed (routed by the
+ * binding the endpoint has when the worker routes them).
+ * @throws not_found for another company's endpoint; not_found (param agent_id) for another company's agent.
+ */
+export async function updateWebhook(db: DbOrTx, args: { companyId: string; webhookId: string; input: UpdateWebhookInput }): Promise<Webhook> {
+  const { companyId, input } = args;
+  return db.transaction(async (tx) => {
+    // The endpoint first (locked until commit): another company's id is a 404 whatever the body says.
+    const [current] = await tx
+      .select({ id: webhooks.id })
+      .from(webhooks)
+      .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, companyId)))
+      .for("update");
+    if (!current) throw webhookNotFound(args.webhookId);
+    const agent = input.agent_id ? await getAgentInCompany(tx, { companyId, agentId: input.agent_id, param: "agent_id" }) : null;
+    const [webhook] = await tx
+      .update(webhooks)
+      .set({ isActive: input.is_active, agentId: input.agent_id === undefined ? undefined : (agent?.id ?? null), updatedAt: new Date() })
+      .where(and(eq(webhooks.id, current.id), eq(webhooks.companyId, companyId)))
+      .returning();
+    await announceWebhookChanged(tx, current.id);
+    return webhook!;
+  });
+}
