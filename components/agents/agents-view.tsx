@@ -9,6 +9,7 @@ import { ErrorMessage, FieldHint, Input, Label, Select } from "@/components/ui/i
 import { Table, TBody, TD, TH, THead, TR } from "@/components/ui/table";
 import { postJson } from "@/components/webhooks/post-json";
 import type { PublicAgent } from "@/lib/agents/to-public";
+import { EditAgentDialog } from "./edit-agent-dialog";
 
 export interface AgentRow extends PublicAgent {
   profile_name: string;
@@ -119,7 +120,10 @@ export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles:
                       ))}
                 </TD>
                 <TD align="right">
-                  <Badge tone={a.is_active ? "green" : "neutral"}>{a.is_active ? "active" : "paused"}</Badge>{" "}
+                  <Badge tone={a.is_active ? "green" : "neutral"} data-testid="agent-status">
+                    {a.is_active ? "active" : "paused"}
+                  </Badge>{" "}
+                  <EditAgentDialog agent={a} profiles={profiles} />{" "}
                   <Button size="sm" variant="secondary" disabled={busy} onClick={() => void act(() => postJson(`/api/panel/agents/${a.id}`, { is_active: !a.is_active }, "PATCH"))}>
                     {a.is_active ? "Pause" : "Resume"}
                   </Button>

@@ -113,7 +113,7 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
       </Card>
 
       <Card>
-        <CardHeader title="Endpoints" description="POST {event_topic, payload} to the URL; rotating keeps the previous secret working for the grace period." />
+        <CardHeader title="Endpoints" description="POST {event_topic, payload} to the URL; rotating keeps the previous secret working for the grace period, and a paused endpoint refuses deliveries (403)." />
         <Table>
           <THead>
             <TR>
@@ -130,9 +130,30 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
                   {w.name}
                   <div className="text-xs text-slate-500">{w.id}</div>
                 </TD>
-                <TD>{w.agent_id ? (agentName.get(w.agent_id) ?? w.agent_id) : "Company bus"}</TD>
                 <TD>
-                  <Badge tone={w.is_active ? "green" : "neutral"}>{w.is_active ? "active" : "paused"}</Badge>
+                  <Select
+                    aria-label={`Routes ${w.name} to`}
+                    className="w-auto py-1 text-xs"
+                    value={w.agent_id ?? ""}
+                    disabled={busy}
+                    onChange={(e) => void act(() => postJson(`/api/panel/webhooks/${w.id}`, { agent_id: e.target.value || null }, "PATCH"))}
+                  >
+                    <option value="">Company bus</option>
+                    {w.agent_id && !agentName.has(w.agent_id) && <option value={w.agent_id}>{w.agent_id}</option>}
+                    {agents.map((a) => (
+                      <option key={a.id} value={a.id}>
+                        {a.name}
+                      </option>
+                    ))}
+                  </Select>
+                </TD>
+                <TD>
+                  <Badge tone={w.is_active ? "green" : "neutral"} data-testid="webhook-status">
+                    {w.is_active ? "active" : "paused"}
+                  </Badge>{" "}
+                  <Button size="sm" variant="secondary" disabled={busy} onClick={() => void act(() => postJson(`/api/panel/webhooks/${w.id}`, { is_active: !w.is_active }, "PATCH"))}>
+                    {w.is_active ? "Pause" : "Resume"}
+                  </Button>
                 </TD>
                 <TD align="right">
                   <Button
