@@ -35,3 +35,28 @@ test("create an agent and a webhook in the panel, POST to its URL, watch the eve
   await expect(threadsPage.messages).toHaveCount(2);
   await expect(threadsPage.runs.first()).toContainText("completed");
 });
+
+test("edit an agent's name in the panel; pause an endpoint (deliveries refused) and resume it", async ({ request, tenant, cliKey, loginPage, webhooksPage, page }) => {
+  test.setTimeout(60_000);
+  const tag = Date.now().toString(36);
+  const { key } = await cliKey(["chat"]);
+  const profile = await request.post("/v1/profiles", { headers: { authorization: `Bearer ${key}` }, data: { name: `Editor ${tag}`, model_slug: "local-mini" } });
+  expect(profile.status()).toBe(201);
+
+  await loginPage.signInAs(tenant);
+  await webhooksPage.createAgent(`Draft desk ${tag}`, `Editor ${tag}`, "orders.*");
+  await webhooksPage.editAgent(`Draft desk ${tag}`, { name: `Billing desk ${tag}`, topics: "billing.>" });
+  await expect(webhooksPage.agentRow(`Billing desk ${tag}`)).toContainText("billing.>");
+  await expect(webhooksPage.agentRow(`Draft desk ${tag}`)).toHaveCount(0);
+  await page.reload();
+  await expect(webhooksPage.agentRow(`Billing desk ${tag}`)).toBeVisible();
+
+  const url = await webhooksPage.createEndpoint(`Billing desk ${tag}`, `Invoices ${tag}`);
+  await expect(webhooksPage.webhookRow(`Invoices ${tag}`).getByTestId("webhook-status")).toHaveText("active");
+  await webhooksPage.setEndpointActive(`Invoices ${tag}`, false);
+  expect((await request.post(url, { data: { event_topic: "billing.paid", payload: {} } })).status()).toBe(403);
+  await page.reload();
+  await expect(webhooksPage.webhookRow(`Invoices ${tag}`).getByTestId("webhook-status")).toHaveText("paused");
+  await webhooksPage.setEndpointActive(`Invoices ${tag}`, true);
+  expect((await request.post(url, { data: { event_topic: "billing.paid", payload: {} } })).status()).toBe(202);
+});
