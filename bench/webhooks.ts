@@ -21,6 +21,7 @@ import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { admin, createCompany, createKey } from "./lib/admin";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
+import { summarizeProfile } from "./lib/cpuprofile";
 import { runLoad } from "./lib/load";
 import { appEnv, prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
@@ -33,6 +34,9 @@ const { values: flags } = parseArgs({
     // The endpoint publishes to the bus where no agent listens: events end `done` with no run, so
     // the trigger is measured without runs competing for the server's CPU.
     "no-runs": { type: "boolean", default: false },
+    // The server under `node --cpu-prof`, stopped right after the burst (no drain, nothing saved):
+    // where the trigger's CPU goes, summarised.
+    "cpu-prof": { type: "boolean", default: false },
   },
 });
 const DURATION_S = Number(flags.duration);
@@ -78,7 +82,8 @@ async function main(): Promise<number> {
     await prepareBuild();
     db = await provisionDatabase({ serverUrl: process.env.DATABASE_URL || undefined });
     sql = postgres(db.url, { max: 2, onnotice: () => {} });
-    server = await startNext({ env: { ...appEnv(db.url, dataDir), WEBHOOK_RATE_LIMIT_PER_MINUTE: "1000000", JOBS_IDLE_CHECK_S: "1" } });
+    const profileDir = flags["cpu-prof"] ? fs.mkdtempSync(path.join(os.tmpdir(), "webhooks-prof-")) : undefined;
+    server = await startNext({ nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [], env: { ...appEnv(db.url, dataDir), WEBHOOK_RATE_LIMIT_PER_MINUTE: "1000000", JOBS_IDLE_CHECK_S: "1" } });
     const companyId = await createCompany(db.url, "Webhook bench");
     await admin(db.url, ["credits", "grant", "--company", companyId, "--amount", "10000000"]);
     const key = await createKey(db.url, companyId, { scopes: ["chat"] });
@@ -104,6 +109,18 @@ async function main(): Promise<number> {
     const burstStart = new Date();
     const load = await runLoad({ url, connections: CONNECTIONS, durationS: DURATION_S, method: "POST", headers: { "content-type": "application/json" }, body });
     log(`${load.total} answers (${JSON.stringify(load.statusCodes)}); draining the backlog`);
+    if (profileDir) {
+      log(`trigger p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ${fmt(load.rpsTotal, 0)} req/s (under --cpu-prof)`);
+      await server.stop();
+      server = undefined;
+      for (const f of fs.readdirSync(profileDir)) {
+        const sum = summarizeProfile(path.join(profileDir, f), { top: 40 });
+        process.stdout.write(`${f}: ${fmt(sum.totalMs, 0)} ms sampled\n`);
+        for (const a of sum.byArea) process.stdout.write(`  area ${a.area.padEnd(40)} ${fmt(a.selfMs, 0).padStart(8)} ms ${fmt(a.pct, 1)}%\n`);
+        for (const fn of sum.byFunction) process.stdout.write(`  fn   ${fn.fn.slice(0, 90).padEnd(90)} ${fmt(fn.selfMs, 0).padStart(8)} ms ${fmt(fn.pct, 1)}%\n`);
+      }
+      return 0;
+    }
     await drain(sql, companyId, 600_000);
     const burst = await stats(sql, companyId, burstStart);
 

@@ -43,6 +43,35 @@ export async function enqueueJob<T extends object>(db: DbOrTx, queue: QueueDefin
   return id;
 }
 
+/**
+ * Enqueues one job per element of `data` with ONE statement through `db` (pg-boss's multi-row
+ * insert), for callers writing many rows in one transaction (lib/webhooks/accept-event.ts). The
+ * queue's send options apply to each job as `send` would apply them.
+ * @throws when the statement stored fewer jobs than asked (pg-boss's insert skips rather than fails).
+ */
+export async function enqueueJobs<T extends object>(db: DbOrTx, queue: QueueDefinition<T>, data: T[]): Promise<void> {
+  if (data.length === 0) return;
+  const boss = await getBoss();
+  await ensureQueues(boss);
+  const { retryLimit, retryDelay, retryBackoff, expireInSeconds, deadLetter, priority, singletonKey, singletonSeconds, ...rest } = queue.sendOptions();
+  if (Object.keys(rest).length > 0) throw new Error(`job queue '${queue.name}': send options ${Object.keys(rest).join(", ")} not supported by enqueueJobs`);
+  const common = { retryLimit, retryDelay, retryBackoff, expireInSeconds, deadLetter, priority, singletonKey, singletonSeconds };
+  let stored = -1;
+  const executor: PgBoss.Db = {
+    executeSql: async (text, values) => {
+      const result = await db.execute(toStatement(text, values ?? []));
+      stored = (result as { count?: number }).count ?? -1;
+      return { rows: [...result] };
+    },
+  };
+  await boss.insert(
+    data.map((d) => ({ ...common, name: queue.name, data: d })),
+    { db: executor },
+  );
+  if (stored !== data.length) throw new Error(`job queue '${queue.name}' stored ${stored} of ${data.length} jobs`);
+  setImmediate(wakeJobWorkers);
+}
+
 /** Starts pg-boss and creates the queues ahead of a transaction that will enqueue (keeps that work out of the transaction). */
 export async function prepareJobs(): Promise<void> {
   await ensureQueues(await getBoss());

@@ -1,3 +1,3 @@
-export { enqueueJob, prepareJobs } from "./enqueue";
+export { enqueueJob, enqueueJobs, prepareJobs } from "./enqueue";
 export { defineQueue, type JobRun, type QueueDefinition } from "./queues";
 export { notifyJobWorkers, startJobs, wakeJobWorkers } from "./start-jobs";

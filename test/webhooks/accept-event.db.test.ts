@@ -82,6 +82,24 @@ describe("acceptEvent and authenticateTrigger", () => {
     expect(jobs!.n).toBe(31);
   });
 
+  it("deliveries repeating keys across batches in flight settle to one event and one job per key, promptly", async () => {
+    const company = await makeCompany(db);
+    const { webhook } = await createWebhook(db, { companyId: company.id });
+    // 200 deliveries, 12 keys, each key arriving several times in a scrambled order (two batches of up to 64 in flight).
+    const keys = Array.from({ length: 200 }, (_, i) => `key-${(i * 7) % 12}`);
+    const started = Date.now();
+    const results = await Promise.all(keys.map((k, i) => acceptEvent(db, { webhook, input: { ...input, payload: { i } }, idempotencyKey: k })));
+    // Rows are inserted in key order; a lock-order deadlock would stall a batch for deadlock_timeout (1 s).
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const firsts = results.filter((r) => !r.duplicate);
+    expect(firsts).toHaveLength(12);
+    for (const k of new Set(keys)) expect(new Set(results.filter((_, i) => keys[i] === k).map((r) => r.event.id)).size).toBe(1);
+    const stored = await db.select().from(webhookEvents).where(eq(webhookEvents.companyId, company.id));
+    expect(stored).toHaveLength(12);
+    const [jobs] = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'companyId' = ${company.id}`);
+    expect(jobs!.n).toBe(12);
+  });
+
   it("endpoints are cached per process, and a rotation evicts them at once: a second rotation within the grace period ends the first secret's", async () => {
     const company = await makeCompany(db);
     const { webhook, secret: first } = await createWebhook(db, { companyId: company.id });
