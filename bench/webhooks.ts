@@ -37,6 +37,8 @@ const { values: flags } = parseArgs({
     // The server under `node --cpu-prof`, stopped right after the burst (no drain, nothing saved):
     // where the trigger's CPU goes, summarised.
     "cpu-prof": { type: "boolean", default: false },
+    // With --cpu-prof: stop after the backlog is drained instead (the worker's CPU; use a short --duration).
+    "profile-drain": { type: "boolean", default: false },
   },
 });
 const DURATION_S = Number(flags.duration);
@@ -109,6 +111,7 @@ async function main(): Promise<number> {
     const burstStart = new Date();
     const load = await runLoad({ url, connections: CONNECTIONS, durationS: DURATION_S, method: "POST", headers: { "content-type": "application/json" }, body });
     log(`${load.total} answers (${JSON.stringify(load.statusCodes)}); draining the backlog`);
+    if (profileDir && flags["profile-drain"]) await drain(sql, companyId, 600_000);
     if (profileDir) {
       log(`trigger p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ${fmt(load.rpsTotal, 0)} req/s (under --cpu-prof)`);
       await server.stop();
