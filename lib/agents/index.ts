@@ -1,5 +1,4 @@
 export * from "./create-agent";
-export * from "./find-agents";
 export * from "./schemas";
 export * from "./topics";
 export { agentNotFound, getAgentInCompany } from "./internal";

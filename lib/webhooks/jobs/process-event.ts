@@ -1,10 +1,11 @@
 import "server-only";
 import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { db } from "@/db/client";
+import type { Tx } from "@/db/types";
 import { RUN_STATUS, SCOPE, THREAD_SOURCE, WEBHOOK_EVENT_STATUS, WEBHOOK_RUN_STATUS } from "@/db/enums";
 import { isConnectionError } from "@/db/resilience";
 import { activeRuns, agents, runs, webhookEventRuns, webhookEvents, webhooks, type Agent, type WebhookEvent, type WebhookEventRun } from "@/db/schema";
-import { findAgentsForTopic } from "@/lib/agents";
+import { matchesAny } from "@/lib/agents";
 import { CREDENTIAL, type AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -71,36 +72,56 @@ export async function markEventDead(data: WebhookEventJobData, reason: string): 
 }
 
 /**
- * Decides once which agents the event wakes and records one claim row per agent, in the same
- * transaction that moves the event from `accepted` to `routed`: a bound webhook wakes its agent
- * (when active), an unbound one every active agent of the company whose topic patterns match.
- * A re-delivered job finds the event routed and reads the claims instead.
+ * The agents an accepted event wakes, in one statement: a bound webhook its agent (when active), an
+ * unbound one every active agent of the company whose topic patterns match (the company bus).
  */
-async function route(event: WebhookEvent): Promise<void> {
-  await db.transaction(async (tx) => {
-    const [locked] = await tx
-      .select({ status: webhookEvents.status })
-      .from(webhookEvents)
-      .where(eq(webhookEvents.id, event.id))
-      .for("update");
-    if (locked?.status !== WEBHOOK_EVENT_STATUS.accepted) return;
-    const [webhook] = await tx.select().from(webhooks).where(and(eq(webhooks.id, event.webhookId), eq(webhooks.companyId, event.companyId)));
-    let targets: Agent[] = [];
-    if (webhook?.agentId) {
-      targets = await tx
-        .select()
-        .from(agents)
-        .where(and(eq(agents.id, webhook.agentId), eq(agents.companyId, event.companyId), eq(agents.isActive, true)));
-    } else if (webhook) {
-      targets = await findAgentsForTopic(tx, { companyId: event.companyId, topic: event.topic });
+async function targetsOf(tx: Tx, event: WebhookEvent): Promise<Agent[]> {
+  const rows = await tx
+    .select({ agent: agents, boundTo: webhooks.agentId })
+    .from(webhooks)
+    .innerJoin(agents, and(eq(agents.companyId, webhooks.companyId), eq(agents.isActive, true), or(isNull(webhooks.agentId), eq(agents.id, webhooks.agentId))))
+    .where(and(eq(webhooks.id, event.webhookId), eq(webhooks.companyId, event.companyId)));
+  return rows.filter((r) => r.boundTo !== null || matchesAny(r.agent.topics, event.topic)).map((r) => r.agent);
+}
+
+/**
+ * Starts an attempt in ONE transaction: counts it (the UPDATE locks the event row, so two
+ * deliveries of one job route it once), routes the event the first time, recording one claim row
+ * per agent it wakes as it moves from `accepted` to `routed` (an event no agent wants ends `done`
+ * right there, as does a routed one without claims), and returns the claims. A re-delivered job finds the event routed and reads them.
+ * Null when the event is finished (or gone).
+ */
+async function startAttempt(data: WebhookEventJobData): Promise<{ event: WebhookEvent; claims: WebhookEventRun[] } | null> {
+  return db.transaction(async (tx) => {
+    const [event] = await tx
+      .update(webhookEvents)
+      .set({ attempts: sql`${webhookEvents.attempts} + 1`, updatedAt: new Date() })
+      .where(and(eventWhere(data), unfinished))
+      .returning();
+    if (!event) return null;
+    const readClaims = () => tx.select().from(webhookEventRuns).where(eq(webhookEventRuns.eventId, event.id));
+    // Claims are written with the move to `routed` (and kept by a replay, which routes it again).
+    const done = () => {
+      const now = new Date();
+      return tx.update(webhookEvents).set({ status: WEBHOOK_EVENT_STATUS.done, error: null, updatedAt: now, completedAt: now }).where(eq(webhookEvents.id, event.id));
+    };
+    if (event.status !== WEBHOOK_EVENT_STATUS.accepted) {
+      const claims = await readClaims();
+      if (claims.length === 0) await done();
+      return { event, claims };
     }
-    if (targets.length > 0) {
-      await tx
-        .insert(webhookEventRuns)
-        .values(targets.map((a) => ({ eventId: event.id, agentId: a.id, companyId: event.companyId })))
-        .onConflictDoNothing();
+    const targets = await targetsOf(tx, event);
+    if (targets.length === 0) {
+      await done();
+      return { event, claims: [] };
     }
+    const inserted = await tx
+      .insert(webhookEventRuns)
+      .values(targets.map((a) => ({ eventId: event.id, agentId: a.id, companyId: event.companyId })))
+      .onConflictDoNothing()
+      .returning();
     await tx.update(webhookEvents).set({ status: WEBHOOK_EVENT_STATUS.routed, updatedAt: new Date() }).where(eq(webhookEvents.id, event.id));
+    return { event, claims: inserted.length === targets.length ? inserted : await readClaims() };
   });
 }
 
@@ -227,15 +248,10 @@ async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, signal: Ab
  */
 export async function processWebhookEvent(job: JobRun<WebhookEventJobData>): Promise<void> {
   const data = job.data;
-  const [event] = await db
-    .update(webhookEvents)
-    .set({ attempts: sql`${webhookEvents.attempts} + 1`, updatedAt: new Date() })
-    .where(and(eventWhere(data), unfinished))
-    .returning();
-  if (!event) return;
-  if (event.status === WEBHOOK_EVENT_STATUS.accepted) await route(event);
-  const claims = await db.select().from(webhookEventRuns).where(eq(webhookEventRuns.eventId, event.id));
-  if (claims.length === 0) return setEventStatus(data, WEBHOOK_EVENT_STATUS.done);
+  const started = await startAttempt(data);
+  if (!started) return;
+  const { event, claims } = started;
+  if (claims.length === 0) return; // ended `done` in startAttempt: no agent to wake
   await db
     .update(webhookEvents)
     .set({ status: WEBHOOK_EVENT_STATUS.processing, updatedAt: new Date() })
