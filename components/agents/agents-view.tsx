@@ -1,7 +1,7 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { usePanelAction } from "@/components/panel/use-panel-action";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
@@ -18,25 +18,10 @@ export interface AgentRow extends PublicAgent {
 }
 
 export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles: { id: string; name: string }[] }) {
-  const router = useRouter();
   const [name, setName] = useState("");
   const [profileId, setProfileId] = useState(profiles[0]?.id ?? "");
   const [topics, setTopics] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const act = async (fn: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await fn();
-      router.refresh();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run: act } = usePanelAction();
 
   return (
     <div className="space-y-6">

@@ -1,7 +1,7 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { usePanelAction } from "@/components/panel/use-panel-action";
 import { Button, Spinner } from "@/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
 import { ErrorMessage, FieldHint, Input, Label, Select } from "@/components/ui/input";
@@ -24,9 +24,7 @@ export function EditAgentDialog({ agent, profiles }: { agent: AgentRow; profiles
 }
 
 function EditAgentForm({ agent, profiles, onDone }: { agent: AgentRow; profiles: { id: string; name: string }[]; onDone: () => void }) {
-  const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = usePanelAction();
   // The agent's profile may no longer be offered (deleted, or its model cleared): keep it selectable
   // so saving another field does not change it.
   const options = profiles.some((p) => p.id === agent.conductor_profile_id) ? profiles : [{ id: agent.conductor_profile_id, name: agent.profile_name }, ...profiles];
@@ -44,17 +42,11 @@ function EditAgentForm({ agent, profiles, onDone }: { agent: AgentRow; profiles:
     if (profileId !== agent.conductor_profile_id) body.conductor_profile_id = profileId;
     if (topics.join(",") !== agent.topics.join(",")) body.topics = topics;
     if (Object.keys(body).length === 0) return onDone();
-    setBusy(true);
-    setError(null);
-    try {
+    const saved = await run(async () => {
       await postJson(`/api/panel/agents/${agent.id}`, body, "PATCH");
-      onDone();
-      router.refresh();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+      return true;
+    });
+    if (saved) onDone();
   }
 
   return (

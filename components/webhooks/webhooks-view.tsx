@@ -1,7 +1,7 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { usePanelAction } from "@/components/panel/use-panel-action";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
@@ -45,28 +45,18 @@ function SecretBox({ secret }: { secret: Secret }) {
 }
 
 export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWebhook[]; agents: PublicAgent[]; events: PublicEvent[] }) {
-  const router = useRouter();
   const [agentId, setAgentId] = useState("");
   const [name, setName] = useState("");
   const [secret, setSecret] = useState<Secret | null>(null);
   const [signing, setSigning] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = usePanelAction();
+  const { busy, error } = action;
   const agentName = new Map(agents.map((a) => [a.id, a.name]));
 
   const act = async (fn: () => Promise<Secret | unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const out = await fn();
-      if (out && typeof out === "object" && "secret" in out) setSecret(out as Secret);
-      if (out && typeof out === "object" && "signing_secret" in out) setSigning((out as { signing_secret: string | null }).signing_secret);
-      router.refresh();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    const out = await action.run(fn);
+    if (out && typeof out === "object" && "secret" in out) setSecret(out as Secret);
+    if (out && typeof out === "object" && "signing_secret" in out) setSigning((out as { signing_secret: string | null }).signing_secret);
   };
 
   return (

@@ -1,0 +1,33 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useCallback, useState } from "react";
+
+/**
+ * A panel form's action state: `run(fn)` marks it busy, clears the last error, awaits `fn`, then
+ * refreshes the page's server data; a throw becomes `error` (its message). Resolves with what `fn`
+ * returned, or undefined when it threw.
+ */
+export function usePanelAction() {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = useCallback(
+    async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
+      setBusy(true);
+      setError(null);
+      try {
+        const out = await fn();
+        router.refresh();
+        return out;
+      } catch (err) {
+        setError(err instanceof Error ? err.message : String(err));
+        return undefined;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [router],
+  );
+  return { busy, error, setError, run };
+}
