@@ -19,10 +19,12 @@ function toStatement(text: string, values: unknown[]): SQL {
   return sql.join(chunks, sql.raw(""));
 }
 
-function executorFor(db: DbOrTx): PgBoss.Db {
+/** pg-boss's statements on `db`; `onCount` gets each statement's affected row count (postgres.js `count`). */
+function executorFor(db: DbOrTx, onCount?: (count: number) => void): PgBoss.Db {
   return {
     executeSql: async (text, values) => {
       const rows = await db.execute(toStatement(text, values ?? []));
+      onCount?.((rows as { count?: number }).count ?? -1);
       return { rows: [...rows] };
     },
   };
@@ -57,16 +59,9 @@ export async function enqueueJobs<T extends object>(db: DbOrTx, queue: QueueDefi
   if (Object.keys(rest).length > 0) throw new Error(`job queue '${queue.name}': send options ${Object.keys(rest).join(", ")} not supported by enqueueJobs`);
   const common = { retryLimit, retryDelay, retryBackoff, expireInSeconds, deadLetter, priority, singletonKey, singletonSeconds };
   let stored = -1;
-  const executor: PgBoss.Db = {
-    executeSql: async (text, values) => {
-      const result = await db.execute(toStatement(text, values ?? []));
-      stored = (result as { count?: number }).count ?? -1;
-      return { rows: [...result] };
-    },
-  };
   await boss.insert(
     data.map((d) => ({ ...common, name: queue.name, data: d })),
-    { db: executor },
+    { db: executorFor(db, (count) => (stored = count)) },
   );
   if (stored !== data.length) throw new Error(`job queue '${queue.name}' stored ${stored} of ${data.length} jobs`);
   setImmediate(wakeJobWorkers);

@@ -57,8 +57,9 @@ async function acceptAll(tx: Tx, deliveries: Delivery[]): Promise<Accepted[]> {
     payload: d.input.payload,
     idempotency_key: d.idempotencyKey ?? null,
   }));
-  const order = (r: (typeof rows)[number]) => `${r.webhook_id}\u0000${r.idempotency_key ?? ""}`;
-  const ordered = rows.slice().sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  const lockOrder = (r: (typeof rows)[number]) => `${r.webhook_id}\u0000${r.idempotency_key ?? ""}`;
+  // Code-unit order (not localeCompare, which may call distinct keys equal): the same total order in every batch.
+  const ordered = rows.slice().sort((a, b) => (lockOrder(a) < lockOrder(b) ? -1 : lockOrder(a) > lockOrder(b) ? 1 : 0));
   const inserted = (await tx.execute(sql`
     INSERT INTO webhook_events (id, company_id, webhook_id, topic, payload, idempotency_key)
     SELECT id, company_id, webhook_id, topic, payload, idempotency_key

@@ -88,8 +88,8 @@ async function targetsOf(tx: Tx, event: WebhookEvent): Promise<Agent[]> {
  * Starts an attempt in ONE transaction: counts it (the UPDATE locks the event row, so two
  * deliveries of one job route it once), routes the event the first time, recording one claim row
  * per agent it wakes as it moves from `accepted` to `routed` (an event no agent wants ends `done`
- * right there, as does a routed one without claims), and returns the claims. A re-delivered job finds the event routed and reads them.
- * Null when the event is finished (or gone).
+ * right there, as does a routed one without claims), and returns the claims. A re-delivered job
+ * finds the event routed and reads them. Null when the event is finished (or gone).
  */
 async function startAttempt(data: WebhookEventJobData): Promise<{ event: WebhookEvent; claims: WebhookEventRun[] } | null> {
   return db.transaction(async (tx) => {
