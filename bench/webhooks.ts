@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { admin, createCompany, createKey } from "./lib/admin";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
-import { summarizeProfile } from "./lib/cpuprofile";
+import { summarizeProfileWindows } from "./lib/cpuprofile-window";
 import { runLoad } from "./lib/load";
 import { appEnv, prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
@@ -39,6 +39,9 @@ const { values: flags } = parseArgs({
     "cpu-prof": { type: "boolean", default: false },
     // With --cpu-prof: stop after the backlog is drained instead (the worker's CPU; use a short --duration).
     "profile-drain": { type: "boolean", default: false },
+    // The same load with a body the route refuses (400, no event_topic) after every step but the
+    // durable write: the route's floor on this machine, printed, nothing saved.
+    floor: { type: "boolean", default: false },
   },
 });
 const DURATION_S = Number(flags.duration);
@@ -107,23 +110,31 @@ async function main(): Promise<number> {
     for (let i = 0; i < 20; i++) await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
     await drain(sql, companyId, 60_000);
 
-    log(`trigger @${CONNECTIONS}c for ${DURATION_S}s (worker running)`);
+    log(`trigger @${CONNECTIONS}c for ${DURATION_S}s (worker running)${flags.floor ? ", floor: bodies refused with 400" : ""}`);
     const burstStart = new Date();
-    const load = await runLoad({ url, connections: CONNECTIONS, durationS: DURATION_S, method: "POST", headers: { "content-type": "application/json" }, body });
+    const fromNs = process.hrtime.bigint();
+    const load = await runLoad({ url, connections: CONNECTIONS, durationS: DURATION_S, method: "POST", headers: { "content-type": "application/json" }, body: flags.floor ? JSON.stringify({ payload: {} }) : body });
+    const toNs = process.hrtime.bigint();
     log(`${load.total} answers (${JSON.stringify(load.statusCodes)}); draining the backlog`);
+    if (flags.floor) process.stdout.write(`floor (400 before the write) @${CONNECTIONS}c: p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ${fmt(load.rpsTotal, 0)} req/s\n`);
+    const drainFrom = process.hrtime.bigint();
     if (profileDir && flags["profile-drain"]) await drain(sql, companyId, 600_000);
+    const drainTo = process.hrtime.bigint();
     if (profileDir) {
       log(`trigger p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ${fmt(load.rpsTotal, 0)} req/s (under --cpu-prof)`);
       await server.stop();
       server = undefined;
+      // The burst's samples only (or the drain's), per request: start-up and warm-up left out.
+      const window = flags["profile-drain"] ? { fromNs: drainFrom, toNs: drainTo, requests: load.total } : { fromNs, toNs, requests: load.total };
       for (const f of fs.readdirSync(profileDir)) {
-        const sum = summarizeProfile(path.join(profileDir, f), { top: 40 });
-        process.stdout.write(`${f}: ${fmt(sum.totalMs, 0)} ms sampled\n`);
-        for (const a of sum.byArea) process.stdout.write(`  area ${a.area.padEnd(40)} ${fmt(a.selfMs, 0).padStart(8)} ms ${fmt(a.pct, 1)}%\n`);
-        for (const fn of sum.byFunction) process.stdout.write(`  fn   ${fn.fn.slice(0, 90).padEnd(90)} ${fmt(fn.selfMs, 0).padStart(8)} ms ${fmt(fn.pct, 1)}%\n`);
+        const sum = summarizeProfileWindows(path.join(profileDir, f), [window], { top: 40 });
+        process.stdout.write(`${f}: ${fmt(sum.busyMs, 0)} ms sampled in ${fmt(sum.windowMs, 0)} ms, ${fmt(sum.busyMsPerReq, 3)} ms per request\n`);
+        for (const a of sum.byArea) process.stdout.write(`  area ${a.area.padEnd(40)} ${fmt(a.perReqMs, 4).padStart(8)} ms/req ${fmt(a.pct, 1)}%\n`);
+        for (const fn of sum.byFunction) process.stdout.write(`  fn   ${fn.fn.slice(0, 90).padEnd(90)} ${fmt(fn.perReqMs, 4).padStart(8)} ms/req ${fmt(fn.pct, 1)}%\n`);
       }
       return 0;
     }
+    if (flags.floor) return 0;
     await drain(sql, companyId, 600_000);
     const burst = await stats(sql, companyId, burstStart);
 

@@ -243,7 +243,9 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   // The production server's heap flags (npm start), then the caller's.
   // The production server of `npm start` (Next.js custom server with the fast lane; WEB_CONCURRENCY workers).
   const launcher = path.join(appRoot, "scripts/server/main.mjs");
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), launcher, "-p", String(port), "-H", "127.0.0.1"], {
+  // BENCH_NODE_ARGS="--trace-gc …": extra flags for the server's node, e.g. to look at its GC.
+  const extraArgs = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), ...extraArgs, launcher, "-p", String(port), "-H", "127.0.0.1"], {
     cwd: appRoot,
     env: cleanEnv({ ...SERVER_ENV, PORT: String(port), ...opts.env }),
     stdio: ["ignore", "pipe", "pipe"],
