@@ -57,6 +57,8 @@ const ServerEnv = DatabaseEnv.extend({
   KNOWLEDGE_JOB_MAX_S: intWithDefault(1800, 10, 86_400),
   JOBS_MAINTENANCE_S: intWithDefault(30, 1, 3600),
   JOBS_IDLE_CHECK_S: intWithDefault(5, 1, 3600),
+  /** How often an idle job worker asks for work when no producer wakes it (a fallback: producers wake workers in every process). */
+  JOBS_POLL_S: intWithDefault(2, 1, 3600),
   /** Documents one worker process indexes at once. */
   KNOWLEDGE_WORKER_CONCURRENCY: intWithDefault(2, 1, 32),
   /** For tests (0 otherwise): each indexing attempt waits this long first, so a test can kill a worker mid-job. */
@@ -73,7 +75,8 @@ const ServerEnv = DatabaseEnv.extend({
   WEBHOOK_JOB_RETRIES: intWithDefault(3, 0, 20),
   WEBHOOK_JOB_RETRY_DELAY_S: intWithDefault(5, 0, 3600),
   WEBHOOK_JOB_MAX_S: intWithDefault(600, 10, 86_400),
-  WEBHOOK_WORKER_CONCURRENCY: intWithDefault(4, 1, 64),
+  /** 0: this process accepts events but leaves their processing to other processes (`npm run worker`). */
+  WEBHOOK_WORKER_CONCURRENCY: intWithDefault(4, 0, 64),
   /** Upstream HTTP: connect timeout, time to first byte (response headers), idle gap between stream chunks. */
   UPSTREAM_CONNECT_TIMEOUT_MS: intWithDefault(10_000, 1, 600_000),
   UPSTREAM_FIRST_BYTE_TIMEOUT_MS: intWithDefault(120_000, 1, 3_600_000),

@@ -1,7 +1,8 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type PgBoss from "pg-boss";
-import { db } from "@/db/client";
+import { randomUUID } from "node:crypto";
+import { db, sql as pg } from "@/db/client";
 import { dbState, isConnectionError } from "@/db/resilience";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -26,8 +27,6 @@ export function ensureQueues(boss: PgBoss): Promise<void> {
   }
   return done;
 }
-
-const POLL_S = 2;
 
 /**
  * pg-boss 10 has no heartbeat: a job is expired `expire_in` after it started, however alive its
@@ -62,17 +61,16 @@ function heartbeat(name: string, id: string, expireSeconds: number, maxRunSecond
 }
 
 /** This process's worker ids by queue (on globalThis: Next.js may load this module once per bundle). */
-const gw = globalThis as { __cockpitWorkerIds?: Map<string, string[]> };
+const gw = globalThis as { __cockpitWorkerIds?: Map<string, string[]>; __cockpitJobsWake?: { token: string; pending: Set<string> } };
 const workerIds = (gw.__cockpitWorkerIds ??= new Map());
 let nextNotified = 0;
 
-/**
- * pg-boss 10 waits its polling interval after every fetch, a job found included: a worker handling
- * a stream of short jobs (webhook events) would take one every POLL_S. A worker that just finished
- * a job is told to fetch again at once, and `notifyJobWorkers` lets a producer in this process wake
- * one idle worker of the queue right after its commit (the 202-to-run lag), instead of the next poll.
- */
-export function notifyJobWorkers(name: string): void {
+/** Producers' wake-ups to other processes' workers (LISTEN/NOTIFY); payload `<queue>:<sender token>`. */
+const WAKE_CHANNEL = "cockpit_jobs";
+const wake = (gw.__cockpitJobsWake ??= { token: randomUUID(), pending: new Set() });
+
+/** Wakes one idle worker of the queue in this process, if it has any. */
+function notifyLocalWorker(name: string): void {
   const ids = workerIds.get(name);
   if (!ids?.length || !bossStarted()) return;
   const id = ids[nextNotified++ % ids.length]!;
@@ -81,9 +79,41 @@ export function notifyJobWorkers(name: string): void {
     .catch(() => {});
 }
 
+/**
+ * pg-boss 10 waits its polling interval after every fetch, a job found included: a worker handling
+ * a stream of short jobs (webhook events) would take one every JOBS_POLL_S. A worker that just
+ * finished a job is told to fetch again at once, and a producer calls this right after its commit
+ * (the 202-to-run lag): one idle worker of the queue wakes here at once, and every other process
+ * is told over NOTIFY (sent once per queue per turn of the event loop, after this commit), so a
+ * job lands at once on whichever process has a worker free (a separate `npm run worker` included)
+ * instead of at its next poll.
+ */
+export function notifyJobWorkers(name: string): void {
+  notifyLocalWorker(name);
+  if (wake.pending.has(name)) return;
+  wake.pending.add(name);
+  setImmediate(() => {
+    wake.pending.delete(name);
+    pg`select pg_notify(${WAKE_CHANNEL}, ${`${name}:${wake.token}`})`.catch((err: unknown) => log.debug({ err, queue: name }, "job wake-up not sent"));
+  });
+}
+
+/** Another process committed jobs: start this process's workers if they sleep, and wake one of the queue's. */
+function onWakeNotice(payload: string): void {
+  const i = payload.lastIndexOf(":");
+  if (payload.slice(i + 1) === wake.token) return;
+  const name = payload.slice(0, i);
+  if (!servedQueues().some((q) => q.name === name || q.deadLetter?.name === name)) return;
+  wakeJobWorkers();
+  notifyLocalWorker(name);
+}
+
+/** The queues this process works on: a concurrency of 0 leaves a queue to other processes. */
+const servedQueues = () => definedQueues().filter((q) => q.concurrency() > 0);
+
 async function serve<T extends object>(boss: PgBoss, queue: QueueDefinition<T>, name: string, handle: (job: JobRun<T>) => Promise<void>) {
   let self = "";
-  self = await boss.work<T>(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: POLL_S }, async ([job]) => {
+  self = await boss.work<T>(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: env.JOBS_POLL_S }, async ([job]) => {
     if (!job) return;
     const beats = heartbeat(name, job.id, queue.sendOptions().expireInSeconds ?? 120, queue.maxRunSeconds());
     try {
@@ -111,7 +141,7 @@ async function startServing(queues: QueueDefinition<object>[]): Promise<void> {
 /** Starts this process's job workers (once; a failed start is tried again on the next wake). */
 export function wakeJobWorkers(): void {
   if (g.__cockpitWorkers) return;
-  const queues = definedQueues();
+  const queues = servedQueues();
   if (queues.length === 0) return;
   g.__cockpitWorkers = startServing(queues).catch((err: unknown) => {
     g.__cockpitWorkers = undefined;
@@ -121,7 +151,7 @@ export function wakeJobWorkers(): void {
 
 /** One indexed query: is any defined queue holding a job not yet finished (created, retry or active)? */
 async function workWaiting(): Promise<boolean> {
-  const names = definedQueues().flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter.name] : [q.name]));
+  const names = servedQueues().flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter.name] : [q.name]));
   if (names.length === 0) return false;
   const [table] = await db.execute<{ ok: boolean }>(sql`SELECT to_regclass(${`${JOBS_SCHEMA}.job`}) IS NOT NULL AS ok`);
   if (!table?.ok) return false;
@@ -142,7 +172,18 @@ async function workWaiting(): Promise<boolean> {
  */
 export function startJobs(): () => Promise<void> {
   let busy = false;
+  // Other processes' wake-ups (see notifyJobWorkers); until this listens, polling alone finds jobs.
+  let listening: Promise<{ unlisten: () => Promise<void> } | undefined> | undefined;
+  const listen = () => {
+    if (listening || servedQueues().length === 0 || dbState() === "down") return;
+    listening = pg.listen(WAKE_CHANNEL, onWakeNotice).catch((err: unknown) => {
+      listening = undefined;
+      log.debug({ err }, "job wake-ups not heard yet (retrying on the next check)");
+      return undefined;
+    });
+  };
   const tick = async () => {
+    listen();
     if (busy || g.__cockpitWorkers || dbState() === "down") return;
     busy = true;
     try {
@@ -159,6 +200,7 @@ export function startJobs(): () => Promise<void> {
   void tick();
   return async () => {
     clearInterval(timer);
+    await (await listening)?.unlisten().catch(() => {});
     g.__cockpitWorkers = undefined;
     workerIds.clear();
     if (bossStarted()) await stopBoss();

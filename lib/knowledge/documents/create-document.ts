@@ -3,7 +3,7 @@ import { knowledgeDocuments, type KnowledgeDocument } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { enqueueJob, prepareJobs } from "@/lib/jobs";
+import { enqueueJob, notifyJobWorkers, prepareJobs } from "@/lib/jobs";
 import { getActiveCollectionInCompany } from "../collections/internal";
 import { indexQueue } from "../jobs/index-queue";
 import { detectDocumentKind, MIME_BY_KIND } from "./detect-type";
@@ -56,6 +56,8 @@ export async function createDocument(
       return doc!;
     });
     committed = true;
+    // Committed: a worker free in any process may take it now rather than at its next poll.
+    notifyJobWorkers(indexQueue.name);
     return row;
   } finally {
     if (!committed) {

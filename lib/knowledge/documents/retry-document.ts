@@ -4,7 +4,7 @@ import { DOCUMENT_STATUS } from "@/db/enums";
 import { knowledgeDocuments, type KnowledgeDocument } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
-import { enqueueJob, prepareJobs } from "@/lib/jobs";
+import { enqueueJob, notifyJobWorkers, prepareJobs } from "@/lib/jobs";
 import { getActiveCollectionInCompany } from "../collections/internal";
 import { indexQueue } from "../jobs/index-queue";
 import { getDocumentInCollection } from "./internal";
@@ -17,7 +17,7 @@ export async function retryDocument(db: DbOrTx, args: { companyId: string; colle
   await getActiveCollectionInCompany(db, args);
   const doc = await getDocumentInCollection(db, args);
   await prepareJobs();
-  return db.transaction(async (tx) => {
+  const retried = await db.transaction(async (tx) => {
     // Status guard in WHERE: two concurrent retries enqueue one job.
     const [row] = await tx
       .update(knowledgeDocuments)
@@ -28,4 +28,6 @@ export async function retryDocument(db: DbOrTx, args: { companyId: string; colle
     await enqueueJob(tx, indexQueue, { documentId: row.id, companyId: row.companyId });
     return row;
   });
+  notifyJobWorkers(indexQueue.name);
+  return retried;
 }
