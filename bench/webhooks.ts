@@ -3,13 +3,17 @@
  *
  *  (a) Trigger latency: POST /v1/public/triggers/{company}/{secret} at 32 connections for
  *      --duration seconds with the worker running in the same server (every 202 is an event and
- *      its job committed). Goal: p99 under 20 ms.
+ *      its job committed). Goal: p99 under 20 ms. Closed loop (each connection sends again as soon
+ *      as it is answered): the server's saturation, where latency is 32 ÷ throughput; then open
+ *      loop at the steady --rates over the same 32 connections (latency from each request's due
+ *      time, queueing included).
  *  (b) Events processed per second: the backlog (a) left, drained by the server's worker with a
  *      `local` agent (local-mini: no upstream), from the first 202 to the last event `done`.
  *  (c) Lag from the 202 to the run's start (the run row's creation), p50/p99: under (a)'s burst
  *      (queueing included) and at a paced 20 events/s that the worker keeps up with.
  *
- *   npm run bench:webhooks [-- --duration 10 --connections 32]
+ *   npm run bench:webhooks [-- --duration 10 --connections 32 --rates 250,500,1000 --rate-duration 5
+ *                              --no-runs --floor --cpu-prof --profile-drain]
  *
  * Database: DATABASE_URL set → a fresh cockpit_bench_<timestamp> database on that server, dropped
  * at the end; unset → an embedded PostgreSQL in a temp dir. Uses the checkout's build.
@@ -23,6 +27,7 @@ import { admin, createCompany, createKey } from "./lib/admin";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { summarizeProfileWindows } from "./lib/cpuprofile-window";
 import { runLoad } from "./lib/load";
+import { runPaced, type PacedResult } from "./lib/paced";
 import { appEnv, prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
 
@@ -31,6 +36,10 @@ const { values: flags } = parseArgs({
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "32" },
     paced: { type: "string", default: "200" },
+    // Open-loop rates (req/s over 32 connections, --rate-duration s each, worker running): latency
+    // at a steady load, where the closed-loop row measures saturation (bench/lib/paced.ts).
+    rates: { type: "string", default: "250,500,1000" },
+    "rate-duration": { type: "string", default: "5" },
     // The endpoint publishes to the bus where no agent listens: events end `done` with no run, so
     // the trigger is measured without runs competing for the server's CPU.
     "no-runs": { type: "boolean", default: false },
@@ -138,6 +147,15 @@ async function main(): Promise<number> {
     await drain(sql, companyId, 600_000);
     const burst = await stats(sql, companyId, burstStart);
 
+    const rates: PacedResult[] = [];
+    for (const rate of flags.rates.split(",").filter(Boolean).map(Number)) {
+      log(`trigger @${CONNECTIONS}c paced at ${rate} req/s for ${flags["rate-duration"]}s (worker running)`);
+      const r = await runPaced({ url, rate, durationS: Number(flags["rate-duration"]), connections: CONNECTIONS, method: "POST", headers: { "content-type": "application/json" }, body });
+      log(`  p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms, ${fmt(r.achievedRate, 0)} answers/s ${JSON.stringify(r.statusCodes)}`);
+      rates.push(r);
+    }
+    if (rates.length) await drain(sql, companyId, 600_000);
+
     log(`paced: ${PACED} events at 20/s`);
     const pacedStart = new Date();
     const pacedAnswers: number[] = [];
@@ -157,6 +175,7 @@ async function main(): Promise<number> {
       runs: !flags["no-runs"],
       duration_s: DURATION_S,
       trigger: { rps: load.rpsTotal, p50_ms: load.p50, p99_ms: load.p99, status_codes: load.statusCodes, errors: load.errors },
+      trigger_paced: rates.map((r) => ({ rate: r.rate, answers_per_s: r.achievedRate, p50_ms: r.p50, p99_ms: r.p99, max_ms: r.max, status_codes: r.statusCodes, errors: r.errors })),
       burst: { events: burst.events, done: burst.done, not_done: burst.other, events_per_s: burst.events / burst.span_s, lag_p50_ms: burst.lag_p50, lag_p99_ms: burst.lag_p99 },
       paced: { events: paced.events, done: paced.done, non_202: pacedAnswers.filter((s) => s !== 202).length, lag_p50_ms: paced.lag_p50, lag_p99_ms: paced.lag_p99 },
     };
@@ -166,6 +185,7 @@ async function main(): Promise<number> {
         [`trigger p50 @${CONNECTIONS}c (ms)`, fmt(load.p50), ""],
         [`trigger p99 @${CONNECTIONS}c (ms)`, fmt(load.p99), "< 20"],
         ["trigger req/s", fmt(load.rpsTotal, 0), ""],
+        ...rates.map((r) => [`trigger p50 / p99 @${CONNECTIONS}c at a steady ${r.rate} req/s (ms)`, `${fmt(r.p50)} / ${fmt(r.p99)}`, "< 20"]),
         ["events processed/s (local agent, backlog)", fmt(result.burst.events_per_s, 1), ""],
         ["lag 202 → run start p50 / p99, burst (ms)", `${fmt(burst.lag_p50, 0)} / ${fmt(burst.lag_p99, 0)}`, ""],
         ["lag 202 → run start p50 / p99, 20 events/s (ms)", `${fmt(paced.lag_p50, 0)} / ${fmt(paced.lag_p99, 0)}`, ""],
@@ -177,7 +197,8 @@ async function main(): Promise<number> {
     const dir = path.join(ROOT, "bench/results");
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, flags["no-runs"] ? "webhooks-no-runs-latest.json" : "webhooks-latest.json"), `${JSON.stringify(result, null, 2)}\n`);
-    return burst.other === 0 && paced.other === 0 && load.non2xx === 0 ? 0 : 1;
+    const ratesOk = rates.every((r) => r.errors === 0 && (r.statusCodes["202"] ?? 0) === r.sent);
+    return burst.other === 0 && paced.other === 0 && load.non2xx === 0 && ratesOk ? 0 : 1;
   } finally {
     await server?.stop();
     await sql?.end();

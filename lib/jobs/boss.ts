@@ -47,7 +47,8 @@ async function startBoss(): Promise<PgBoss> {
     log.warn({ err }, "job queue: database call failed (retrying)");
   });
   await boss.start();
-  await ensureFetchOrderIndex(boss);
+  // Only speed rides on it: the queue works without (slower behind a long backlog).
+  await ensureFetchOrderIndex(boss).catch((err: unknown) => log.warn({ err }, "job queue: could not create the fetch order index"));
   return boss;
 }
 

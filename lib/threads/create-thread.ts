@@ -1,5 +1,6 @@
 import "server-only";
 import { THREAD_SOURCE, type ThreadSource } from "@/db/enums";
+import { PgTransaction } from "drizzle-orm/pg-core";
 import { threads, type Thread } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { newId } from "@/lib/ids";
@@ -20,9 +21,11 @@ export async function createThread(
     const [thread] = await db.insert(threads).values(values).returning();
     return thread!;
   }
-  return db.transaction(async (tx) => {
+  const write = async (tx: DbOrTx) => {
     const [thread] = await tx.insert(threads).values(values).returning();
     await addMessages(tx, { companyId: args.companyId, threadId: thread!.id, messages, imageDigests: args.imageDigests });
     return thread!;
-  });
+  };
+  // Inside the caller's transaction already (a webhook's run claim): no savepoint, two round trips fewer.
+  return db instanceof PgTransaction ? write(db) : db.transaction(write);
 }

@@ -4,14 +4,13 @@ import { db } from "@/db/client";
 import type { Tx } from "@/db/types";
 import { RUN_STATUS, SCOPE, THREAD_SOURCE, WEBHOOK_EVENT_STATUS, WEBHOOK_RUN_STATUS } from "@/db/enums";
 import { isConnectionError } from "@/db/resilience";
-import { activeRuns, agents, runs, webhookEventRuns, webhookEvents, webhooks, type Agent, type WebhookEvent, type WebhookEventRun } from "@/db/schema";
+import { activeRuns, agents, profiles, runs, webhookEventRuns, webhookEvents, webhooks, type WebhookEvent, type WebhookEventRun } from "@/db/schema";
 import { matchesAny } from "@/lib/agents";
 import { CREDENTIAL, type AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { JobRun } from "@/lib/jobs";
 import { log } from "@/lib/log";
-import { getProfileInCompany } from "@/lib/profiles";
 import { createRun } from "@/lib/runs";
 import { createThread } from "@/lib/threads";
 
@@ -71,17 +70,42 @@ export async function markEventDead(data: WebhookEventJobData, reason: string): 
   await setEventStatus(data, WEBHOOK_EVENT_STATUS.dead, reason);
 }
 
+/** What waking an agent needs: its conductor profile's id and model (null when the profile names none). */
+interface Conductor {
+  profileId: string | null;
+  modelSlug: string | null;
+}
+
 /**
- * The agents an accepted event wakes, in one statement: a bound webhook its agent (when active), an
- * unbound one every active agent of the company whose topic patterns match (the company bus).
+ * The agents an accepted event wakes, with their conductors, in one statement: a bound webhook its
+ * agent (when active), an unbound one every active agent of the company whose topic patterns match
+ * (the company bus).
  */
-async function targetsOf(tx: Tx, event: WebhookEvent): Promise<Agent[]> {
+async function targetsOf(tx: Tx, event: WebhookEvent): Promise<Map<string, Conductor>> {
   const rows = await tx
-    .select({ agent: agents, boundTo: webhooks.agentId })
+    .select({ agentId: agents.id, topics: agents.topics, boundTo: webhooks.agentId, profileId: profiles.id, modelSlug: profiles.modelSlug })
     .from(webhooks)
     .innerJoin(agents, and(eq(agents.companyId, webhooks.companyId), eq(agents.isActive, true), or(isNull(webhooks.agentId), eq(agents.id, webhooks.agentId))))
+    .leftJoin(profiles, and(eq(profiles.id, agents.conductorProfileId), eq(profiles.companyId, agents.companyId)))
     .where(and(eq(webhooks.id, event.webhookId), eq(webhooks.companyId, event.companyId)));
-  return rows.filter((r) => r.boundTo !== null || matchesAny(r.agent.topics, event.topic)).map((r) => r.agent);
+  return new Map(rows.filter((r) => r.boundTo !== null || matchesAny(r.topics, event.topic)).map((r) => [r.agentId, { profileId: r.profileId, modelSlug: r.modelSlug }]));
+}
+
+/** An agent's conductor read afresh (a job delivered again finds its event routed already). */
+async function conductorOf(event: WebhookEvent, agentId: string): Promise<Conductor> {
+  const [row] = await db
+    .select({ profileId: profiles.id, modelSlug: profiles.modelSlug })
+    .from(agents)
+    .leftJoin(profiles, and(eq(profiles.id, agents.conductorProfileId), eq(profiles.companyId, agents.companyId)))
+    .where(and(eq(agents.id, agentId), eq(agents.companyId, event.companyId)));
+  return row ?? { profileId: null, modelSlug: null };
+}
+
+interface Attempt {
+  event: WebhookEvent;
+  claims: WebhookEventRun[];
+  /** The conductors read while routing (the first attempt), by agent id. */
+  conductors: Map<string, Conductor>;
 }
 
 /**
@@ -91,7 +115,7 @@ async function targetsOf(tx: Tx, event: WebhookEvent): Promise<Agent[]> {
  * right there, as does a routed one without claims), and returns the claims. A re-delivered job
  * finds the event routed and reads them. Null when the event is finished (or gone).
  */
-async function startAttempt(data: WebhookEventJobData): Promise<{ event: WebhookEvent; claims: WebhookEventRun[] } | null> {
+async function startAttempt(data: WebhookEventJobData): Promise<Attempt | null> {
   return db.transaction(async (tx) => {
     const [event] = await tx
       .update(webhookEvents)
@@ -108,20 +132,20 @@ async function startAttempt(data: WebhookEventJobData): Promise<{ event: Webhook
     if (event.status !== WEBHOOK_EVENT_STATUS.accepted) {
       const claims = await readClaims();
       if (claims.length === 0) await done();
-      return { event, claims };
+      return { event, claims, conductors: new Map() };
     }
     const targets = await targetsOf(tx, event);
-    if (targets.length === 0) {
+    if (targets.size === 0) {
       await done();
-      return { event, claims: [] };
+      return { event, claims: [], conductors: targets };
     }
     const inserted = await tx
       .insert(webhookEventRuns)
-      .values(targets.map((a) => ({ eventId: event.id, agentId: a.id, companyId: event.companyId })))
+      .values([...targets.keys()].map((agentId) => ({ eventId: event.id, agentId, companyId: event.companyId })))
       .onConflictDoNothing()
       .returning();
     await tx.update(webhookEvents).set({ status: WEBHOOK_EVENT_STATUS.routed, updatedAt: new Date() }).where(eq(webhookEvents.id, event.id));
-    return { event, claims: inserted.length === targets.length ? inserted : await readClaims() };
+    return { event, claims: inserted.length === targets.size ? inserted : await readClaims(), conductors: targets };
   });
 }
 
@@ -182,7 +206,7 @@ async function claimRun(event: WebhookEvent, claim: WebhookEventRun): Promise<{ 
  * started under that same id; a run still in progress waits for the next attempt; a failed one is
  * replaced by a new run only when its failure is worth retrying.
  */
-async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, signal: AbortSignal): Promise<Outcome> {
+async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, known: Conductor | undefined, signal: AbortSignal): Promise<Outcome> {
   if (claim.status === WEBHOOK_RUN_STATUS.completed) return { kind: "completed" };
   if (claim.status === WEBHOOK_RUN_STATUS.failed) return { kind: "failed", reason: claim.error ?? "failed" };
   let target: { threadId: string; runId: string } | null = null;
@@ -209,9 +233,8 @@ async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, signal: Ab
   target ??= await claimRun(event, claim);
   if (!target) return { kind: "retry", reason: "another delivery of this event claimed the agent's run" };
 
-  const [agent] = await db.select().from(agents).where(and(eq(agents.id, claim.agentId), eq(agents.companyId, event.companyId)));
-  const profile = agent ? await getProfileInCompany(db, { companyId: event.companyId, profileId: agent.conductorProfileId }) : null;
-  if (!profile?.modelSlug) {
+  const profile = known ?? (await conductorOf(event, claim.agentId));
+  if (!profile.profileId || !profile.modelSlug) {
     const reason = "agent_misconfigured: the agent's profile names no model";
     await settleClaim(claim, WEBHOOK_RUN_STATUS.failed, reason);
     return { kind: "failed", reason };
@@ -221,7 +244,7 @@ async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, signal: Ab
       auth: systemAuth(event.companyId),
       threadId: target.threadId,
       runId: target.runId,
-      input: { model: profile.modelSlug, profile_ids: [profile.id] },
+      input: { model: profile.modelSlug, profile_ids: [profile.profileId] },
       // The job's signal: a run still going after WEBHOOK_JOB_MAX_S is stopped with its attempt.
       signal,
       admitted: Promise.resolve(),
@@ -250,13 +273,13 @@ export async function processWebhookEvent(job: JobRun<WebhookEventJobData>): Pro
   const data = job.data;
   const started = await startAttempt(data);
   if (!started) return;
-  const { event, claims } = started;
+  const { event, claims, conductors } = started;
   if (claims.length === 0) return; // ended `done` in startAttempt: no agent to wake
   await db
     .update(webhookEvents)
     .set({ status: WEBHOOK_EVENT_STATUS.processing, updatedAt: new Date() })
     .where(and(eventWhere(data), or(eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.routed), eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.processing))));
-  const outcomes = await Promise.all(claims.map((c) => wakeAgent(event, c, job.signal)));
+  const outcomes = await Promise.all(claims.map((c) => wakeAgent(event, c, conductors.get(c.agentId), job.signal)));
   const retry = outcomes.filter((o) => o.kind === "retry");
   const failed = outcomes.filter((o) => o.kind === "failed");
   if (retry.length > 0) {
