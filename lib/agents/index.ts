@@ -5,3 +5,4 @@ export { agentNotFound, getAgentInCompany } from "./internal";
 export * from "./list-agents";
 export * from "./to-public";
 export * from "./update-agent";
+export * from "./webhook-name";

@@ -1,7 +1,7 @@
 import "server-only";
 import { webhooks, type Webhook } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { getAgentInCompany } from "@/lib/agents";
+import { defaultWebhookName, getAgentInCompany } from "@/lib/agents";
 import { newId } from "@/lib/ids";
 import { hashWebhookSecret, newWebhookSecret } from "./secrets";
 
@@ -22,7 +22,7 @@ export async function createWebhook(
       id: newId("webhook"),
       companyId: args.companyId,
       agentId: agent?.id ?? null,
-      name: args.name ?? (agent ? `${agent.name} webhook` : "Company bus webhook"),
+      name: args.name ?? defaultWebhookName(agent),
       secretHash: hashWebhookSecret(secret),
     })
     .returning();

@@ -1,8 +1,8 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
-import { webhooks, type Webhook } from "@/db/schema";
+import { agents, webhooks, type Webhook } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { getAgentInCompany } from "@/lib/agents";
+import { defaultWebhookName, getAgentInCompany } from "@/lib/agents";
 import { announceWebhookChanged } from "./authenticate-trigger";
 import { webhookNotFound } from "./internal";
 import type { UpdateWebhookInput } from "./schemas";
@@ -12,7 +12,8 @@ import type { UpdateWebhookInput } from "./schemas";
  * agents (`agent_id`; null: the company bus). A paused endpoint refuses deliveries (403, as an
  * unknown URL) from the moment this commits: the endpoint is evicted from the trigger's cache in
  * every process in the same transaction. Events already accepted are still processed (routed by the
- * binding the endpoint has when the worker routes them).
+ * binding the endpoint has when the worker routes them). An endpoint still named after its old
+ * binding (lib/agents/webhook-name.ts) is named after the new one.
  * @throws not_found for another company's endpoint; not_found (param agent_id) for another company's agent.
  */
 export async function updateWebhook(db: DbOrTx, args: { companyId: string; webhookId: string; input: UpdateWebhookInput }): Promise<Webhook> {
@@ -20,15 +21,23 @@ export async function updateWebhook(db: DbOrTx, args: { companyId: string; webho
   return db.transaction(async (tx) => {
     // The endpoint first (locked until commit): another company's id is a 404 whatever the body says.
     const [current] = await tx
-      .select({ id: webhooks.id })
+      .select({ id: webhooks.id, name: webhooks.name, boundName: agents.name })
       .from(webhooks)
+      .leftJoin(agents, and(eq(agents.id, webhooks.agentId), eq(agents.companyId, webhooks.companyId)))
       .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, companyId)))
-      .for("update");
+      .for("update", { of: webhooks });
     if (!current) throw webhookNotFound(args.webhookId);
     const agent = input.agent_id ? await getAgentInCompany(tx, { companyId, agentId: input.agent_id, param: "agent_id" }) : null;
+    const rebound = input.agent_id !== undefined;
+    const followsBinding = current.name === defaultWebhookName(current.boundName === null ? null : { name: current.boundName });
     const [webhook] = await tx
       .update(webhooks)
-      .set({ isActive: input.is_active, agentId: input.agent_id === undefined ? undefined : (agent?.id ?? null), updatedAt: new Date() })
+      .set({
+        isActive: input.is_active,
+        agentId: rebound ? (agent?.id ?? null) : undefined,
+        name: rebound && followsBinding ? defaultWebhookName(agent) : undefined,
+        updatedAt: new Date(),
+      })
       .where(and(eq(webhooks.id, current.id), eq(webhooks.companyId, companyId)))
       .returning();
     await announceWebhookChanged(tx, current.id);
