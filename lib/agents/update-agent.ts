@@ -35,8 +35,8 @@ export async function updateAgent(db: DbOrTx, args: { companyId: string; agentId
     if (input.name !== undefined && input.name !== agent.name) {
       await tx
         .update(webhooks)
-        .set({ name: defaultWebhookName(row), updatedAt: new Date() })
-        .where(and(eq(webhooks.companyId, companyId), eq(webhooks.agentId, agent.id), eq(webhooks.name, defaultWebhookName(agent))));
+        .set({ name: defaultWebhookName(row.name), updatedAt: new Date() })
+        .where(and(eq(webhooks.companyId, companyId), eq(webhooks.agentId, agent.id), eq(webhooks.name, defaultWebhookName(agent.name))));
     }
     return row;
   });

@@ -3,6 +3,6 @@
  * endpoint still carrying it follows its binding (the agent renamed, the endpoint rebound); a
  * name someone chose is never changed.
  */
-export function defaultWebhookName(agent: { name: string } | null): string {
-  return agent ? `${agent.name} webhook` : "Company bus webhook";
+export function defaultWebhookName(agentName: string | null): string {
+  return agentName === null ? "Company bus webhook" : `${agentName} webhook`;
 }

@@ -22,7 +22,7 @@ export async function createWebhook(
       id: newId("webhook"),
       companyId: args.companyId,
       agentId: agent?.id ?? null,
-      name: args.name ?? defaultWebhookName(agent),
+      name: args.name ?? defaultWebhookName(agent?.name ?? null),
       secretHash: hashWebhookSecret(secret),
     })
     .returning();

@@ -29,13 +29,13 @@ export async function updateWebhook(db: DbOrTx, args: { companyId: string; webho
     if (!current) throw webhookNotFound(args.webhookId);
     const agent = input.agent_id ? await getAgentInCompany(tx, { companyId, agentId: input.agent_id, param: "agent_id" }) : null;
     const rebound = input.agent_id !== undefined;
-    const followsBinding = current.name === defaultWebhookName(current.boundName === null ? null : { name: current.boundName });
+    const followsBinding = current.name === defaultWebhookName(current.boundName);
     const [webhook] = await tx
       .update(webhooks)
       .set({
         isActive: input.is_active,
         agentId: rebound ? (agent?.id ?? null) : undefined,
-        name: rebound && followsBinding ? defaultWebhookName(agent) : undefined,
+        name: rebound && followsBinding ? defaultWebhookName(agent?.name ?? null) : undefined,
         updatedAt: new Date(),
       })
       .where(and(eq(webhooks.id, current.id), eq(webhooks.companyId, companyId)))

@@ -76,6 +76,9 @@ interface Conductor {
   modelSlug: string | null;
 }
 
+/** An agent's conductor profile (the company's own; left joined: a missing one reads as nulls). */
+const conductorJoin = and(eq(profiles.id, agents.conductorProfileId), eq(profiles.companyId, agents.companyId));
+
 /**
  * The agents an accepted event wakes, with their conductors, in one statement: a bound webhook its
  * agent (when active), an unbound one every active agent of the company whose topic patterns match
@@ -86,7 +89,7 @@ async function targetsOf(tx: Tx, event: WebhookEvent): Promise<Map<string, Condu
     .select({ agentId: agents.id, topics: agents.topics, boundTo: webhooks.agentId, profileId: profiles.id, modelSlug: profiles.modelSlug })
     .from(webhooks)
     .innerJoin(agents, and(eq(agents.companyId, webhooks.companyId), eq(agents.isActive, true), or(isNull(webhooks.agentId), eq(agents.id, webhooks.agentId))))
-    .leftJoin(profiles, and(eq(profiles.id, agents.conductorProfileId), eq(profiles.companyId, agents.companyId)))
+    .leftJoin(profiles, conductorJoin)
     .where(and(eq(webhooks.id, event.webhookId), eq(webhooks.companyId, event.companyId)));
   return new Map(rows.filter((r) => r.boundTo !== null || matchesAny(r.topics, event.topic)).map((r) => [r.agentId, { profileId: r.profileId, modelSlug: r.modelSlug }]));
 }
@@ -96,7 +99,7 @@ async function conductorOf(event: WebhookEvent, agentId: string): Promise<Conduc
   const [row] = await db
     .select({ profileId: profiles.id, modelSlug: profiles.modelSlug })
     .from(agents)
-    .leftJoin(profiles, and(eq(profiles.id, agents.conductorProfileId), eq(profiles.companyId, agents.companyId)))
+    .leftJoin(profiles, conductorJoin)
     .where(and(eq(agents.id, agentId), eq(agents.companyId, event.companyId)));
   return row ?? { profileId: null, modelSlug: null };
 }
