@@ -13,11 +13,12 @@
  *      (queueing included) and at a paced 20 events/s that the worker keeps up with.
  *
  *   npm run bench:webhooks [-- --duration 10 --connections 32 --rates 250,500,1000 --rate-duration 5
- *                              --no-runs --floor --cpu-prof --profile-drain]
+ *                              --no-runs --floor --cpu-prof --profile-drain --gc --worker-process 10]
  *
  * Database: DATABASE_URL set → a fresh cockpit_bench_<timestamp> database on that server, dropped
  * at the end; unset → an embedded PostgreSQL in a temp dir. Uses the checkout's build.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,8 +28,9 @@ import { admin, createCompany, createKey } from "./lib/admin";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { summarizeProfileWindows } from "./lib/cpuprofile-window";
 import { runLoad } from "./lib/load";
+import { attributeToGc, readGcTrace, type GcAttribution } from "./lib/gc-trace";
 import { runPaced, type PacedResult } from "./lib/paced";
-import { appEnv, prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
+import { appEnv, cleanEnv, prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
 
 const { values: flags } = parseArgs({
@@ -51,6 +53,12 @@ const { values: flags } = parseArgs({
     // The same load with a body the route refuses (400, no event_topic) after every step but the
     // durable write: the route's floor on this machine, printed, nothing saved.
     floor: { type: "boolean", default: false },
+    // Events processed by a separate `npm run worker` process at this nice level instead of the
+    // server's own worker (the server then serves no events: WEBHOOK_WORKER_CONCURRENCY=0).
+    "worker-process": { type: "string" },
+    // The server under --trace-gc: each steady-rate row says how many answers over 20 ms overlapped
+    // a garbage collection of the server's heap (bench/lib/gc-trace.ts) and the p99 without them.
+    gc: { type: "boolean", default: false },
   },
 });
 const DURATION_S = Number(flags.duration);
@@ -91,13 +99,26 @@ async function main(): Promise<number> {
   let db: BenchDatabase | undefined;
   let server: NextServer | undefined;
   let sql: postgres.Sql | undefined;
+  let workerProc: ChildProcess | undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-wh-"));
   try {
     await prepareBuild();
     db = await provisionDatabase({ serverUrl: process.env.DATABASE_URL || undefined });
     sql = postgres(db.url, { max: 2, onnotice: () => {} });
     const profileDir = flags["cpu-prof"] ? fs.mkdtempSync(path.join(os.tmpdir(), "webhooks-prof-")) : undefined;
-    server = await startNext({ nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [], env: { ...appEnv(db.url, dataDir), WEBHOOK_RATE_LIMIT_PER_MINUTE: "1000000", JOBS_IDLE_CHECK_S: "1" } });
+    const separate = flags["worker-process"];
+    const gcLog = flags.gc ? (process.env.BENCH_SERVER_LOG ??= path.join(dataDir, "server.log")) : undefined;
+    const serverEnv = { ...appEnv(db.url, dataDir), WEBHOOK_RATE_LIMIT_PER_MINUTE: "1000000", JOBS_IDLE_CHECK_S: "1" };
+    server = await startNext({ nodeArgs: [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), ...(gcLog ? ["--trace-gc"] : [])], env: separate === undefined ? serverEnv : { ...serverEnv, WEBHOOK_WORKER_CONCURRENCY: "0" } });
+    if (separate !== undefined) {
+      const tsx = path.join(ROOT, "node_modules/.bin/tsx");
+      workerProc = spawn("nice", ["-n", String(Number(separate) || 0), tsx, "--conditions=react-server", "scripts/worker.ts"], {
+        cwd: ROOT,
+        env: cleanEnv({ ...serverEnv }),
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      log(`separate worker process ${workerProc.pid} at nice ${Number(separate) || 0}`);
+    }
     const companyId = await createCompany(db.url, "Webhook bench");
     await admin(db.url, ["credits", "grant", "--company", companyId, "--amount", "10000000"]);
     const key = await createKey(db.url, companyId, { scopes: ["chat"] });
@@ -148,10 +169,20 @@ async function main(): Promise<number> {
     const burst = await stats(sql, companyId, burstStart);
 
     const rates: PacedResult[] = [];
+    const gcRows = new Map<PacedResult, GcAttribution>();
     for (const rate of flags.rates.split(",").filter(Boolean).map(Number)) {
       log(`trigger @${CONNECTIONS}c paced at ${rate} req/s for ${flags["rate-duration"]}s (worker running)`);
       const r = await runPaced({ url, rate, durationS: Number(flags["rate-duration"]), connections: CONNECTIONS, method: "POST", headers: { "content-type": "application/json" }, body });
       log(`  p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms, ${fmt(r.achievedRate, 0)} answers/s ${JSON.stringify(r.statusCodes)}`);
+      if (gcLog) {
+        await sleep(300); // the log stream's last writes
+        const g = attributeToGc(r.samples, readGcTrace(gcLog));
+        gcRows.set(r, g);
+        log(
+          `  gc: ${g.markCompacts} Mark-Compact (pause max ${fmt(g.markCompactPauseMaxMs)} ms, marking max ${fmt(g.markingMaxMs, 0)} ms), ${g.scavenges} Scavenge (pause max ${fmt(g.scavengePauseMaxMs)} ms); ` +
+            `${g.slow} answers over 20 ms, ${g.slowDuringMarkCompact} of them during a Mark-Compact, ${g.slowDuringAnyGc} during any collection; p99 of the answers during none: ${fmt(g.p99WithoutMarkCompact)} ms`,
+        );
+      }
       rates.push(r);
     }
     if (rates.length) await drain(sql, companyId, 600_000);
@@ -175,7 +206,8 @@ async function main(): Promise<number> {
       runs: !flags["no-runs"],
       duration_s: DURATION_S,
       trigger: { rps: load.rpsTotal, p50_ms: load.p50, p99_ms: load.p99, status_codes: load.statusCodes, errors: load.errors },
-      trigger_paced: rates.map((r) => ({ rate: r.rate, answers_per_s: r.achievedRate, p50_ms: r.p50, p99_ms: r.p99, max_ms: r.max, status_codes: r.statusCodes, errors: r.errors })),
+      trigger_paced: rates.map((r) => ({ rate: r.rate, answers_per_s: r.achievedRate, p50_ms: r.p50, p99_ms: r.p99, max_ms: r.max, status_codes: r.statusCodes, errors: r.errors, ...(gcRows.has(r) ? { gc: gcRows.get(r) } : {}) })),
+      worker: separate === undefined ? "in the server" : `separate process at nice ${Number(separate) || 0}`,
       burst: { events: burst.events, done: burst.done, not_done: burst.other, events_per_s: burst.events / burst.span_s, lag_p50_ms: burst.lag_p50, lag_p99_ms: burst.lag_p99 },
       paced: { events: paced.events, done: paced.done, non_202: pacedAnswers.filter((s) => s !== 202).length, lag_p50_ms: paced.lag_p50, lag_p99_ms: paced.lag_p99 },
     };
@@ -196,11 +228,17 @@ async function main(): Promise<number> {
     process.stdout.write(`${table}\n`);
     const dir = path.join(ROOT, "bench/results");
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, flags["no-runs"] ? "webhooks-no-runs-latest.json" : "webhooks-latest.json"), `${JSON.stringify(result, null, 2)}\n`);
+    // The default topology (the worker in the server, as `npm start` runs it) keeps webhooks-latest.json.
+    const name = `webhooks${flags["no-runs"] ? "-no-runs" : ""}${separate === undefined ? "" : "-worker-process"}-latest.json`;
+    fs.writeFileSync(path.join(dir, name), `${JSON.stringify(result, null, 2)}\n`);
     const ratesOk = rates.every((r) => r.errors === 0 && (r.statusCodes["202"] ?? 0) === r.sent);
     return burst.other === 0 && paced.other === 0 && load.non2xx === 0 && ratesOk ? 0 : 1;
   } finally {
     await server?.stop();
+    if (workerProc && workerProc.exitCode === null) {
+      workerProc.kill("SIGTERM");
+      await new Promise((r) => workerProc!.once("exit", r));
+    }
     await sql?.end();
     await db?.cleanup();
     fs.rmSync(dataDir, { recursive: true, force: true });

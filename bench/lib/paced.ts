@@ -27,6 +27,8 @@ export interface PacedResult {
   max: number;
   statusCodes: Record<string, number>;
   errors: number;
+  /** Each request's due time (wall clock, epoch ms) and latency (ms), in order: to line up with a server's trace. */
+  samples: { dueWall: Float64Array; latency: Float64Array };
 }
 
 const percentile = (sorted: Float64Array, q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]! : Number.NaN);
@@ -74,6 +76,8 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   await Promise.all(inFlight);
   agent.destroy();
   const sorted = latencies.slice().sort();
+  const startWall = Date.now() - (performance.now() - start);
+  const dueWall = Float64Array.from({ length: total }, (_, i) => startWall + (i * 1000) / opts.rate);
   return {
     rate: opts.rate,
     sent: total,
@@ -83,5 +87,6 @@ export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
     max: sorted[sorted.length - 1] ?? Number.NaN,
     statusCodes,
     errors,
+    samples: { dueWall, latency: latencies },
   };
 }

@@ -255,6 +255,8 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   const lines: string[] = [];
   // BENCH_SERVER_LOG=<file>: keep the server's whole output (e.g. with --trace-gc), not just its tail.
   const fullLog = process.env.BENCH_SERVER_LOG ? fs.createWriteStream(process.env.BENCH_SERVER_LOG, { flags: "a" }) : undefined;
+  // The spawn's wall clock, to line --trace-gc's times (ms since the process started) up with a load's.
+  fullLog?.write(`# server ${child.pid} spawned at ${Date.now()}\n`);
   const collect = (chunk: Buffer) => {
     fullLog?.write(chunk);
     for (const l of chunk.toString("utf8").split("\n")) if (l.trim()) lines.push(l);
