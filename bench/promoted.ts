@@ -2,8 +2,8 @@
  * What a running server promotes to its old generation: samples its allocations for --seconds
  * through its inspector (V8's sampling heap profiler, keeping objects that outlived a young-
  * generation collection: promoted ones, live or since collected by a Mark-Compact), then prints
- * the bytes by the innermost app frames, each with an excerpt of the built chunk's source at that
- * position (the production build is minified: the excerpt says which code it is).
+ * the bytes by the innermost frame of the app's own code (lib/, db/, app/, scripts/), the build's
+ * minified frames mapped back to their sources (bench/lib/cpuprofile.ts resolveFrame).
  *
  * Start the server under load with the inspector on, e.g.
  *   BENCH_NODE_ARGS="--inspect=127.0.0.1:9339" npm run bench:webhooks -- --rates 250 --rate-duration 30
@@ -15,8 +15,8 @@
  * the npm script passes it).
  */
 import fs from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
+import { resolveFrame, type CallFrame, type Frame } from "./lib/cpuprofile";
 import { ROOT } from "./lib/server";
 
 const { values: flags } = parseArgs({
@@ -29,12 +29,6 @@ const { values: flags } = parseArgs({
   },
 });
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-  columnNumber: number;
-}
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
@@ -73,47 +67,33 @@ async function sample(port: string, seconds: number, interval: number): Promise<
   return profile.head;
 }
 
-/** Frames of the runtime and of the database drivers: the app frame below them says who allocated. */
-const LIBRARY = /^node:|\/node_modules\/|^$/;
-
-function excerpt(frame: CallFrame): string {
-  const file = frame.url.startsWith("file://") ? new URL(frame.url).pathname : frame.url;
-  if (!file.startsWith(path.join(ROOT, ".next"))) return "";
-  try {
-    const line = fs.readFileSync(file, "utf8").split("\n")[frame.lineNumber] ?? "";
-    return line.slice(Math.max(0, frame.columnNumber - 60), frame.columnNumber + 100).replace(/\s+/g, " ");
-  } catch {
-    return "";
-  }
-}
+/**
+ * The app's own code, as resolveFrame names it: a bundled source (lib/…, app/…) or a file of the
+ * checkout run as it is (scripts/server/*.mjs, the fast lane). Packages and node internals are not.
+ */
+const isApp = (f: Frame) => /^(lib|db|app|scripts|components)\//.test(f.area) || (f.area.startsWith(`${ROOT}/`) && !f.area.includes("/node_modules/"));
+const shown = (f: Frame) => `${f.fn} ${f.where.startsWith(`${ROOT}/`) ? f.where.slice(ROOT.length + 1) : f.where}`;
 
 async function main(): Promise<void> {
   const seconds = Number(flags.seconds);
   process.stderr.write(`[bench] sampling promoted allocations on port ${flags.port} for ${seconds} s\n`);
   const head = await sample(flags.port, seconds, Number(flags.interval));
   if (flags.out) fs.writeFileSync(flags.out, JSON.stringify(head));
-  const byFrame = new Map<string, { bytes: number; frame: CallFrame | undefined }>();
+  const byFrame = new Map<string, number>();
   let total = 0;
-  const walk = (node: ProfileNode, appFrame: CallFrame | undefined) => {
-    const f = node.callFrame;
-    const own = LIBRARY.test(f.url) ? appFrame : f;
+  const walk = (node: ProfileNode, appFrame: string) => {
+    const f = resolveFrame(node.callFrame, ROOT);
+    const own = isApp(f) ? shown(f) : appFrame;
     if (node.selfSize > 0) {
       total += node.selfSize;
-      const key = own ? `${own.functionName || "(anonymous)"} ${path.basename(own.url)}:${own.lineNumber + 1}:${own.columnNumber + 1}` : "(no app frame)";
-      const entry = byFrame.get(key) ?? { bytes: 0, frame: own };
-      entry.bytes += node.selfSize;
-      byFrame.set(key, entry);
+      byFrame.set(own, (byFrame.get(own) ?? 0) + node.selfSize);
     }
     for (const c of node.children ?? []) walk(c, own);
   };
-  walk(head, undefined);
+  walk(head, "(no app frame: runtime, drivers, Next.js)");
   process.stdout.write(`promoted (sampled) in ${seconds} s: ${(total / 1048576).toFixed(1)} MiB, ${(total / 1048576 / seconds).toFixed(2)} MiB/s\n`);
-  const rows = [...byFrame.entries()].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, Number(flags.top));
-  for (const [key, { bytes, frame }] of rows) {
-    process.stdout.write(`${(bytes / 1048576).toFixed(2).padStart(8)} MiB ${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${key}\n`);
-    const text = frame ? excerpt(frame) : "";
-    if (text) process.stdout.write(`${" ".repeat(24)}… ${text} …\n`);
-  }
+  const rows = [...byFrame.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(flags.top));
+  for (const [key, bytes] of rows) process.stdout.write(`${(bytes / 1048576).toFixed(2).padStart(8)} MiB ${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${key}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -8,7 +8,7 @@ import { SourceMap } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
