@@ -45,18 +45,23 @@ async function sample(port: string, seconds: number, interval: number): Promise<
     ws.addEventListener("error", () => reject(new Error("inspector connection failed")), { once: true });
   });
   let lastId = 0;
-  const pending = new Map<number, (result: unknown) => void>();
+  const pending = new Map<number, { resolve: (result: unknown) => void; reject: (err: Error) => void }>();
   ws.addEventListener("message", (e) => {
     const msg = JSON.parse(String(e.data)) as { id?: number; result?: unknown; error?: { message: string } };
-    if (msg.id === undefined) return;
-    if (msg.error) throw new Error(msg.error.message);
-    pending.get(msg.id)?.(msg.result);
-    pending.delete(msg.id);
+    const waiter = msg.id === undefined ? undefined : pending.get(msg.id);
+    if (!waiter) return;
+    pending.delete(msg.id!);
+    if (msg.error) waiter.reject(new Error(`inspector: ${msg.error.message}`));
+    else waiter.resolve(msg.result);
+  });
+  ws.addEventListener("close", () => {
+    for (const w of pending.values()) w.reject(new Error("the inspector connection closed (the server exited?)"));
+    pending.clear();
   });
   const call = <T>(method: string, params: Record<string, unknown> = {}) =>
-    new Promise<T>((resolve) => {
+    new Promise<T>((resolve, reject) => {
       const id = ++lastId;
-      pending.set(id, resolve as (r: unknown) => void);
+      pending.set(id, { resolve: resolve as (r: unknown) => void, reject });
       ws.send(JSON.stringify({ id, method, params }));
     });
   await call("HeapProfiler.enable");

@@ -64,6 +64,8 @@ const { values: flags } = parseArgs({
 const DURATION_S = Number(flags.duration);
 const CONNECTIONS = Number(flags.connections);
 const PACED = Number(flags.paced);
+/** The separate worker's nice level (--worker-process), or undefined: the worker runs in the server. */
+const WORKER_NICE = flags["worker-process"] === undefined ? undefined : Number(flags["worker-process"]) || 0;
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -100,24 +102,32 @@ async function main(): Promise<number> {
   let server: NextServer | undefined;
   let sql: postgres.Sql | undefined;
   let workerProc: ChildProcess | undefined;
+  let workerExited: Promise<string> | undefined;
+  let stopping = false;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-wh-"));
   try {
     await prepareBuild();
     db = await provisionDatabase({ serverUrl: process.env.DATABASE_URL || undefined });
     sql = postgres(db.url, { max: 2, onnotice: () => {} });
     const profileDir = flags["cpu-prof"] ? fs.mkdtempSync(path.join(os.tmpdir(), "webhooks-prof-")) : undefined;
-    const separate = flags["worker-process"];
-    const gcLog = flags.gc ? (process.env.BENCH_SERVER_LOG ??= path.join(dataDir, "server.log")) : undefined;
+    const gcLog = flags.gc ? (process.env.BENCH_SERVER_LOG ?? path.join(dataDir, "server.log")) : undefined;
     const serverEnv = { ...appEnv(db.url, dataDir), WEBHOOK_RATE_LIMIT_PER_MINUTE: "1000000", JOBS_IDLE_CHECK_S: "1" };
-    server = await startNext({ nodeArgs: [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), ...(gcLog ? ["--trace-gc"] : [])], env: separate === undefined ? serverEnv : { ...serverEnv, WEBHOOK_WORKER_CONCURRENCY: "0" } });
-    if (separate !== undefined) {
+    server = await startNext({
+      nodeArgs: [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), ...(gcLog ? ["--trace-gc"] : [])],
+      env: WORKER_NICE === undefined ? serverEnv : { ...serverEnv, WEBHOOK_WORKER_CONCURRENCY: "0" },
+      logFile: gcLog,
+    });
+    if (WORKER_NICE !== undefined) {
       const tsx = path.join(ROOT, "node_modules/.bin/tsx");
-      workerProc = spawn("nice", ["-n", String(Number(separate) || 0), tsx, "--conditions=react-server", "scripts/worker.ts"], {
-        cwd: ROOT,
-        env: cleanEnv({ ...serverEnv }),
-        stdio: ["ignore", "inherit", "inherit"],
+      const child = spawn("nice", ["-n", String(WORKER_NICE), tsx, "--conditions=react-server", "scripts/worker.ts"], { cwd: ROOT, env: cleanEnv(serverEnv), stdio: ["ignore", "inherit", "inherit"] });
+      workerExited = new Promise((resolve) => {
+        child.once("exit", (code, signal) => resolve(`${code ?? signal}`));
+        child.once("error", (err) => resolve(err.message)); // not started (no \`nice\`?): no exit event follows
       });
-      log(`separate worker process ${workerProc.pid} at nice ${Number(separate) || 0}`);
+      // A worker that dies mid-bench would leave the drain to time out with no reason given.
+      void workerExited.then((how) => stopping || log(`ERROR: the separate worker process exited (${how})`));
+      workerProc = child;
+      log(`separate worker process ${child.pid} at nice ${WORKER_NICE}`);
     }
     const companyId = await createCompany(db.url, "Webhook bench");
     await admin(db.url, ["credits", "grant", "--company", companyId, "--amount", "10000000"]);
@@ -207,7 +217,7 @@ async function main(): Promise<number> {
       duration_s: DURATION_S,
       trigger: { rps: load.rpsTotal, p50_ms: load.p50, p99_ms: load.p99, status_codes: load.statusCodes, errors: load.errors },
       trigger_paced: rates.map((r) => ({ rate: r.rate, answers_per_s: r.achievedRate, p50_ms: r.p50, p99_ms: r.p99, max_ms: r.max, status_codes: r.statusCodes, errors: r.errors, ...(gcRows.has(r) ? { gc: gcRows.get(r) } : {}) })),
-      worker: separate === undefined ? "in the server" : `separate process at nice ${Number(separate) || 0}`,
+      worker: WORKER_NICE === undefined ? "in the server" : `separate process at nice ${WORKER_NICE}`,
       burst: { events: burst.events, done: burst.done, not_done: burst.other, events_per_s: burst.events / burst.span_s, lag_p50_ms: burst.lag_p50, lag_p99_ms: burst.lag_p99 },
       paced: { events: paced.events, done: paced.done, non_202: pacedAnswers.filter((s) => s !== 202).length, lag_p50_ms: paced.lag_p50, lag_p99_ms: paced.lag_p99 },
     };
@@ -229,16 +239,15 @@ async function main(): Promise<number> {
     const dir = path.join(ROOT, "bench/results");
     fs.mkdirSync(dir, { recursive: true });
     // The default topology (the worker in the server, as `npm start` runs it) keeps webhooks-latest.json.
-    const name = `webhooks${flags["no-runs"] ? "-no-runs" : ""}${separate === undefined ? "" : "-worker-process"}-latest.json`;
+    const name = `webhooks${flags["no-runs"] ? "-no-runs" : ""}${WORKER_NICE === undefined ? "" : "-worker-process"}-latest.json`;
     fs.writeFileSync(path.join(dir, name), `${JSON.stringify(result, null, 2)}\n`);
     const ratesOk = rates.every((r) => r.errors === 0 && (r.statusCodes["202"] ?? 0) === r.sent);
     return burst.other === 0 && paced.other === 0 && load.non2xx === 0 && ratesOk ? 0 : 1;
   } finally {
+    stopping = true;
     await server?.stop();
-    if (workerProc && workerProc.exitCode === null) {
-      workerProc.kill("SIGTERM");
-      await new Promise((r) => workerProc!.once("exit", r));
-    }
+    workerProc?.kill("SIGTERM");
+    await workerExited;
     await sql?.end();
     await db?.cleanup();
     fs.rmSync(dataDir, { recursive: true, force: true });

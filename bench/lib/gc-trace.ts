@@ -10,6 +10,7 @@
  * by SLACK_MS to cover that.
  */
 import fs from "node:fs";
+import { percentile } from "./load";
 
 export interface GcEvent {
   kind: "Scavenge" | "Mark-Compact";
@@ -66,7 +67,8 @@ function overlaps(from: number, to: number, e: GcEvent): boolean {
 export function attributeToGc(samples: { dueWall: Float64Array; latency: Float64Array }, events: GcEvent[], slowMs = 20): GcAttribution {
   const n = samples.dueWall.length;
   const spanFrom = n ? samples.dueWall[0]! : 0;
-  const spanTo = n ? Math.max(...Array.from(samples.dueWall, (d, i) => d + samples.latency[i]!)) : 0;
+  let spanTo = spanFrom;
+  for (let i = 0; i < n; i++) spanTo = Math.max(spanTo, samples.dueWall[i]! + samples.latency[i]!);
   const inSpan = events.filter((e) => e.toWall >= spanFrom && e.fromWall <= spanTo);
   const majors = inSpan.filter((e) => e.kind === "Mark-Compact");
   const minors = inSpan.filter((e) => e.kind === "Scavenge");
@@ -96,6 +98,6 @@ export function attributeToGc(samples: { dueWall: Float64Array; latency: Float64
     slow,
     slowDuringMarkCompact: slowMajor,
     slowDuringAnyGc: slowAny,
-    p99WithoutMarkCompact: clean.length ? clean[Math.min(clean.length - 1, Math.ceil(0.99 * clean.length) - 1)]! : Number.NaN,
+    p99WithoutMarkCompact: percentile(clean, 0.99),
   };
 }

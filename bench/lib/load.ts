@@ -51,7 +51,8 @@ export interface LoadResult {
   autocannon: { p50: number; p99: number; rpsMean: number; rpsStddev: number; latencyMean: number };
 }
 
-function percentile(sorted: Float64Array, q: number): number {
+/** The q-quantile of ascending values (nearest rank); NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[idx]!;

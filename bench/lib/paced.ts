@@ -6,6 +6,7 @@
  * each second's quota in a burst at the top of the second, which is not a steady rate.
  */
 import http from "node:http";
+import { percentile } from "./load";
 
 export interface PacedOptions {
   url: string;
@@ -31,7 +32,6 @@ export interface PacedResult {
   samples: { dueWall: Float64Array; latency: Float64Array };
 }
 
-const percentile = (sorted: Float64Array, q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]! : Number.NaN);
 
 export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });

@@ -163,6 +163,8 @@ export interface StartOptions {
   nodeArgs?: string[];
   healthPath?: string;
   readyTimeoutMs?: number;
+  /** Append the server's whole output to this file (default BENCH_SERVER_LOG), e.g. for --trace-gc. */
+  logFile?: string;
 }
 
 const live = new Set<ChildProcess>();
@@ -253,8 +255,9 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   });
   live.add(child);
   const lines: string[] = [];
-  // BENCH_SERVER_LOG=<file>: keep the server's whole output (e.g. with --trace-gc), not just its tail.
-  const fullLog = process.env.BENCH_SERVER_LOG ? fs.createWriteStream(process.env.BENCH_SERVER_LOG, { flags: "a" }) : undefined;
+  // BENCH_SERVER_LOG=<file> or opts.logFile: keep the server's whole output (e.g. with --trace-gc), not just its tail.
+  const logFile = opts.logFile ?? process.env.BENCH_SERVER_LOG;
+  const fullLog = logFile ? fs.createWriteStream(logFile, { flags: "a" }) : undefined;
   // The spawn's wall clock, to line --trace-gc's times (ms since the process started) up with a load's.
   fullLog?.write(`# server ${child.pid} spawned at ${Date.now()}\n`);
   const collect = (chunk: Buffer) => {
