@@ -7,7 +7,9 @@
  * steps on the main thread, concurrent marking on V8's helper threads, which on a 2-core box take
  * CPU from the main thread). The process start is taken as its spawn (bench/lib/server.ts writes
  * `# server <pid> spawned at <epoch ms>` first), a few tens of ms early: the windows are widened
- * by SLACK_MS to cover that.
+ * by SLACK_MS to cover that. Only the main thread's isolate counts (the first to collect; each
+ * line names its isolate): the jobs thread's and the CPU pool's heaps are collected without
+ * pausing the requests, and their times count from their own start.
  */
 import fs from "node:fs";
 import { percentile } from "./load";
@@ -35,12 +37,16 @@ export function readGcTrace(file: string): GcEvent[] {
   if (!spawn) return [];
   const spawned = Number(spawn[1]);
   const events: GcEvent[] = [];
-  const line = /\s(\d+) ms: (Scavenge|Mark-Compact)[^,]*, ([\d.]+) \/ [\d.]+ ms(?:.*?walltime since start of marking (\d+) ms)?/g;
+  const line = /\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: (Scavenge|Mark-Compact)[^,]*, ([\d.]+) \/ [\d.]+ ms(?:.*?walltime since start of marking (\d+) ms)?/g;
+  let mainIsolate: string | undefined;
   for (let m = line.exec(text); m; m = line.exec(text)) {
-    const end = spawned + Number(m[1]);
-    const pauseMs = Number(m[3]);
-    const markingMs = m[4] ? Number(m[4]) : 0;
-    events.push({ kind: m[2] as GcEvent["kind"], fromWall: end - Math.max(pauseMs, markingMs), toWall: end, pauseMs, markingMs });
+    const [, isolate, sinceStart, kind, pause, marking] = m;
+    mainIsolate ??= isolate;
+    if (isolate !== mainIsolate) continue;
+    const end = spawned + Number(sinceStart);
+    const pauseMs = Number(pause);
+    const markingMs = marking ? Number(marking) : 0;
+    events.push({ kind: kind as GcEvent["kind"], fromWall: end - Math.max(pauseMs, markingMs), toWall: end, pauseMs, markingMs });
   }
   return events;
 }

@@ -26,6 +26,11 @@ export interface QueueDefinition<T extends object> {
   maxRunSeconds: () => number;
   /** Concurrent handlers per process. */
   concurrency: () => number;
+  /**
+   * Served on the production server's jobs thread (lib/jobs/jobs-thread.ts) rather than its main
+   * thread: for handlers whose work (a model run) would otherwise share the requests' heap and event loop.
+   */
+  thread?: boolean;
   /** Throwing makes pg-boss retry the job (until its retry limit, then its dead letter queue). */
   handle: (job: JobRun<T>) => Promise<void>;
   /** Jobs that failed for good (retries spent, or expired on their last try) land here. */

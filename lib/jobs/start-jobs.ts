@@ -7,6 +7,7 @@ import { dbState, isConnectionError } from "@/db/resilience";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { bossStarted, getBoss, JOBS_SCHEMA, stopBoss } from "./boss";
+import { delegatesToJobsThread, ensureJobsThread, jobsThreadRunning, stopJobsThread, wakeJobsThread } from "./jobs-thread";
 import { definedQueues, type JobRun, type QueueDefinition } from "./queues";
 
 const g = globalThis as { __cockpitQueuesReady?: WeakMap<PgBoss, Promise<void>>; __cockpitWorkers?: Promise<void> };
@@ -69,8 +70,18 @@ let nextNotified = 0;
 const WAKE_CHANNEL = "cockpit_jobs";
 const wake = (gw.__cockpitJobsWake ??= { token: randomUUID(), pending: new Set() });
 
+/** Wakes one idle worker of the queue in this thread, if it has any (the jobs thread's wake message). */
+export function wakeLocalWorker(name: string): void {
+  notifyLocalWorker(name);
+}
+
 /** Wakes one idle worker of the queue in this process, if it has any. */
 function notifyLocalWorker(name: string): void {
+  if (threadQueues().some((q) => q.name === name || q.deadLetter?.name === name)) {
+    ensureJobsThread();
+    wakeJobsThread(name);
+    return;
+  }
   const ids = workerIds.get(name);
   if (!ids?.length || !bossStarted()) return;
   const id = ids[nextNotified++ % ids.length]!;
@@ -103,13 +114,22 @@ function onWakeNotice(payload: string): void {
   const i = payload.lastIndexOf(":");
   if (payload.slice(i + 1) === wake.token) return;
   const name = payload.slice(0, i);
-  if (!servedQueues().some((q) => q.name === name || q.deadLetter?.name === name)) return;
+  if (![...servedQueues(), ...threadQueues()].some((q) => q.name === name || q.deadLetter?.name === name)) return;
   wakeJobWorkers();
   notifyLocalWorker(name);
 }
 
-/** The queues this process works on: a concurrency of 0 leaves a queue to other processes. */
-const servedQueues = () => definedQueues().filter((q) => q.concurrency() > 0);
+/**
+ * The queues this thread works on: a concurrency of 0 leaves a queue to other processes, and the
+ * production server's main thread leaves those marked `thread` to its jobs thread (lib/jobs/jobs-thread.ts).
+ */
+const servedQueues = () => {
+  const delegating = delegatesToJobsThread();
+  return definedQueues().filter((q) => q.concurrency() > 0 && !(delegating && q.thread));
+};
+/** The queues this process serves on its jobs thread (none but on the production server's main thread). */
+const threadQueues = () => (delegatesToJobsThread() ? definedQueues().filter((q) => q.concurrency() > 0 && q.thread) : []);
+const queueNames = (queues: QueueDefinition<object>[]) => queues.flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter.name] : [q.name]));
 
 async function serve<T extends object>(boss: PgBoss, queue: QueueDefinition<T>, name: string, handle: (job: JobRun<T>) => Promise<void>) {
   let self = "";
@@ -138,8 +158,9 @@ async function startServing(queues: QueueDefinition<object>[]): Promise<void> {
   log.info({ queues: queues.map((q) => q.name) }, "job workers started");
 }
 
-/** Starts this process's job workers (once; a failed start is tried again on the next wake). */
+/** Starts this process's job workers (once; a failed start is tried again on the next wake), and its jobs thread. */
 export function wakeJobWorkers(): void {
+  if (threadQueues().length > 0) ensureJobsThread();
   if (g.__cockpitWorkers) return;
   const queues = servedQueues();
   if (queues.length === 0) return;
@@ -149,9 +170,8 @@ export function wakeJobWorkers(): void {
   });
 }
 
-/** One indexed query: is any defined queue holding a job not yet finished (created, retry or active)? */
-async function workWaiting(): Promise<boolean> {
-  const names = servedQueues().flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter.name] : [q.name]));
+/** One indexed query: is any of these queues holding a job not yet finished (created, retry or active)? */
+async function workWaiting(names: string[]): Promise<boolean> {
   if (names.length === 0) return false;
   const [table] = await db.execute<{ ok: boolean }>(sql`SELECT to_regclass(${`${JOBS_SCHEMA}.job`}) IS NOT NULL AS ok`);
   if (!table?.ok) return false;
@@ -175,7 +195,7 @@ export function startJobs(): () => Promise<void> {
   // Other processes' wake-ups (see notifyJobWorkers); until this listens, polling alone finds jobs.
   let listening: Promise<{ unlisten: () => Promise<void> } | undefined> | undefined;
   const listen = () => {
-    if (listening || servedQueues().length === 0 || dbState() === "down") return;
+    if (listening || (servedQueues().length === 0 && threadQueues().length === 0) || dbState() === "down") return;
     listening = pg.listen(WAKE_CHANNEL, onWakeNotice).catch((err: unknown) => {
       listening = undefined;
       log.debug({ err }, "job wake-ups not heard yet (retrying on the next check)");
@@ -184,10 +204,14 @@ export function startJobs(): () => Promise<void> {
   };
   const tick = async () => {
     listen();
-    if (busy || g.__cockpitWorkers || dbState() === "down") return;
+    if (busy || dbState() === "down") return;
+    const names = queueNames(g.__cockpitWorkers ? [] : servedQueues());
+    const forThread = queueNames(jobsThreadRunning() ? [] : threadQueues());
+    if (names.length === 0 && forThread.length === 0) return;
     busy = true;
     try {
-      if (await workWaiting()) wakeJobWorkers();
+      if (await workWaiting(names)) wakeJobWorkers();
+      if (await workWaiting(forThread)) ensureJobsThread();
     } catch (err) {
       if (isConnectionError(err)) log.debug("job check skipped: database unreachable");
       else log.warn({ err }, "job check failed");
@@ -203,6 +227,7 @@ export function startJobs(): () => Promise<void> {
     await (await listening)?.unlisten().catch(() => {});
     g.__cockpitWorkers = undefined;
     workerIds.clear();
+    await stopJobsThread();
     if (bossStarted()) await stopBoss();
   };
 }

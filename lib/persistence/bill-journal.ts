@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
+import { isMainThread } from "node:worker_threads";
 import { DatabaseUnavailableError, dbState, isConnectionError, isTransientConflict } from "@/db/resilience";
 import { databaseUrl } from "@/db/url";
 import { env } from "@/lib/env";
@@ -22,7 +23,8 @@ import { onShutdown } from "@/lib/shutdown";
  * loses is only the calls in flight that had not reached the journal yet.
  *
  * One file per process: `$DATA_DIR/journal/<host>-<database tag>-<pid>.jsonl`, one JSON object per line, emptied once
- * everything in it reached the database.
+ * everything in it reached the database; the server's jobs thread (lib/jobs/jobs-thread.ts) keeps
+ * `<host>-<database tag>-<pid>.jobs.jsonl`, adopted by its main thread when the thread ends.
  */
 export const MAX_ENTRIES = 10_000;
 export const MAX_BYTES = 64 * 1024 * 1024;
@@ -60,7 +62,9 @@ export const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
 const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, "_");
 /** Which database the entries belong to: a file is only ever adopted by a process of the same one. */
 const DB_TAG = createHash("sha256").update(databaseUrl()).digest("hex").slice(0, 12);
-const ownFile = () => path.join(journalDir(), `${HOST}-${DB_TAG}-${process.pid}.jsonl`);
+/** This process's journal file: its main thread's, or its jobs thread's (lib/jobs/jobs-thread.ts). */
+export const journalFileOf = (jobsThread: boolean) => path.join(journalDir(), `${HOST}-${DB_TAG}-${process.pid}${jobsThread ? ".jobs" : ""}.jsonl`);
+const ownFile = () => journalFileOf(!isMainThread);
 
 /** Registers how entries of `kind` are written to the database (idempotently). */
 export function registerJournalWriter<T>(kind: string, writer: (payload: T) => Promise<unknown>): void {
@@ -221,47 +225,67 @@ export async function recoverJournals(): Promise<number> {
   }
   let adopted = 0;
   for (const name of names) {
-    const m = /^(.+)-([0-9a-f]{12})-(\d+)\.jsonl$/.exec(name);
+    const m = /^(.+)-([0-9a-f]{12})-(\d+)(\.jobs)?\.jsonl$/.exec(name);
     if (!m || m[1] !== HOST || m[2] !== DB_TAG || Number(m[3]) === process.pid || pidAlive(Number(m[3]))) continue;
-    const file = path.join(dir, name);
-    const claimed = `${file}.adopting-${process.pid}`;
-    try {
-      fs.renameSync(file, claimed); // atomic: one adopter per file
-    } catch {
-      continue;
-    }
-    const entries: { kind: string; id: string; payload: unknown; line: string }[] = [];
-    for (const line of fs.readFileSync(claimed, "utf8").split("\n").filter(Boolean)) {
-      try {
-        entries.push({ ...(JSON.parse(line) as { kind: string; id: string; payload: unknown }), line });
-      } catch {
-        // a line cut by the crash: it never reached its caller's acknowledgement
-      }
-    }
-    try {
-      for (const { kind, id, payload, line } of entries) {
-        // An entry no writer here knows is never dropped: kept aside for the operator.
-        if (!state.writers.has(kind)) deadLetter(line);
-        else {
-          await appendOwn(line);
-          const bytes = Buffer.byteLength(line) + 1;
-          state.queue.push({ kind, id, payload, bytes });
-          state.bytes += bytes;
-          adopted++;
-        }
-      }
-    } catch (err) {
-      // Our own file could not take them: give the file back for a later attempt (entries already
-      // taken are written twice at most, and the writers are idempotent).
-      fs.renameSync(claimed, file);
-      throw err;
-    }
-    fs.rmSync(claimed, { force: true });
+    adopted += await adoptFile(path.join(dir, name));
   }
   if (adopted > 0) {
     log.warn({ adopted }, "adopted the bill journal of a process that is gone");
     void drain();
   }
+  return adopted;
+}
+
+/**
+ * The main thread adopts the journal of this process's jobs thread once the thread has ended
+ * (stopped, or died): what it could not write yet is written from here. Returns how many entries.
+ */
+export async function adoptJobsThreadJournal(): Promise<number> {
+  if (!isMainThread) return 0;
+  const adopted = await adoptFile(journalFileOf(true));
+  if (adopted > 0) {
+    log.warn({ adopted }, "adopted the bill journal of the jobs thread");
+    void drain();
+  }
+  return adopted;
+}
+
+/** Moves the entries of another journal file into this one (on disk first), then removes the file. */
+async function adoptFile(file: string): Promise<number> {
+  const claimed = `${file}.adopting-${process.pid}`;
+  try {
+    fs.renameSync(file, claimed); // atomic: one adopter per file
+  } catch {
+    return 0;
+  }
+  const entries: { kind: string; id: string; payload: unknown; line: string }[] = [];
+  for (const line of fs.readFileSync(claimed, "utf8").split("\n").filter(Boolean)) {
+    try {
+      entries.push({ ...(JSON.parse(line) as { kind: string; id: string; payload: unknown }), line });
+    } catch {
+      // a line cut by the crash: it never reached its caller's acknowledgement
+    }
+  }
+  let adopted = 0;
+  try {
+    for (const { kind, id, payload, line } of entries) {
+      // An entry no writer here knows is never dropped: kept aside for the operator.
+      if (!state.writers.has(kind)) deadLetter(line);
+      else {
+        await appendOwn(line);
+        const bytes = Buffer.byteLength(line) + 1;
+        state.queue.push({ kind, id, payload, bytes });
+        state.bytes += bytes;
+        adopted++;
+      }
+    }
+  } catch (err) {
+    // Our own file could not take them: give the file back for a later attempt (entries already
+    // taken are written twice at most, and the writers are idempotent).
+    fs.renameSync(claimed, file);
+    throw err;
+  }
+  fs.rmSync(claimed, { force: true });
   return adopted;
 }
 

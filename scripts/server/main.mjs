@@ -26,6 +26,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
+import { buildJobsThread } from "./jobs-thread-build.mjs";
 import { workerCount } from "./worker-count.mjs";
 
 /** Hot routes served by the fast lane (exact paths). Their handlers must not use Next.js request APIs. */
@@ -210,8 +211,24 @@ function supervise(count) {
   for (let i = 0; i < count; i++) fork(i);
 }
 
+/**
+ * Builds the jobs thread (lib/jobs/jobs-thread.ts: webhook events are processed on a thread of
+ * their own, with its own heap and event loop, so their runs neither pause nor queue behind the
+ * requests) and names it to the app in COCKPIT_JOBS_THREAD_FILE (cluster workers inherit it).
+ * JOBS_THREAD=0, or a failed build, leaves the jobs on the main thread.
+ */
+async function prepareJobsThread() {
+  if (process.env.JOBS_THREAD === "0") return;
+  try {
+    process.env.COCKPIT_JOBS_THREAD_FILE = await buildJobsThread(process.cwd());
+  } catch (err) {
+    say(`jobs thread off, jobs run on the main thread: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 async function main() {
   const count = workerCount(process.env.WEB_CONCURRENCY);
+  if (cluster.isPrimary) await prepareJobsThread();
   if (count > 1 && cluster.isPrimary) supervise(count);
   else await serve();
 }

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
@@ -74,6 +75,28 @@ describe("POST /v1/public/triggers/{company_id}/{secret}", () => {
     expect(runs[0]).toMatchObject({ status: "completed", model: "local-mini" });
     const claims = await db.select().from(webhookEventRuns).where(eq(webhookEventRuns.eventId, event.id));
     expect(claims).toEqual([expect.objectContaining({ agentId: agent.id, runId: runs[0].id, threadId: threads[0].id, status: "completed" })]);
+  });
+
+  it("events are processed on the server's jobs thread (nice 10), which holds credit as the server process, not as another owner", async () => {
+    const { companyId, key } = await gw.tenant();
+    const agent = await agentOf(companyId);
+    const { secret } = await createWebhook(db, { companyId, agentId: agent.id });
+    const res = await trigger(triggerPath(companyId, secret), { event_topic: "orders.created", payload: {} });
+    expect((await settled(res.json.id)).status).toBe("done");
+    // Linux keeps a nice value per thread: the server process has one thread at 10, the jobs thread.
+    const nices = fs.readdirSync(`/proc/${gw.server.pid}/task`).map((tid) => {
+      const stat = fs.readFileSync(`/proc/${gw.server.pid}/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    });
+    expect(nices.filter((n) => n === 10)).toHaveLength(1);
+    expect(nices[0]).toBe(0);
+    // A run through the API (the main thread) takes its own lease: both leases name one owner, the
+    // server process, so neither thread's reconciler ever takes the other's for a dead process's.
+    const thread = await gw.thread(key, [{ role: "user", content: "hi" }]);
+    expect((await gw.call(key, "POST", `/v1/threads/${thread}/runs`, { model: "local-mini" })).status).toBe(200);
+    const owners = await db.execute<{ owner: string }>(sql`SELECT DISTINCT owner FROM reservations WHERE company_id = ${companyId} AND reference_id = 'lease'`);
+    expect(owners).toHaveLength(1);
+    expect(owners[0]!.owner).toContain(`/${gw.server.pid}.`);
   });
 
   it("an unbound webhook publishes to the company bus: only active agents whose patterns match wake; a topic matching nothing wakes nothing", async () => {

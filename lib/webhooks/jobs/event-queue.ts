@@ -24,6 +24,8 @@ export const webhookEventQueue = defineQueue<WebhookEventJobData>({
   }),
   maxRunSeconds: () => env.WEBHOOK_JOB_MAX_S,
   concurrency: () => env.WEBHOOK_WORKER_CONCURRENCY,
+  // Each event is a model run: on the server, the jobs thread's (lib/jobs/jobs-thread.ts).
+  thread: true,
   handle: processWebhookEvent,
   deadLetter: {
     name: `${WEBHOOK_EVENT_QUEUE}-failed`,

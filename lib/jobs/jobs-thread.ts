@@ -1,0 +1,109 @@
+import "server-only";
+import fs from "node:fs";
+import { isMainThread, Worker } from "node:worker_threads";
+import { currentLeaseOwner, type LeaseOwner } from "@/lib/billing/lease-owner";
+import { log } from "@/lib/log";
+import { adoptJobsThreadJournal } from "@/lib/persistence/bill-journal";
+
+/**
+ * The server's jobs thread: the production server (scripts/server/main.mjs) builds
+ * lib/jobs/thread-main.ts and names the file in COCKPIT_JOBS_THREAD_FILE; the queues marked
+ * `thread` (webhook events) are then served on that worker thread instead of the main one. The
+ * process is still one (`npm start` runs the worker in-process, CONTRACT 1), but the runs that
+ * events wake have their own V8 heap and event loop: their garbage is collected without pausing
+ * the requests (a Mark-Compact of a shared heap held trigger answers up to ~110 ms) and their
+ * callbacks never queue ahead of a request's, and the thread runs at nice JOBS_THREAD_NICE.
+ *
+ * Started on the first sign of work (a job enqueued here, a wake-up from another process, the idle
+ * check finding one), so a server that never gets an event never pays its memory (~40 MiB); it
+ * then stays. A thread that dies is started again on the next sign of work, after its bill
+ * journal was adopted by the main thread. Where there is no such file (`next dev`, `npm run
+ * worker`, JOBS_THREAD=0) every queue is served on the main thread, as before.
+ */
+const FILE_ENV = "COCKPIT_JOBS_THREAD_FILE";
+/** The thread's nice value (Linux keeps one per thread). */
+const JOBS_THREAD_NICE = 10;
+/** How long a stopping thread gets to finish (its shutdown hooks included) before it is terminated. */
+const STOP_WAIT_MS = 2_500;
+
+export interface JobsThreadData {
+  owner: LeaseOwner;
+  nice: number;
+  /** The main thread's NOTIFY token (lib/jobs/start-jobs.ts): its own wake-ups reach the thread by message. */
+  wakeToken: string;
+}
+export type JobsThreadMessage = { type: "wake"; queue: string } | { type: "stop" };
+
+interface Running {
+  worker: Worker;
+  exited: Promise<void>;
+}
+
+const g = globalThis as {
+  __cockpitJobsThread?: { running?: Running; starting?: Promise<void>; stopped: boolean; file?: string | null };
+  __cockpitJobsWake?: { token: string };
+};
+const state = (g.__cockpitJobsThread ??= { stopped: false });
+
+/** The built thread, when this is the production server's main thread and it has one (looked up once). */
+function threadFile(): string | null {
+  if (state.file === undefined) {
+    const file = process.env[FILE_ENV];
+    state.file = isMainThread && file && fs.existsSync(file) ? file : null;
+  }
+  return state.file;
+}
+
+/** Whether this thread hands the `thread` queues to a jobs thread (the production server's main thread). */
+export function delegatesToJobsThread(): boolean {
+  return !state.stopped && threadFile() !== null;
+}
+
+/** The thread is running (the idle check need not look for its work). */
+export const jobsThreadRunning = (): boolean => state.running !== undefined;
+
+function spawn(file: string): Running {
+  const data: JobsThreadData = { owner: currentLeaseOwner(), nice: JOBS_THREAD_NICE, wakeToken: g.__cockpitJobsWake?.token ?? "" };
+  // The server's V8 flags are the process's; the thread takes none of its own.
+  const worker = new Worker(file, { workerData: data, execArgv: [], stdout: false, stderr: false });
+  const exited = new Promise<void>((resolve) => {
+    worker.once("exit", (code) => {
+      if (state.running?.worker === worker) state.running = undefined;
+      if (!state.stopped) log.warn({ code }, "jobs thread exited; it starts again on the next job");
+      // What it journaled and had not written yet becomes the main thread's to write.
+      adoptJobsThreadJournal().catch((err: unknown) => log.error({ err }, "could not adopt the jobs thread's bill journal"));
+      resolve();
+    });
+  });
+  worker.on("error", (err) => log.error({ err }, "jobs thread failed"));
+  return { worker, exited };
+}
+
+/** Starts the jobs thread if it is not running (idempotent; cheap when it runs). */
+export function ensureJobsThread(): void {
+  if (state.running || state.starting || !delegatesToJobsThread()) return;
+  const file = threadFile()!;
+  state.starting = adoptJobsThreadJournal()
+    .catch((err: unknown) => log.error({ err }, "could not adopt the jobs thread's bill journal"))
+    .then(() => {
+      if (!state.running && !state.stopped) state.running = spawn(file);
+    })
+    .finally(() => (state.starting = undefined));
+}
+
+/** Tells the thread's workers of `queue` that a job was committed here (no wait for their poll). */
+export function wakeJobsThread(queue: string): void {
+  state.running?.worker.postMessage({ type: "wake", queue } satisfies JobsThreadMessage);
+}
+
+/** Stops the thread (server shutdown): its workers stop, its leases are released, its journal drained. */
+export async function stopJobsThread(): Promise<void> {
+  state.stopped = true;
+  await state.starting;
+  const running = state.running;
+  if (!running) return;
+  running.worker.postMessage({ type: "stop" } satisfies JobsThreadMessage);
+  const timer = setTimeout(() => void running.worker.terminate(), STOP_WAIT_MS);
+  await running.exited;
+  clearTimeout(timer);
+}

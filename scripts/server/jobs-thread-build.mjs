@@ -1,0 +1,65 @@
+// @ts-check
+/**
+ * Builds the server's jobs thread (lib/jobs/thread-main.ts) into one CommonJS file the production
+ * server can start as a worker thread (lib/jobs/jobs-thread.ts): esbuild, our sources bundled (the
+ * `@/` paths of tsconfig.json, `server-only` as the empty module the react-server condition gives),
+ * packages left to node_modules. Written under `.jobs-thread/`, named by content hash and renamed
+ * into place, so servers starting together never read a half-written file. ~0.3 s at each start.
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+const ENTRY = "lib/jobs/thread-main.ts";
+const OUT_DIR = ".jobs-thread";
+
+/** @type {import("esbuild").Plugin} */
+const serverOnly = {
+  name: "server-only",
+  setup(build) {
+    build.onResolve({ filter: /^server-only$/ }, () => ({ path: "server-only", namespace: "empty" }));
+    build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "", loader: "js" }));
+  },
+};
+
+/**
+ * @param {string} dir the app's root (has package.json, tsconfig.json, lib/)
+ * @returns {Promise<string>} the absolute path of the built file
+ */
+export async function buildJobsThread(dir) {
+  const { build } = await import("esbuild");
+  const result = await build({
+    absWorkingDir: dir,
+    entryPoints: [path.join(dir, ENTRY)],
+    bundle: true,
+    write: false,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    packages: "external",
+    plugins: [serverOnly],
+    // Modules that resolve files next to themselves (createRequire(import.meta.url)) do so from the
+    // built file, which sits in the app's root like them: node_modules is found the same way.
+    define: { "import.meta.url": "__cockpitModuleUrl" },
+    banner: { js: 'const __cockpitModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    logLevel: "silent",
+  });
+  const code = /** @type {import("esbuild").OutputFile} */ (result.outputFiles[0]).contents;
+  const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
+  const outDir = path.join(dir, OUT_DIR);
+  const file = path.join(outDir, `jobs-thread.${hash}.cjs`);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(outDir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, code);
+    fs.renameSync(tmp, file);
+    // Earlier builds: a server still running one keeps its open file; a new start takes the new one.
+    for (const name of fs.readdirSync(outDir)) {
+      if (name !== path.basename(file) && /^jobs-thread\.[0-9a-f]{16}\.cjs$/.test(name)) {
+        const old = path.join(outDir, name);
+        if (Date.now() - fs.statSync(old).mtimeMs > 7 * 24 * 3600_000) fs.rmSync(old, { force: true });
+      }
+    }
+  }
+  return file;
+}

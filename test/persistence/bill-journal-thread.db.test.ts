@@ -1,0 +1,44 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+// The journal lives under DATA_DIR: a directory of this test's own.
+process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "journal-thread-"));
+const { adoptJobsThreadJournal, journalFileOf, recoverJournals, registerJournalWriter } = await import("@/lib/persistence/bill-journal");
+
+const written: unknown[] = [];
+registerJournalWriter<{ n: number }>("test-entry", async (payload) => {
+  written.push(payload);
+});
+
+function writeThreadJournal(lines: string[]): string {
+  const file = journalFileOf(true);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, lines.map((l) => `${l}\n`).join(""));
+  return file;
+}
+
+describe("the jobs thread's bill journal", () => {
+  it("is its own file, left alone by the recovery of dead processes' journals while this process lives", async () => {
+    expect(journalFileOf(true)).not.toBe(journalFileOf(false));
+    const file = writeThreadJournal([JSON.stringify({ kind: "test-entry", id: "a", payload: { n: 1 } })]);
+    expect(await recoverJournals()).toBe(0);
+    expect(fs.existsSync(file)).toBe(true);
+    fs.rmSync(file);
+  });
+
+  it("is adopted by the main thread once the thread ended: every whole entry is written, the file removed", async () => {
+    written.length = 0;
+    const file = writeThreadJournal([
+      JSON.stringify({ kind: "test-entry", id: "a", payload: { n: 1 } }),
+      JSON.stringify({ kind: "test-entry", id: "b", payload: { n: 2 } }),
+      '{"kind":"test-entry","id":"c","pay', // cut by the thread's end: never acknowledged
+    ]);
+    expect(await adoptJobsThreadJournal()).toBe(2);
+    expect(fs.existsSync(file)).toBe(false);
+    await expect.poll(() => written, { timeout: 5_000 }).toEqual([{ n: 1 }, { n: 2 }]);
+    // Nothing left to adopt the second time.
+    expect(await adoptJobsThreadJournal()).toBe(0);
+  });
+});
