@@ -1,7 +1,7 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", ".widget/**", "node_modules/**", ".data/**", "bench/results/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  { ignores: [".next/**", ".widget/**", ".jobs-thread/**", "node_modules/**", ".data/**", "bench/results/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
   ...tseslint.configs.recommended,
   {
     rules: {

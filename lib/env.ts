@@ -77,6 +77,11 @@ const ServerEnv = DatabaseEnv.extend({
   WEBHOOK_JOB_MAX_S: intWithDefault(600, 10, 86_400),
   /** 0: this process accepts events but leaves their processing to other processes (`npm run worker`). */
   WEBHOOK_WORKER_CONCURRENCY: intWithDefault(4, 0, 64),
+  /**
+   * Set by the production server (scripts/server/main.mjs), not by hand: the built jobs thread
+   * (lib/jobs/jobs-thread.ts). Unset (`next dev`, `npm run worker`, JOBS_THREAD=0): no jobs thread.
+   */
+  COCKPIT_JOBS_THREAD_FILE: optionalString,
   /** Upstream HTTP: connect timeout, time to first byte (response headers), idle gap between stream chunks. */
   UPSTREAM_CONNECT_TIMEOUT_MS: intWithDefault(10_000, 1, 600_000),
   UPSTREAM_FIRST_BYTE_TIMEOUT_MS: intWithDefault(120_000, 1, 3_600_000),

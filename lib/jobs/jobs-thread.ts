@@ -2,6 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import { isMainThread, Worker } from "node:worker_threads";
 import { currentLeaseOwner, type LeaseOwner } from "@/lib/billing/lease-owner";
+import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { adoptJobsThreadJournal } from "@/lib/persistence/bill-journal";
 
@@ -20,7 +21,6 @@ import { adoptJobsThreadJournal } from "@/lib/persistence/bill-journal";
  * journal was adopted by the main thread. Where there is no such file (`next dev`, `npm run
  * worker`, JOBS_THREAD=0) every queue is served on the main thread, as before.
  */
-const FILE_ENV = "COCKPIT_JOBS_THREAD_FILE";
 /** The thread's nice value (Linux keeps one per thread). */
 const JOBS_THREAD_NICE = 10;
 /** How long a stopping thread gets to finish (its shutdown hooks included) before it is terminated. */
@@ -48,7 +48,7 @@ const state = (g.__cockpitJobsThread ??= { stopped: false });
 /** The built thread, when this is the production server's main thread and it has one (looked up once). */
 function threadFile(): string | null {
   if (state.file === undefined) {
-    const file = process.env[FILE_ENV];
+    const file = env.COCKPIT_JOBS_THREAD_FILE;
     state.file = isMainThread && file && fs.existsSync(file) ? file : null;
   }
   return state.file;
