@@ -4,7 +4,8 @@
  * server can start as a worker thread (lib/jobs/jobs-thread.ts): esbuild, our sources bundled (the
  * `@/` paths of tsconfig.json, `server-only` as the empty module the react-server condition gives),
  * packages left to node_modules. Written under `.jobs-thread/`, named by content hash and renamed
- * into place, so servers starting together never read a half-written file. ~0.3 s at each start.
+ * into place, so servers starting together never read a half-written file. ~0.2 s at each start.
+ * esbuild's service process is stopped after the build: the server keeps no child of its own.
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -13,37 +14,35 @@ import path from "node:path";
 const ENTRY = "lib/jobs/thread-main.ts";
 const OUT_DIR = ".jobs-thread";
 
-/** @type {import("esbuild").Plugin} */
-const serverOnly = {
-  name: "server-only",
-  setup(build) {
-    build.onResolve({ filter: /^server-only$/ }, () => ({ path: "server-only", namespace: "empty" }));
-    build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "", loader: "js" }));
-  },
-};
-
 /**
  * @param {string} dir the app's root (has package.json, tsconfig.json, lib/)
  * @returns {Promise<string>} the absolute path of the built file
  */
 export async function buildJobsThread(dir) {
-  const { build } = await import("esbuild");
-  const result = await build({
-    absWorkingDir: dir,
-    entryPoints: [path.join(dir, ENTRY)],
-    bundle: true,
-    write: false,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    packages: "external",
-    plugins: [serverOnly],
-    // Modules that resolve files next to themselves (createRequire(import.meta.url)) do so from the
-    // built file, which sits in the app's root like them: node_modules is found the same way.
-    define: { "import.meta.url": "__cockpitModuleUrl" },
-    banner: { js: 'const __cockpitModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
-    logLevel: "silent",
-  });
+  const esbuild = await import("esbuild");
+  /** @type {import("esbuild").BuildResult<{ write: false }>} */
+  let result;
+  try {
+    result = await esbuild.build({
+      absWorkingDir: dir,
+      entryPoints: [path.join(dir, ENTRY)],
+      bundle: true,
+      write: false,
+      platform: "node",
+      format: "cjs",
+      target: "node20",
+      packages: "external",
+      // Bundled (a relative path), not left to Node, which would resolve it without the react-server condition.
+      alias: { "server-only": "./node_modules/server-only/empty.js" },
+      // Modules that resolve files next to themselves (createRequire(import.meta.url)) do so from the
+      // built file, which sits in the app's root like them: node_modules is found the same way.
+      define: { "import.meta.url": "__cockpitModuleUrl" },
+      banner: { js: 'const __cockpitModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+      logLevel: "silent",
+    });
+  } finally {
+    await esbuild.stop();
+  }
   const code = /** @type {import("esbuild").OutputFile} */ (result.outputFiles[0]).contents;
   const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
   const outDir = path.join(dir, OUT_DIR);
