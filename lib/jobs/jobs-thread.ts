@@ -16,8 +16,11 @@ import { adoptJobsThreadJournal } from "@/lib/persistence/bill-journal";
  * callbacks never queue ahead of a request's, and the thread runs at nice JOBS_THREAD_NICE.
  *
  * Started on the first sign of work (a job enqueued here, a wake-up from another process, the idle
- * check finding one), so a server that never gets an event never pays its memory (~40 MiB); it
- * then stays. A thread that dies is started again on the next sign of work, after its bill
+ * check finding one), so a server that never gets an event never pays its memory; it then stays.
+ * That memory is about 90 MiB of RSS under a webhook burst (peak 373 against 279 MiB with the jobs
+ * on the main thread, 2026-11-26): an isolate's own copy of what the runs load, most of it the
+ * o200k tokenizer (14 MiB of heap, ~68 MiB of RSS while it loads). A split `npm run worker` costs
+ * a whole process instead (~160 MiB). A thread that dies is started again on the next sign of work, after its bill
  * journal was adopted by the main thread. Where there is no such file (`next dev`, `npm run
  * worker`, JOBS_THREAD=0) every queue is served on the main thread, as before.
  */
