@@ -148,8 +148,13 @@ export function serveFetch(handler, req, res, origin, onError) {
       body: body.stream,
       // @ts-expect-error Node's undici Request needs duplex for a streamed body; lib.dom lacks it.
       duplex: "half",
-      signal: controller.signal,
     });
+    // The handler's `request.signal` is the client's. Not given to the constructor: undici follows a
+    // given signal through a WeakRef and a FinalizationRegistry, which V8 clears only in full
+    // collections, so every request's signal, listener and internal controller outlived the
+    // young-generation collections and was promoted to the old generation, whose Mark-Compacts are
+    // the trigger's tail (bench:promoted). undici itself reads its own signal, never this property.
+    Object.defineProperty(request, "signal", { value: controller.signal, enumerable: true });
   } catch (err) {
     // A header or URL node:http accepted but the WHATWG classes refuse.
     sendError(res, 400, "invalid_request_error", "invalid_request", `Malformed request: ${err instanceof Error ? err.message : "unreadable"}`);
