@@ -20,9 +20,9 @@ import { adoptJobsThreadJournal } from "@/lib/persistence/bill-journal";
  * That memory is about 90 MiB of RSS under a webhook burst (peak 373 against 279 MiB with the jobs
  * on the main thread, 2026-11-26): an isolate's own copy of what the runs load, most of it the
  * o200k tokenizer (14 MiB of heap, ~68 MiB of RSS while it loads). A split `npm run worker` costs
- * a whole process instead (~160 MiB). A thread that dies is started again on the next sign of work, after its bill
- * journal was adopted by the main thread. Where there is no such file (`next dev`, `npm run
- * worker`, JOBS_THREAD=0) every queue is served on the main thread, as before.
+ * a whole process instead (~160 MiB). A thread that dies is started again on the next sign of
+ * work, after its bill journal was adopted by the main thread. Where there is no such file
+ * (`next dev`, `npm run worker`, JOBS_THREAD=0) every queue is served on the main thread.
  */
 /** The thread's nice value (Linux keeps one per thread). */
 const JOBS_THREAD_NICE = 10;

@@ -70,14 +70,12 @@ let nextNotified = 0;
 const WAKE_CHANNEL = "cockpit_jobs";
 const wake = (gw.__cockpitJobsWake ??= { token: randomUUID(), pending: new Set() });
 
-/** Wakes one idle worker of the queue in this thread, if it has any (the jobs thread's wake message). */
-export function wakeLocalWorker(name: string): void {
-  notifyLocalWorker(name);
-}
-
-/** Wakes one idle worker of the queue in this process, if it has any. */
-function notifyLocalWorker(name: string): void {
-  if (threadQueues().some((q) => q.name === name || q.deadLetter?.name === name)) {
+/**
+ * Wakes one idle worker of the queue in this thread, if it has any (also the jobs thread's answer
+ * to a wake message); on the server's main thread, a `thread` queue's wake goes to the jobs thread.
+ */
+export function notifyLocalWorker(name: string): void {
+  if (queueNames(threadQueues()).includes(name)) {
     ensureJobsThread();
     wakeJobsThread(name);
     return;
@@ -114,7 +112,7 @@ function onWakeNotice(payload: string): void {
   const i = payload.lastIndexOf(":");
   if (payload.slice(i + 1) === wake.token) return;
   const name = payload.slice(0, i);
-  if (![...servedQueues(), ...threadQueues()].some((q) => q.name === name || q.deadLetter?.name === name)) return;
+  if (!queueNames([...servedQueues(), ...threadQueues()]).includes(name)) return;
   wakeJobWorkers();
   notifyLocalWorker(name);
 }
@@ -170,17 +168,19 @@ export function wakeJobWorkers(): void {
   });
 }
 
-/** One indexed query: is any of these queues holding a job not yet finished (created, retry or active)? */
-async function workWaiting(names: string[]): Promise<boolean> {
-  if (names.length === 0) return false;
+/** The queues among `names` holding a job not yet finished (created, retry or active): one indexed probe per name, in one statement. */
+async function queuesWithWork(names: string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
   const [table] = await db.execute<{ ok: boolean }>(sql`SELECT to_regclass(${`${JOBS_SCHEMA}.job`}) IS NOT NULL AS ok`);
-  if (!table?.ok) return false;
+  if (!table?.ok) return new Set();
   const list = sql.join(
-    names.map((n) => sql`${n}`),
+    names.map((n) => sql`(${n})`),
     sql`, `,
   );
-  const rows = await db.execute(sql`SELECT 1 FROM ${sql.identifier(JOBS_SCHEMA)}.job WHERE name IN (${list}) AND state < 'completed' LIMIT 1`);
-  return rows.length > 0;
+  const rows = await db.execute<{ name: string }>(
+    sql`SELECT q.name FROM (VALUES ${list}) AS q(name) WHERE EXISTS (SELECT 1 FROM ${sql.identifier(JOBS_SCHEMA)}.job j WHERE j.name = q.name AND j.state < 'completed')`,
+  );
+  return new Set(rows.map((r) => r.name));
 }
 
 /**
@@ -210,8 +210,9 @@ export function startJobs(): () => Promise<void> {
     if (names.length === 0 && forThread.length === 0) return;
     busy = true;
     try {
-      if (await workWaiting(names)) wakeJobWorkers();
-      if (await workWaiting(forThread)) ensureJobsThread();
+      const waiting = await queuesWithWork([...names, ...forThread]);
+      if (names.some((n) => waiting.has(n))) wakeJobWorkers();
+      if (forThread.some((n) => waiting.has(n))) ensureJobsThread();
     } catch (err) {
       if (isConnectionError(err)) log.debug("job check skipped: database unreachable");
       else log.warn({ err }, "job check failed");

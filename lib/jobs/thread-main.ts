@@ -11,8 +11,9 @@
 import "./thread-setup";
 import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
-import { startJobs, wakeLocalWorker } from "@/lib/jobs/start-jobs";
+import { notifyLocalWorker, startJobs } from "@/lib/jobs/start-jobs";
 import { log } from "@/lib/log";
+import { runShutdownHooks } from "@/lib/shutdown";
 // Registers the run writer of the bill journal.
 import "@/lib/runs/persist-run";
 // Defines the webhook events' queue, so this thread serves it.
@@ -20,14 +21,13 @@ import "@/lib/webhooks/jobs/event-queue";
 import type { JobsThreadData, JobsThreadMessage } from "./jobs-thread";
 
 const data = workerData as JobsThreadData;
-const g = globalThis as Record<symbol, unknown>;
 
 // Linux keeps a nice value per thread: the requests on the main thread go first when the cores are busy.
 if (data.nice > 0) {
   try {
     os.setPriority(0, data.nice);
-  } catch {
-    // not permitted here: the thread runs at the process's priority
+  } catch (err) {
+    log.warn({ err }, "jobs thread: could not lower its priority; it runs at the process's");
   }
 }
 
@@ -35,28 +35,15 @@ if (data.nice > 0) {
 // outage (pg-boss failing a job it could not reach the database for) is logged, not fatal to the thread.
 process.on("unhandledRejection", (err) => log.warn({ err }, "jobs thread: unhandled rejection"));
 
-async function runShutdownHooks(): Promise<void> {
-  const hooks = (g[Symbol.for("cockpit.shutdown-hooks")] as (() => unknown)[] | undefined) ?? [];
-  await Promise.all(
-    hooks.map(async (hook) => {
-      try {
-        await hook();
-      } catch (err) {
-        log.warn({ err }, "jobs thread: shutdown hook failed");
-      }
-    }),
-  );
-}
-
 const stopJobs = startJobs();
 let stopping = false;
 parentPort?.on("message", (message: JobsThreadMessage) => {
-  if (message.type === "wake") wakeLocalWorker(message.queue);
+  if (message.type === "wake") notifyLocalWorker(message.queue);
   else if (message.type === "stop" && !stopping) {
     stopping = true;
     void stopJobs()
       .catch((err: unknown) => log.warn({ err }, "jobs thread: job workers did not stop cleanly"))
-      .then(runShutdownHooks)
+      .then(() => runShutdownHooks((err) => log.warn({ err }, "jobs thread: shutdown hook failed")))
       .finally(() => process.exit(0));
   }
 });

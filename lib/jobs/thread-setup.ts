@@ -11,5 +11,4 @@ import type { JobsThreadData } from "./jobs-thread";
 const data = workerData as JobsThreadData;
 const g = globalThis as Record<symbol | string, unknown>;
 g[Symbol.for("cockpit.lease-owner")] = data.owner;
-g[Symbol.for("cockpit.jobs-thread")] = true;
 g.__cockpitJobsWake = { token: data.wakeToken, pending: new Set<string>() };
