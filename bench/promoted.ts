@@ -10,6 +10,9 @@
  * and while the load runs:
  *   npm run bench:promoted -- --port 9339 --seconds 10
  *
+ * With --all it samples every allocation instead (objects a scavenge collected as well): where a
+ * request's garbage comes from, e.g. runs against chat completions under the same load.
+ *
  * Promoted bytes are what Mark-Compacts of the server's heap are made of (bench/lib/gc-trace.ts
  * lines their stalls up with a load). Needs Node's WebSocket (--experimental-websocket on Node 20;
  * the npm script passes it).
@@ -26,6 +29,8 @@ const { values: flags } = parseArgs({
     interval: { type: "string", default: "16384" },
     top: { type: "string", default: "25" },
     out: { type: "string" },
+    /** Every allocation sampled, not only promoted ones (objects a scavenge collected too). */
+    all: { type: "boolean", default: false },
   },
 });
 
@@ -36,7 +41,7 @@ interface ProfileNode {
   children?: ProfileNode[];
 }
 
-async function sample(port: string, seconds: number, interval: number): Promise<ProfileNode> {
+async function sample(port: string, seconds: number, interval: number, all: boolean): Promise<ProfileNode> {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
   if (!targets[0]) throw new Error(`no inspector target on port ${port}`);
   const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
@@ -65,7 +70,7 @@ async function sample(port: string, seconds: number, interval: number): Promise<
       ws.send(JSON.stringify({ id, method, params }));
     });
   await call("HeapProfiler.enable");
-  await call("HeapProfiler.startSampling", { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+  await call("HeapProfiler.startSampling", { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: all });
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const { profile } = await call<{ profile: { head: ProfileNode } }>("HeapProfiler.stopSampling");
   ws.close();
@@ -81,8 +86,8 @@ const shown = (f: Frame) => `${f.fn} ${f.where.startsWith(`${ROOT}/`) ? f.where.
 
 async function main(): Promise<void> {
   const seconds = Number(flags.seconds);
-  process.stderr.write(`[bench] sampling promoted allocations on port ${flags.port} for ${seconds} s\n`);
-  const head = await sample(flags.port, seconds, Number(flags.interval));
+  process.stderr.write(`[bench] sampling ${flags.all ? "all" : "promoted"} allocations on port ${flags.port} for ${seconds} s\n`);
+  const head = await sample(flags.port, seconds, Number(flags.interval), flags.all!);
   if (flags.out) fs.writeFileSync(flags.out, JSON.stringify(head));
   const byFrame = new Map<string, number>();
   let total = 0;
@@ -96,7 +101,7 @@ async function main(): Promise<void> {
     for (const c of node.children ?? []) walk(c, own);
   };
   walk(head, "(no app frame: runtime, drivers, Next.js)");
-  process.stdout.write(`promoted (sampled) in ${seconds} s: ${(total / 1048576).toFixed(1)} MiB, ${(total / 1048576 / seconds).toFixed(2)} MiB/s\n`);
+  process.stdout.write(`${flags.all ? "allocated" : "promoted"} (sampled) in ${seconds} s: ${(total / 1048576).toFixed(1)} MiB, ${(total / 1048576 / seconds).toFixed(2)} MiB/s\n`);
   const rows = [...byFrame.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(flags.top));
   for (const [key, bytes] of rows) process.stdout.write(`${(bytes / 1048576).toFixed(2).padStart(8)} MiB ${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${key}\n`);
 }
