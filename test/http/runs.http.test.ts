@@ -125,6 +125,31 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(raced.map((r) => r.status).sort()).toEqual([200, 409]);
   });
 
+  it("a burst of runs, claimed together in one statement, keeps one run per thread, each with its own history, and another company's thread 404", async () => {
+    const { key, companyId } = await gw.tenant();
+    const other = await gw.tenant();
+    const threads = await Promise.all(Array.from({ length: 8 }, (_, i) => gw.thread(key, [{ role: "user", content: `burst question ${i}` }])));
+    const foreign = await gw.thread(other.key, [{ role: "user", content: "not yours" }]);
+    for (let i = 0; i < 16; i++) gw.fake.queue.push({ kind: "delay", ms: 600 });
+    // Two runs on each thread and one on another company's, all at once: claims that arrive while
+    // one is in flight go out together (lib/runs/claim-thread.ts).
+    const calls = [...threads, ...threads].map((t) => gw.call(key, "POST", runPath(t), { model: "gpt-4o-mini" }));
+    const refused = gw.call(key, "POST", runPath(foreign), { model: "gpt-4o-mini" });
+    const answers = await Promise.all(calls);
+    expect((await refused).status).toBe(404);
+    for (const [i, t] of threads.entries()) {
+      const pair = [answers[i]!, answers[i + threads.length]!];
+      expect(pair.map((r) => r.status).sort()).toEqual([200, 409]);
+      const won = pair.find((r) => r.status === 200)!;
+      expect(won.json).toMatchObject({ thread_id: t, status: "completed" });
+      expect(won.json.content).toContain(`burst question ${i}`);
+    }
+    const stored = await db.select({ threadId: runs.threadId }).from(runs).where(eq(runs.companyId, companyId));
+    expect(stored.map((r) => r.threadId).sort()).toEqual([...threads].sort());
+    const active = await db.select().from(activeRuns).where(eq(activeRuns.threadId, threads[0]!));
+    expect(active).toEqual([]);
+  });
+
   it("a claim lost with a crash of PostgreSQL (its active_runs row gone mid-run) is stored whole and billed once when the run ends", async () => {
     // The claim commits without a WAL flush of its own (lib/runs/claim-thread.ts): a crash can
     // lose its row. Deleting it mid-run is what such a crash leaves behind.
