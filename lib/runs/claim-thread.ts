@@ -4,6 +4,7 @@ import { claimDb, db } from "@/db/client";
 import type { ThreadSource } from "@/db/enums";
 import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
+import { isConnectionError } from "@/db/resilience";
 import { log } from "@/lib/log";
 import { threadNotFound } from "@/lib/threads/internal";
 import type { RunContext } from "./context";
@@ -91,6 +92,37 @@ async function claimMany(items: ClaimItem[]): Promise<(ClaimRow & { n: number })
     ORDER BY i.n, h.seq DESC`)) as unknown as (ClaimRow & { n: number })[];
 }
 
+/** A release is retried this often while the database is away (then the reconciler's stale-run sweep). */
+const RELEASE_TRIES = 60;
+const RELEASE_EVERY_MS = 1_000;
+/** A second release this long after the first: a claim held up in the network may commit late. */
+const LATE_RELEASE_MS = 30_000;
+
+function deleteClaim(runId: string, attempt = 1): void {
+  db.execute(sql`DELETE FROM active_runs WHERE run_id = ${runId}`).then(
+    () => {},
+    (err: unknown) => {
+      if (attempt >= RELEASE_TRIES) {
+        log.error({ err, runId }, "could not release the thread claim of a run that failed");
+        return;
+      }
+      setTimeout(() => deleteClaim(runId, attempt + 1), RELEASE_EVERY_MS).unref();
+    },
+  );
+}
+
+/**
+ * A claim whose connection failed may have committed (its acknowledgement lost): its run fails, so
+ * its active_runs row, if any, is deleted (retried every second while the database is away, and
+ * once more later for a claim that reaches the server late). Without this a live server's lost
+ * acknowledgement kept the thread locked until the stale-run sweep (30 minutes): the reconciler
+ * frees only rows of servers that are gone.
+ */
+function releaseUncertainClaim(runId: string): void {
+  deleteClaim(runId);
+  setTimeout(() => deleteClaim(runId), LATE_RELEASE_MS).unref();
+}
+
 const waiting: Waiting[] = [];
 let inFlight = false;
 
@@ -104,8 +136,14 @@ async function send(batch: Waiting[]): Promise<void> {
   try {
     rows = await claimMany(batch.map((w, n) => ({ ...w.item, n })));
   } catch (err) {
-    // A lost deadlock against another server's batch, or the database away: each claim on its own
-    // (one failing claim cannot fail its neighbours; during an outage each fails fast by itself).
+    // The connection failed: the batch may have committed (its reply lost), so claiming again
+    // would find each run's own row and refuse it. Every claim fails (claimThread releases them).
+    if (isConnectionError(err)) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    // A lost deadlock against another server's batch (nothing was written): each claim on its
+    // own, so one failing claim cannot fail its neighbours.
     log.warn({ err, size: batch.length }, "batched thread claim failed; claiming one by one");
     for (const w of batch) await claimOne(w.item).then(w.resolve, w.reject);
     return;
@@ -165,6 +203,9 @@ export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = 
     owner: formatLeaseOwner(currentLeaseOwner()),
     after_seq: afterSeq,
     page: pageSize,
+  }).catch((err: unknown) => {
+    if (isConnectionError(err)) releaseUncertainClaim(ctx.runId);
+    throw err;
   });
   // One row per message read (or one with null message columns): source and claimed repeat on each.
   const head = rows[0];

@@ -217,6 +217,36 @@ describe("the acknowledgement of a commit is lost", () => {
     expect(bills).toHaveLength(2);
   });
 
+  it("a run whose thread claim committed but was never acknowledged fails fast and leaves its thread free, not locked", async () => {
+    const { key } = await tenant();
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+    const thread = (await (await post("/v1/threads", {})).json()) as { id: string };
+    expect((await post(`/v1/threads/${thread.id}/messages`, { role: "user", content: "claim me" })).status).toBe(201);
+    // The claim is the first statement naming the thread (lib/runs/claim-thread.ts); it commits by itself.
+    const cut = proxy.loseReplyAfter((chunk) => chunk.includes(thread.id));
+    const started = Date.now();
+    const lost = await post(`/v1/threads/${thread.id}/runs`, { model: "gpt-4.1-mini" });
+    await expect(Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))])).resolves.toBe("cut");
+    expect(lost.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // Its claim committed: released by the failed run, the next run is accepted within seconds.
+    let next = 0;
+    for (let i = 0; i < 40 && next !== 200; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 250));
+      next = (await post(`/v1/threads/${thread.id}/runs`, { model: "gpt-4.1-mini" })).status;
+      expect([200, 409, 503]).toContain(next);
+    }
+    expect(next).toBe(200);
+    const [row] = (await db.execute(sql`SELECT count(*)::int AS n FROM active_runs WHERE thread_id = ${thread.id}`)) as unknown as { n: number }[];
+    expect(row!.n).toBe(0);
+  });
+
   it("a group commit of several runs whose COMMIT is not acknowledged: every client 200, one bill each", async () => {
     const { companyId, key } = await tenant();
     expect((await call(key, false, 0)).status).toBe(200);
