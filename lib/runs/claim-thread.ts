@@ -4,7 +4,7 @@ import { claimDb, db } from "@/db/client";
 import type { ThreadSource } from "@/db/enums";
 import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
-import { isConnectionError } from "@/db/resilience";
+import { dbState, isConnectionError } from "@/db/resilience";
 import { log } from "@/lib/log";
 import { threadNotFound } from "@/lib/threads/internal";
 import type { RunContext } from "./context";
@@ -126,18 +126,34 @@ function releaseUncertainClaim(runId: string): void {
 const waiting: Waiting[] = [];
 let inFlight = false;
 
+/**
+ * Runs a claim statement. One that fails on its connection after it went out may have committed
+ * (its acknowledgement lost): its runs fail, so their claims are released. One the breaker refused
+ * (the database known to be down) never left: nothing to release.
+ */
+async function attempt<T>(items: ClaimItem[], statement: () => Promise<T>): Promise<T> {
+  const sent = dbState() === "up";
+  try {
+    return await statement();
+  } catch (err) {
+    if (sent && isConnectionError(err)) for (const c of items) releaseUncertainClaim(c.run_id);
+    throw err;
+  }
+}
+
 async function send(batch: Waiting[]): Promise<void> {
   if (batch.length === 1) {
     const [w] = batch;
-    await claimOne(w!.item).then(w!.resolve, w!.reject);
+    await attempt([w!.item], () => claimOne(w!.item)).then(w!.resolve, w!.reject);
     return;
   }
+  const items = batch.map((w, n) => ({ ...w.item, n }));
   let rows: (ClaimRow & { n: number })[];
   try {
-    rows = await claimMany(batch.map((w, n) => ({ ...w.item, n })));
+    rows = await attempt(items, () => claimMany(items));
   } catch (err) {
-    // The connection failed: the batch may have committed (its reply lost), so claiming again
-    // would find each run's own row and refuse it. Every claim fails (claimThread releases them).
+    // The connection failed: the batch may have committed, so claiming again would find each
+    // run's own row and refuse it. Every claim fails (attempt released them).
     if (isConnectionError(err)) {
       for (const w of batch) w.reject(err);
       return;
@@ -145,7 +161,7 @@ async function send(batch: Waiting[]): Promise<void> {
     // A lost deadlock against another server's batch (nothing was written): each claim on its
     // own, so one failing claim cannot fail its neighbours.
     log.warn({ err, size: batch.length }, "batched thread claim failed; claiming one by one");
-    for (const w of batch) await claimOne(w.item).then(w.resolve, w.reject);
+    for (const w of batch) await attempt([w.item], () => claimOne(w.item)).then(w.resolve, w.reject);
     return;
   }
   const byClaim: ClaimRow[][] = batch.map(() => []);
@@ -161,10 +177,14 @@ async function send(batch: Waiting[]): Promise<void> {
 function pump(): void {
   if (inFlight || waiting.length === 0) return;
   inFlight = true;
-  void send(waiting.splice(0, MAX_BATCH)).finally(() => {
-    inFlight = false;
-    pump();
-  });
+  const batch = waiting.splice(0, MAX_BATCH);
+  void send(batch)
+    // Never leave a claim waiting: anything send did not settle fails (settled ones stay as they are).
+    .catch((err: unknown) => batch.forEach((w) => w.reject(err)))
+    .finally(() => {
+      inFlight = false;
+      pump();
+    });
 }
 
 function claim(item: ClaimItem): Promise<ClaimRow[]> {
@@ -203,9 +223,6 @@ export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = 
     owner: formatLeaseOwner(currentLeaseOwner()),
     after_seq: afterSeq,
     page: pageSize,
-  }).catch((err: unknown) => {
-    if (isConnectionError(err)) releaseUncertainClaim(ctx.runId);
-    throw err;
   });
   // One row per message read (or one with null message columns): source and claimed repeat on each.
   const head = rows[0];
