@@ -1,13 +1,14 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { claimDb, db } from "@/db/client";
-import type { ThreadSource } from "@/db/enums";
+import { RUN_STATUS, type ThreadSource } from "@/db/enums";
 import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
 import { dbState, isConnectionError } from "@/db/resilience";
 import { log } from "@/lib/log";
 import { threadNotFound } from "@/lib/threads/internal";
 import type { RunContext } from "./context";
+import { endActiveRuns } from "./end-active-runs";
 import type { HistoryRow } from "./stages/history";
 
 interface ClaimRow extends Partial<HistoryRow> {
@@ -22,7 +23,6 @@ async function activeRunOf(threadId: string): Promise<string | null> {
 
 /** One run's claim, as the batch statement takes it (jsonb_to_recordset column names). */
 interface ClaimItem {
-  n: number;
   thread_id: string;
   run_id: string;
   company_id: string;
@@ -44,7 +44,9 @@ const MAX_BATCH = 32;
 
 /**
  * One claim: a row of active_runs for the run unless its thread has one (the primary key refuses
- * a second), and the thread's newest page above `after_seq`, read in the same statement.
+ * a second), and the thread's newest page above `after_seq`, read in the same statement. A claim
+ * that goes out alone (every claim at low load) takes this lean statement: claimMany's joins and
+ * sorts over its JSON input cost more than they save for one.
  */
 function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
   return claimDb.execute(sql`
@@ -65,13 +67,14 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
 
 /**
  * Several claims in one statement, the same work as claimOne for each: rows tagged with the claim's
- * `n`, newest first within a claim. Inserted in thread order (two batches never wait on each
+ * index `n` in `items`, newest first within a claim. Inserted in thread order (two batches never wait on each
  * other in a cycle); the first of two claims on one thread in a batch wins, the second conflicts.
  */
 async function claimMany(items: ClaimItem[]): Promise<(ClaimRow & { n: number })[]> {
+  const indexed = items.map((item, n) => ({ ...item, n }));
   return (await claimDb.execute(sql`
     WITH i AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(items)}::jsonb)
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(indexed)}::jsonb)
         AS x(n int, thread_id text, run_id text, company_id text, model text, stream boolean, owner text, after_seq int, page int)),
     t AS (SELECT i.n, th.source FROM i JOIN threads th ON th.id = i.thread_id AND th.company_id = i.company_id),
     r AS (
@@ -98,29 +101,33 @@ const RELEASE_EVERY_MS = 1_000;
 /** A second release this long after the first: a claim held up in the network may commit late. */
 const LATE_RELEASE_MS = 30_000;
 
-function deleteClaim(runId: string, attempt = 1): void {
-  db.execute(sql`DELETE FROM active_runs WHERE run_id = ${runId}`).then(
+/** A run whose claim's acknowledgement was lost: what its `runs` row says once it is released. */
+const CLAIM_LOST = { code: "database_unavailable", message: "The database connection failed while the run claimed its thread" };
+
+function endClaim(runId: string, attempt = 1): void {
+  endActiveRuns(db, sql`run_id = ${runId}`, RUN_STATUS.failed, CLAIM_LOST).then(
     () => {},
     (err: unknown) => {
       if (attempt >= RELEASE_TRIES) {
         log.error({ err, runId }, "could not release the thread claim of a run that failed");
         return;
       }
-      setTimeout(() => deleteClaim(runId, attempt + 1), RELEASE_EVERY_MS).unref();
+      setTimeout(() => endClaim(runId, attempt + 1), RELEASE_EVERY_MS).unref();
     },
   );
 }
 
 /**
  * A claim whose connection failed may have committed (its acknowledgement lost): its run fails, so
- * its active_runs row, if any, is deleted (retried every second while the database is away, and
- * once more later for a claim that reaches the server late). Without this a live server's lost
+ * its active_runs row, if any, is ended as the reconciler ends runs (lib/runs/end-active-runs.ts:
+ * the row deleted, the run stored `failed`), retried every second while the database is away, and
+ * once more later for a claim that reaches the server late. Without this a live server's lost
  * acknowledgement kept the thread locked until the stale-run sweep (30 minutes): the reconciler
  * frees only rows of servers that are gone.
  */
 function releaseUncertainClaim(runId: string): void {
-  deleteClaim(runId);
-  setTimeout(() => deleteClaim(runId), LATE_RELEASE_MS).unref();
+  endClaim(runId);
+  setTimeout(() => endClaim(runId), LATE_RELEASE_MS).unref();
 }
 
 const waiting: Waiting[] = [];
@@ -147,7 +154,7 @@ async function send(batch: Waiting[]): Promise<void> {
     await attempt([w!.item], () => claimOne(w!.item)).then(w!.resolve, w!.reject);
     return;
   }
-  const items = batch.map((w, n) => ({ ...w.item, n }));
+  const items = batch.map((w) => w.item);
   let rows: (ClaimRow & { n: number })[];
   try {
     rows = await attempt(items, () => claimMany(items));
@@ -214,7 +221,6 @@ function claim(item: ClaimItem): Promise<ClaimRow[]> {
  */
 export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = -1): Promise<HistoryRow[]> {
   const rows = await claim({
-    n: 0,
     thread_id: ctx.threadId,
     run_id: ctx.runId,
     company_id: ctx.companyId,

@@ -245,6 +245,13 @@ describe("the acknowledgement of a commit is lost", () => {
     expect(next).toBe(200);
     const [row] = (await db.execute(sql`SELECT count(*)::int AS n FROM active_runs WHERE thread_id = ${thread.id}`)) as unknown as { n: number }[];
     expect(row!.n).toBe(0);
+    // The lost run is stored as failed, as the reconciler stores the runs it ends.
+    const stored = (await db.execute(sql`
+      SELECT status, error->>'code' AS code FROM runs WHERE thread_id = ${thread.id} ORDER BY created_at`)) as unknown as { status: string; code: string | null }[];
+    expect(stored).toEqual([
+      { status: "failed", code: "database_unavailable" },
+      { status: "completed", code: null },
+    ]);
   });
 
   it("a group commit of several runs whose COMMIT is not acknowledged: every client 200, one bill each", async () => {
