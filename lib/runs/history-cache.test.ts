@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cachedHistory, rememberHistory } from "./history-cache";
+import { appendHistory, cachedHistory, rememberHistory } from "./history-cache";
 import type { HistoryRow } from "./stages/history";
 
 /** Rows as the claim reads them: newest first, with the claim's extra columns and an empty `extra`. */
@@ -49,6 +49,32 @@ describe("history cache", () => {
     expect(Object.isFrozen(row!.content)).toBe(true);
     expect(Object.isFrozen((row!.content as object[])[0])).toBe(true);
     expect(Object.isFrozen(row!.extra)).toBe(true);
+  });
+
+  it("appends what this process stored only where it follows the cached rows directly", () => {
+    const row = (seq: number, content = `(${seq})`): HistoryRow => ({ seq, role: "assistant", content, extra: null, tokens: 3 });
+    // A thread's first messages make an entry; later ones without an entry do not.
+    appendHistory("co_a", "thread_append", [row(0), row(1)]);
+    expect(cachedHistory("co_a", "thread_append")).toMatchObject({ complete: true });
+    appendHistory("co_a", "thread_append_late", [row(5)]);
+    expect(cachedHistory("co_a", "thread_append_late")).toBeUndefined();
+    // A run took the entry before its claim: it keeps the rows it saw when an answer is appended.
+    const seen = cachedHistory("co_a", "thread_append")!;
+    appendHistory("co_a", "thread_append", [row(2)]);
+    expect(seen.rows.map((r) => r.seq)).toEqual([0, 1]);
+    expect(cachedHistory("co_a", "thread_append")!.rows.map((r) => r.seq)).toEqual([0, 1, 2]);
+    // A gap (seq 3 stored elsewhere, not seen here), another company, or rows out of order: nothing changes.
+    appendHistory("co_a", "thread_append", [row(4)]);
+    appendHistory("co_b", "thread_append", [row(3)]);
+    appendHistory("co_a", "thread_append", [row(3), row(5)]);
+    expect(cachedHistory("co_a", "thread_append")!.rows.map((r) => r.seq)).toEqual([0, 1, 2]);
+    appendHistory("co_a", "thread_append", [row(3), row(4)]);
+    const now = cachedHistory("co_a", "thread_append")!;
+    expect(now.rows.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(Object.isFrozen(now.rows[4])).toBe(true);
+    // A run that read nothing new leaves the entry itself in place.
+    rememberHistory("co_a", "thread_append", now.rows.toReversed(), true);
+    expect(cachedHistory("co_a", "thread_append")).toBe(now);
   });
 
   it("answers nothing for another company's lookup of a cached thread", () => {

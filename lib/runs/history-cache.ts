@@ -127,6 +127,11 @@ function evictOne(): void {
   if (victim) remove(victim);
 }
 
+/** `newestFirst` holds exactly `rows` (ascending, contiguous: the ends and the count decide). */
+function sameRows(rows: readonly CachedRow[], newestFirst: readonly HistoryRow[]): boolean {
+  return rows.length === newestFirst.length && rows.length > 0 && rows.at(-1) === newestFirst[0] && rows[0] === newestFirst.at(-1);
+}
+
 /** The thread's cached rows (ascending by seq), marked as used. */
 export function cachedHistory(companyId: string, threadId: string): { rows: readonly HistoryRow[]; complete: boolean } | undefined {
   const entry = entries.get(threadId);
@@ -142,6 +147,8 @@ export function cachedHistory(companyId: string, threadId: string): { rows: read
  */
 export function rememberHistory(companyId: string, threadId: string, newestFirst: readonly HistoryRow[], complete: boolean): void {
   const old = entries.get(threadId);
+  // What the run read is what the entry holds (nothing new was read): it stays as it is.
+  if (old && old.companyId === companyId && old.complete === complete && sameRows(old.rows, newestFirst)) return;
   if (old) remove(old);
   if (newestFirst.length === 0) return;
   const kept = newestFirst.length > MAX_ROWS ? newestFirst.slice(0, MAX_ROWS) : newestFirst;
@@ -159,4 +166,26 @@ export function rememberHistory(companyId: string, threadId: string, newestFirst
   entries.set(threadId, entry);
   slots.push(entry);
   totalBytes += bytes;
+}
+
+/**
+ * Messages a process stored itself (a run's answer, messages added through the API), ascending by seq, added to the thread's entry
+ * when they follow its newest row directly (else the entry stays: the next claim reads what is
+ * above it). A new entry, not the old one changed: a run that took the old entry before its claim
+ * keeps what it saw (lib/runs/stages/history.ts claimAndRead reads it after the claim).
+ */
+export function appendHistory(companyId: string, threadId: string, ascending: readonly HistoryRow[]): void {
+  if (ascending.length === 0) return;
+  for (let i = 1; i < ascending.length; i++) if (ascending[i]!.seq !== ascending[i - 1]!.seq + 1) return;
+  const entry = entries.get(threadId);
+  const first = ascending[0]!.seq;
+  // No entry: only a thread's very first messages make one (nothing older to know of).
+  if (!entry) {
+    if (first === 0) rememberHistory(companyId, threadId, ascending.toReversed(), true);
+    return;
+  }
+  if (entry.companyId !== companyId || first !== entry.rows.at(-1)!.seq + 1) return;
+  const newestFirst: HistoryRow[] = ascending.toReversed();
+  for (let i = entry.rows.length - 1; i >= 0; i--) newestFirst.push(entry.rows[i]!);
+  rememberHistory(companyId, threadId, newestFirst, entry.complete);
 }

@@ -10,10 +10,12 @@ import { newId } from "@/lib/ids";
 import { DatabaseUnavailableError, isConnectionError, isTransientConflict } from "@/db/resilience";
 import { journal, registerJournalWriter } from "@/lib/persistence/bill-journal";
 import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit";
-import { toStorableJson } from "@/lib/persistence/pg-text";
+import { isStorableText, toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
 import { stageCallsMicro, type RunContext, type StageModelCall } from "./context";
 import { storableContent } from "./storable-content";
+import { appendHistory } from "./history-cache";
+import type { HistoryRow } from "./stages/history";
 import { countTextTokens } from "@/lib/providers/tokens";
 import { env } from "@/lib/env";
 
@@ -24,7 +26,18 @@ function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
   const tools = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
   // A long answer: the bill's count stands in (the tokenizer's, or the provider's own).
   if (text.length + tools.length > 16 * 1024) return ctx.usage.completionTokens + 1;
-  return countTextTokens(m.role) + countTextTokens(text) + countTextTokens(tools);
+  return roleTokens(m.role) + countTextTokens(text) + countTextTokens(tools);
+}
+
+/** A role's tokens, counted once (an answer's role is `assistant`, every run). */
+const roleCounts = new Map<string, number>();
+function roleTokens(role: string): number {
+  let n = roleCounts.get(role);
+  if (n === undefined) {
+    n = countTextTokens(role);
+    if (roleCounts.size < 16) roleCounts.set(role, n);
+  }
+  return n;
 }
 
 /**
@@ -195,7 +208,23 @@ function recordSql(job: PersistJob): SQL {
       RETURNING id)`;
 }
 
-const STORED = sql`(SELECT count(*) FROM run_row)::int AS stored`;
+/**
+ * Whether the statement stored the run (0: stored before), and for a run on a persistent thread
+ * the seq its first message took (null when it appended none): lib/runs/history-cache.ts keeps the
+ * answer, so the thread's next run reads no row for it.
+ */
+const storedSql = (job: PersistJob) =>
+  job.persistent
+    ? sql`(SELECT count(*) FROM run_row)::int AS stored, (SELECT base FROM run_seq) AS base`
+    : sql`(SELECT count(*) FROM run_row)::int AS stored`;
+
+interface StoredRow {
+  stored: number;
+  base?: number | null;
+}
+
+/** The outcome's `firstSeq` from a statement's row: set only when this statement stored the messages. */
+const firstSeqOf = (row: StoredRow | undefined) => (row?.stored === 1 && typeof row.base === "number" ? { firstSeq: row.base } : {});
 
 const toStageCallMetadata = (c: StageModelCall) => ({
   stage: c.stage,
@@ -231,6 +260,8 @@ export interface PersistOutcome {
   chargedMicro?: number;
   /** The run was already stored by an earlier attempt whose acknowledgement was lost. */
   already: boolean;
+  /** The seq of the run's first stored message, when this write stored them (a run on a persistent thread). */
+  firstSeq?: number;
 }
 
 /**
@@ -256,33 +287,33 @@ export async function writeRun(job: PersistJob): Promise<PersistOutcome> {
     return { drawnMicro: r.drawnMicro, already: r.alreadyBilled === true, ...(r.entry ? { chargedMicro: -r.entry.amountMicro } : {}) };
   };
   if (!job.billable) {
-    const [row] = (await commitWithGroup(sql`WITH ${record} SELECT ${STORED}`)) as { stored: number }[];
-    return { drawnMicro: 0, already: row?.stored === 0 };
+    const [row] = (await commitWithGroup(sql`WITH ${record} SELECT ${storedSql(job)}`)) as StoredRow[];
+    return { drawnMicro: 0, already: row?.stored === 0, ...firstSeqOf(row) };
   }
   if (cost === 0) {
     const [row] = (await commitWithGroup(
       sql`WITH ${record}, c AS (SELECT id, balance_micro FROM companies WHERE id = ${job.companyId} AND EXISTS (SELECT 1 FROM run_row)),
-          bill AS (${insertEntrySql("c", 0, entry, "id")}) SELECT ${STORED}`,
-    )) as { stored: number }[];
-    return { drawnMicro: 0, already: row?.stored === 0 };
+          bill AS (${insertEntrySql("c", 0, entry, "id")}) SELECT ${storedSql(job)}`,
+    )) as StoredRow[];
+    return { drawnMicro: 0, already: row?.stored === 0, ...firstSeqOf(row) };
   }
   if (hold?.lease && cost <= hold.amountMicro) {
     const [row] = (await commitWithGroup(
       sql`WITH ${record}, ${drawHoldCtes(hold.lease, cost, sql`EXISTS (SELECT 1 FROM run_row)`)},
           bill AS (${insertEntrySql("c", -cost, entry, "id")})
-          SELECT ${STORED}, (SELECT count(*) FROM bill)::int AS billed`,
-    )) as { stored: number; billed: number }[];
+          SELECT ${storedSql(job)}, (SELECT count(*) FROM bill)::int AS billed`,
+    )) as (StoredRow & { billed: number })[];
     // Stored and billed earlier: that statement drew the cost from the lease.
     if (row?.stored === 0) return { drawnMicro: cost, already: true };
-    if (row?.billed === 1) return { drawnMicro: cost, already: false };
+    if (row?.billed === 1) return { drawnMicro: cost, already: false, ...firstSeqOf(row) };
     // The lease was released under us (the record is stored): bill from the balance.
-    return commitExclusive((tx) => billRest(tx, null, 0));
+    return { ...(await commitExclusive((tx) => billRest(tx, null, 0))), ...firstSeqOf(row) };
   }
   return commitExclusive(async (tx) => {
-    const [row] = (await tx.execute(sql`WITH ${record} SELECT ${STORED}`)) as unknown as { stored: number }[];
+    const [row] = (await tx.execute(sql`WITH ${record} SELECT ${storedSql(job)}`)) as unknown as StoredRow[];
     // Record and bill share this transaction: a stored run was billed with it.
     if (row?.stored === 0) return { drawnMicro: 0, already: true };
-    return billRest(tx, hold?.lease ?? null, hold?.amountMicro ?? 0);
+    return { ...(await billRest(tx, hold?.lease ?? null, hold?.amountMicro ?? 0)), ...firstSeqOf(row) };
   });
 }
 
@@ -327,4 +358,19 @@ export async function persistRun(ctx: RunContext, status: RunStatus): Promise<vo
   }
   if (outcome.chargedMicro !== undefined) ctx.costMicro = outcome.chargedMicro;
   if (ctx.hold) endHold(ctx.hold, outcome.drawnMicro);
+  if (outcome.firstSeq !== undefined) cacheAnswer(job, outcome.firstSeq);
+}
+
+/**
+ * A run's stored answer, as the thread's next run would read it, goes into the history cache
+ * (appended only where the cache holds the thread up to the seq before it). Only plain text that
+ * PostgreSQL stored as given (lib/persistence/pg-text.ts replaces what it cannot store).
+ */
+function cacheAnswer(job: PersistJob, firstSeq: number): void {
+  const rows: HistoryRow[] = [];
+  for (const m of job.messages) {
+    if (typeof m.content !== "string" || !isStorableText(m.content) || Object.keys(m.extra).length > 0) return;
+    rows.push({ seq: firstSeq + m.seq, role: m.role, content: m.content, extra: null, tokens: m.tokens });
+  }
+  appendHistory(job.companyId, job.threadId, rows);
 }

@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Message } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
+import { db as rootDb } from "@/db/client";
+import { appendHistory } from "@/lib/runs/history-cache";
 import { newId } from "@/lib/ids";
 import { toStorableJson } from "@/lib/persistence/pg-text";
 import { storableContent } from "@/lib/runs/storable-content";
@@ -53,6 +55,14 @@ function dataImages(messages: MessageInput[], digests: Record<string, string> | 
     });
   });
   return [...out.values()];
+}
+
+/** Added rows, as the database returned them, into lib/runs/history-cache.ts (where they follow its rows). */
+function cacheAdded(companyId: string, threadId: string, rows: InsertedRow[]): void {
+  const ascending = rows
+    .map((r) => ({ seq: r.seq, role: r.role, content: r.content, extra: null, tokens: r.tokens }))
+    .sort((a, b) => a.seq - b.seq);
+  appendHistory(companyId, threadId, ascending);
 }
 
 /**
@@ -110,6 +120,8 @@ export async function addMessages(
           return inserted;
         });
   if (rows.length === 0) throw threadNotFound(args.threadId);
+  // Committed (not inside a caller's transaction): the thread's next run need not read them back.
+  if (db === rootDb) cacheAdded(args.companyId, args.threadId, rows);
   return rows
     .map((r) => ({
       id: r.id,

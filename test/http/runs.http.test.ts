@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { activeRuns, ledgerEntries, messages, runs } from "@/db/schema";
@@ -370,42 +370,50 @@ describe("long threads", () => {
     expect(stored).toHaveLength(3);
   });
 
-  it("a thread's next run reads only what was added since its last run (the server keeps the newest messages it read), gaps of more than a page included", async () => {
-    const { key } = await gw.tenant();
+  it("a thread's next run reads only what was added since its last run (the server keeps the newest messages it read or stored), gaps of more than a page included", async () => {
+    const { key, companyId } = await gw.tenant();
     const threadId = await gw.thread(key, [
       { role: "user", content: "m0" },
       { role: "assistant", content: "m1" },
       { role: "user", content: "m2" },
     ]);
     const sentContents = () => (gw.fake.requests.at(-1)!.body.messages as { content: string }[]).map((m) => m.content);
+    const changeBehind = (seq: number, content: string) => db.update(messages).set({ content }).where(and(eq(messages.threadId, threadId), eq(messages.seq, seq)));
     expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
     expect(sentContents()).toEqual(["m0", "m1", "m2"]);
+    const [answer] = await db.select({ content: messages.content }).from(messages).where(and(eq(messages.threadId, threadId), eq(messages.seq, 3)));
     // Messages are never changed once stored; changing one behind the server's back shows which
-    // rows the next run read from the database: only those added since.
-    await db.update(messages).set({ content: "changed behind the server" }).where(and(eq(messages.threadId, threadId), eq(messages.seq, 0)));
+    // rows the next run read from the database: none here. The run's answer (seq 3) and the
+    // message added through this server (seq 4) were kept when they were stored.
+    await changeBehind(0, "changed behind the server");
     expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "m4" })).status).toBe(201);
+    await changeBehind(3, "answer changed behind the server");
+    await changeBehind(4, "m4 changed behind the server");
     expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
     const second = sentContents();
     expect(second).toHaveLength(5);
     expect(second[0]).toBe("m0");
+    expect(second[3]).toBe(answer!.content);
     expect(second[4]).toBe("m4");
-    // More than a page (64) added at once: the rows between are not known, so the thread is read
-    // again from the newest down (the changed row shows now), in full and in order.
-    const added = Array.from({ length: 150 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `b${i}` }));
-    for (const messages of [added.slice(0, 100), added.slice(100)]) {
-      expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages })).status).toBe(201);
-    }
+    // More than a page (64) added at once by another server (straight into the database, as its
+    // add would): the rows between are not known here, so the thread is read again from the
+    // newest down (the changed rows show now), in full and in order.
+    const added = Array.from({ length: 150 }, (_, i) => ({ id: `message_behind_${threadId}_${i}`, role: i % 2 ? "assistant" : "user", content: `b${i}`, i }));
+    await db.execute(sql`
+      WITH t AS (UPDATE threads SET next_seq = next_seq + 150 WHERE id = ${threadId} RETURNING next_seq - 150 AS base)
+      INSERT INTO messages (id, company_id, thread_id, role, content, seq)
+      SELECT x.id, ${companyId}, ${threadId}, x.role, to_jsonb(x.content), t.base + x.i
+      FROM t, jsonb_to_recordset(${JSON.stringify(added)}::jsonb) AS x(id text, role text, content text, i int)`);
     const third = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     expect(third.status).toBe(200);
     const sent = sentContents();
     expect(sent).toHaveLength(156);
-    expect(sent[0]).toBe("changed behind the server");
-    expect(sent.slice(1, 5)).toEqual(second.slice(1, 5));
+    expect(sent.slice(0, 5)).toEqual(["changed behind the server", "m1", "m2", "answer changed behind the server", "m4 changed behind the server"]);
     expect(sent.slice(6)).toEqual(added.map((m) => m.content));
     const steps = await gw.call(key, "GET", `${runPath(threadId)}/${third.json.id}/steps`);
     expect(steps.json.data.find((s: { type: string }) => s.type === "history").detail).toMatchObject({ messages_in_thread: 156, messages_sent: 156, messages_left_out: 0 });
     // A fourth run after one more message: the 156 read last time are kept; only the new ones are read.
-    await db.update(messages).set({ content: "changed again" }).where(and(eq(messages.threadId, threadId), eq(messages.seq, 0)));
+    await changeBehind(0, "changed again");
     expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "last" })).status).toBe(201);
     expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
     const fourth = sentContents();
