@@ -303,8 +303,13 @@ export async function writeRun(job: PersistJob): Promise<PersistOutcome> {
           bill AS (${insertEntrySql("c", -cost, entry, "id")})
           SELECT ${storedSql(job)}, (SELECT count(*) FROM bill)::int AS billed`,
     )) as (StoredRow & { billed: number })[];
-    // Stored and billed earlier: that statement drew the cost from the lease.
-    if (row?.stored === 0) return { drawnMicro: cost, already: true };
+    // Stored earlier. Billed with it (that statement drew the cost from the lease), unless the
+    // lease was gone then and the bill from the balance that followed failed: billed now. The
+    // entry's id is the run's, so a bill that did happen is found and not repeated.
+    if (row?.stored === 0) {
+      const rest = await commitExclusive((tx) => billRest(tx, null, 0));
+      return rest.already ? { drawnMicro: cost, already: true } : rest;
+    }
     if (row?.billed === 1) return { drawnMicro: cost, already: false, ...firstSeqOf(row) };
     // The lease was released under us (the record is stored): bill from the balance.
     return { ...(await commitExclusive((tx) => billRest(tx, null, 0))), ...firstSeqOf(row) };
