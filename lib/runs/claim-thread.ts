@@ -44,7 +44,9 @@ const MAX_BATCH = 32;
 
 /**
  * One claim: a row of active_runs for the run unless its thread has one (the primary key refuses
- * a second), and the thread's newest page above `after_seq`, read in the same statement. A claim
+ * a second), and the thread's newest page above `after_seq`, read in the same statement by
+ * claimed_history (db/migrations/0015_claimed_history.sql): in a snapshot of its own, taken after
+ * the insert, so a claim that waited for the previous run's release sees that run's answer. A claim
  * that goes out alone (every claim at low load) takes this lean statement: claimMany's joins and
  * sorts over its JSON input cost more than they save for one.
  */
@@ -59,10 +61,8 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
       RETURNING run_id)
     SELECT c.source, c.claimed, h.seq, h.role, h.content, h.extra, h.tokens
     FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed) c
-    LEFT JOIN LATERAL (
-      SELECT seq, role, content, extra, tokens FROM messages
-      WHERE thread_id = ${c.thread_id} AND seq > ${c.after_seq} AND c.claimed = 1
-      ORDER BY seq DESC LIMIT ${c.page}) h ON true`) as unknown as Promise<ClaimRow[]>;
+    LEFT JOIN LATERAL claimed_history(${c.thread_id}, ${c.after_seq}, ${c.page}, c.claimed = 1) h ON true
+    ORDER BY h.seq DESC`) as unknown as Promise<ClaimRow[]>;
 }
 
 /**
@@ -88,10 +88,7 @@ async function claimMany(items: ClaimItem[]): Promise<(ClaimRow & { n: number })
     FROM i
     LEFT JOIN t ON t.n = i.n
     LEFT JOIN r ON r.run_id = i.run_id
-    LEFT JOIN LATERAL (
-      SELECT seq, role, content, extra, tokens FROM messages
-      WHERE thread_id = i.thread_id AND seq > i.after_seq AND r.run_id IS NOT NULL
-      ORDER BY seq DESC LIMIT i.page) h ON true
+    LEFT JOIN LATERAL claimed_history(i.thread_id, i.after_seq, i.page, r.run_id IS NOT NULL) h ON true
     ORDER BY i.n, h.seq DESC`)) as unknown as (ClaimRow & { n: number })[];
 }
 

@@ -1,6 +1,8 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import postgres from "postgres";
 import { db } from "@/db/client";
+import { databaseUrl } from "@/db/url";
 import { activeRuns, ledgerEntries, messages, runs } from "@/db/schema";
 import { sseData, useGateway } from "../support/gateway";
 
@@ -148,6 +150,36 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(stored.map((r) => r.threadId).sort()).toEqual([...threads].sort());
     const active = await db.select().from(activeRuns).where(eq(activeRuns.threadId, threads[0]!));
     expect(active).toEqual([]);
+  });
+
+  it("a run whose claim waited for the previous run's release sees that run's answer (the page is read after the claim, not in the claim statement's older snapshot)", async () => {
+    const { key, companyId } = await gw.tenant();
+    const threadId = await gw.thread(key, [{ role: "user", content: "first question" }]);
+    // The previous run, as another server runs it: its claim row, then its persist transaction
+    // (the answer stored, the row deleted), held open while the next run's claim arrives.
+    await db.insert(activeRuns).values({ threadId, runId: "run_previous_elsewhere", companyId, model: "gpt-4o-mini", owner: "another-host:1:test" });
+    const previous = postgres(databaseUrl(), { max: 1, onnotice: () => {} });
+    try {
+      const tx = await previous.reserve();
+      await tx`BEGIN`;
+      await tx`DELETE FROM active_runs WHERE thread_id = ${threadId}`;
+      await tx`
+        WITH t AS (UPDATE threads SET next_seq = next_seq + 1 WHERE id = ${threadId} RETURNING next_seq - 1 AS base)
+        INSERT INTO messages (id, company_id, thread_id, role, content, seq, run_id)
+        SELECT ${`message_prev_${threadId}`}, ${companyId}, ${threadId}, 'assistant', to_jsonb('the previous answer'::text), t.base, 'run_previous_elsewhere' FROM t`;
+      const next = gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
+      // The claim is waiting on the row being deleted (no upstream call yet).
+      await new Promise((r) => setTimeout(r, 400));
+      expect(gw.fake.requests).toHaveLength(0);
+      await tx`COMMIT`;
+      tx.release();
+      const run = await next;
+      expect(run.status).toBe(200);
+    } finally {
+      await previous.end({ timeout: 1 });
+    }
+    const sent = gw.fake.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content);
+    expect(sent).toEqual(["first question", "the previous answer"]);
   });
 
   it("a claim lost with a crash of PostgreSQL (its active_runs row gone mid-run) is stored whole and billed once when the run ends", async () => {
