@@ -53,11 +53,10 @@ describe("history cache", () => {
 
   it("appends what this process stored only where it follows the cached rows directly", () => {
     const row = (seq: number, content = `(${seq})`): HistoryRow => ({ seq, role: "assistant", content, extra: null, tokens: 3 });
-    // A thread's first messages make an entry; later ones without an entry do not.
+    // A thread without an entry (no run here read it) gets none.
     appendHistory("co_a", "thread_append", [row(0), row(1)]);
-    expect(cachedHistory("co_a", "thread_append")).toMatchObject({ complete: true });
-    appendHistory("co_a", "thread_append_late", [row(5)]);
-    expect(cachedHistory("co_a", "thread_append_late")).toBeUndefined();
+    expect(cachedHistory("co_a", "thread_append")).toBeUndefined();
+    rememberHistory("co_a", "thread_append", [row(1), row(0)], true);
     // A run took the entry before its claim: it keeps the rows it saw when an answer is appended.
     const seen = cachedHistory("co_a", "thread_append")!;
     appendHistory("co_a", "thread_append", [row(2)]);

@@ -171,20 +171,16 @@ export function rememberHistory(companyId: string, threadId: string, newestFirst
 /**
  * Messages a process stored itself (a run's answer, messages added through the API), ascending by seq, added to the thread's entry
  * when they follow its newest row directly (else the entry stays: the next claim reads what is
- * above it). A new entry, not the old one changed: a run that took the old entry before its claim
+ * above it); a thread without an entry gets none. A new entry, not the old one changed: a run that took the old entry before its claim
  * keeps what it saw (lib/runs/stages/history.ts claimAndRead reads it after the claim).
  */
 export function appendHistory(companyId: string, threadId: string, ascending: readonly HistoryRow[]): void {
   if (ascending.length === 0) return;
   for (let i = 1; i < ascending.length; i++) if (ascending[i]!.seq !== ascending[i - 1]!.seq + 1) return;
+  // Only a thread a run here read has an entry to extend: an import of threads nobody runs here
+  // does not push out the entries of threads in use.
   const entry = entries.get(threadId);
-  const first = ascending[0]!.seq;
-  // No entry: only a thread's very first messages make one (nothing older to know of).
-  if (!entry) {
-    if (first === 0) rememberHistory(companyId, threadId, ascending.toReversed(), true);
-    return;
-  }
-  if (entry.companyId !== companyId || first !== entry.rows.at(-1)!.seq + 1) return;
+  if (!entry || entry.companyId !== companyId || ascending[0]!.seq !== entry.rows.at(-1)!.seq + 1) return;
   const newestFirst: HistoryRow[] = ascending.toReversed();
   for (let i = entry.rows.length - 1; i >= 0; i--) newestFirst.push(entry.rows[i]!);
   rememberHistory(companyId, threadId, newestFirst, entry.complete);
