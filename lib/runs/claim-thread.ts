@@ -14,6 +14,8 @@ import type { HistoryRow } from "./stages/history";
 interface ClaimRow extends Partial<HistoryRow> {
   source: ThreadSource | null;
   claimed: number;
+  /** See claimOne. */
+  stale: boolean | null;
 }
 
 async function activeRunOf(threadId: string): Promise<string | null> {
@@ -44,11 +46,12 @@ const MAX_BATCH = 32;
 
 /**
  * One claim: a row of active_runs for the run unless its thread has one (the primary key refuses
- * a second), and the thread's newest page above `after_seq`, read in the same statement by
- * claimed_history (db/migrations/0015_claimed_history.sql): in a snapshot of its own, taken after
- * the insert, so a claim that waited for the previous run's release sees that run's answer. A claim
- * that goes out alone (every claim at low load) takes this lean statement: claimMany's joins and
- * sorts over its JSON input cost more than they save for one.
+ * a second), and the thread's newest page above `after_seq`, read in the same statement. `stale`:
+ * the statement's snapshot still shows another run active on the thread, so the insert got in
+ * only because that run's release committed after the snapshot was taken (it waited for it, or
+ * found it done): the page, read in that snapshot, may lack that run's answer (claimThread reads
+ * it again). A claim that goes out alone (every claim at low load) takes this lean statement:
+ * claimMany's joins and sorts over its JSON input cost more than they save for one.
  */
 function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
   return claimDb.execute(sql`
@@ -59,10 +62,13 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
       FROM t
       ON CONFLICT (thread_id) DO NOTHING
       RETURNING run_id)
-    SELECT c.source, c.claimed, h.seq, h.role, h.content, h.extra, h.tokens
-    FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed) c
-    LEFT JOIN LATERAL claimed_history(${c.thread_id}, ${c.after_seq}, ${c.page}, c.claimed = 1) h ON true
-    ORDER BY h.seq DESC`) as unknown as Promise<ClaimRow[]>;
+    SELECT c.source, c.claimed, c.stale, h.seq, h.role, h.content, h.extra, h.tokens
+    FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed,
+            EXISTS (SELECT 1 FROM active_runs a WHERE a.thread_id = ${c.thread_id} AND a.run_id <> ${c.run_id}) AS stale) c
+    LEFT JOIN LATERAL (
+      SELECT seq, role, content, extra, tokens FROM messages
+      WHERE thread_id = ${c.thread_id} AND seq > ${c.after_seq} AND c.claimed = 1
+      ORDER BY seq DESC LIMIT ${c.page}) h ON true`) as unknown as Promise<ClaimRow[]>;
 }
 
 /**
@@ -76,7 +82,9 @@ async function claimMany(items: ClaimItem[]): Promise<(ClaimRow & { n: number })
     WITH i AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(indexed)}::jsonb)
         AS x(n int, thread_id text, run_id text, company_id text, model text, stream boolean, owner text, after_seq int, page int)),
-    t AS (SELECT i.n, th.source FROM i JOIN threads th ON th.id = i.thread_id AND th.company_id = i.company_id),
+    t AS (
+      SELECT i.n, th.source, EXISTS (SELECT 1 FROM active_runs a WHERE a.thread_id = i.thread_id AND a.run_id <> i.run_id) AS stale
+      FROM i JOIN threads th ON th.id = i.thread_id AND th.company_id = i.company_id),
     r AS (
       INSERT INTO active_runs (thread_id, run_id, company_id, model, stream, owner)
       SELECT i.thread_id, i.run_id, i.company_id, i.model, i.stream, i.owner
@@ -84,12 +92,23 @@ async function claimMany(items: ClaimItem[]): Promise<(ClaimRow & { n: number })
       ORDER BY i.thread_id, i.n
       ON CONFLICT (thread_id) DO NOTHING
       RETURNING run_id)
-    SELECT i.n, t.source, (r.run_id IS NOT NULL)::int AS claimed, h.seq, h.role, h.content, h.extra, h.tokens
+    SELECT i.n, t.source, (r.run_id IS NOT NULL)::int AS claimed, t.stale, h.seq, h.role, h.content, h.extra, h.tokens
     FROM i
     LEFT JOIN t ON t.n = i.n
     LEFT JOIN r ON r.run_id = i.run_id
-    LEFT JOIN LATERAL claimed_history(i.thread_id, i.after_seq, i.page, r.run_id IS NOT NULL) h ON true
+    LEFT JOIN LATERAL (
+      SELECT seq, role, content, extra, tokens FROM messages
+      WHERE thread_id = i.thread_id AND seq > i.after_seq AND r.run_id IS NOT NULL
+      ORDER BY seq DESC LIMIT i.page) h ON true
     ORDER BY i.n, h.seq DESC`)) as unknown as (ClaimRow & { n: number })[];
+}
+
+/** The page a stale claim read again, in a statement (a snapshot) of its own, after the claim. */
+function pageAgain(item: ClaimItem): Promise<HistoryRow[]> {
+  return db.execute(sql`
+    SELECT seq, role, content, extra, tokens FROM messages
+    WHERE thread_id = ${item.thread_id} AND seq > ${item.after_seq}
+    ORDER BY seq DESC LIMIT ${item.page}`) as unknown as Promise<HistoryRow[]>;
 }
 
 /** A release is retried this often while the database is away (then the reconciler's stale-run sweep). */
@@ -204,7 +223,7 @@ function claim(item: ClaimItem): Promise<ClaimRow[]> {
  * statement: a row of active_runs (owned by this process) is inserted unless the thread already
  * has one, which its primary key refuses (409, never two runs interleaving on one thread). The
  * page is read in the same statement, so a run costs no extra round trip for a thread that fits
- * in it. The run's `runs` row is written when it ends (lib/runs/persist-run.ts).
+ * in it (except a claim that got in behind a release committed after its snapshot: `stale`). The run's `runs` row is written when it ends (lib/runs/persist-run.ts).
  *
  * Claims that arrive while one is in flight share the next statement (pump above): measured at 32
  * connections on 2 cores, a trivial extra statement per run cost ~5 % of runs' throughput, and
@@ -217,7 +236,7 @@ function claim(item: ClaimItem): Promise<ClaimRow[]> {
  * @throws not_found for another company's thread or an unknown one; conflict when a run is active.
  */
 export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = -1): Promise<HistoryRow[]> {
-  const rows = await claim({
+  const item: ClaimItem = {
     thread_id: ctx.threadId,
     run_id: ctx.runId,
     company_id: ctx.companyId,
@@ -226,7 +245,8 @@ export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = 
     owner: formatLeaseOwner(currentLeaseOwner()),
     after_seq: afterSeq,
     page: pageSize,
-  });
+  };
+  const rows = await claim(item);
   // One row per message read (or one with null message columns): source and claimed repeat on each.
   const head = rows[0];
   if (!head?.source) throw threadNotFound(ctx.threadId);
@@ -240,5 +260,7 @@ export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = 
   }
   ctx.claimed = true;
   ctx.source = head.source;
+  // The run this one followed released the thread after the claim's snapshot: read what it stored.
+  if (head.stale) return pageAgain(item);
   return head.seq === null || head.seq === undefined ? [] : (rows as HistoryRow[]);
 }

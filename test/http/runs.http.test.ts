@@ -167,19 +167,23 @@ describe("POST /v1/threads/{id}/runs", () => {
         WITH t AS (UPDATE threads SET next_seq = next_seq + 1 WHERE id = ${threadId} RETURNING next_seq - 1 AS base)
         INSERT INTO messages (id, company_id, thread_id, role, content, seq, run_id)
         SELECT ${`message_prev_${threadId}`}, ${companyId}, ${threadId}, 'assistant', to_jsonb('the previous answer'::text), t.base, 'run_previous_elsewhere' FROM t`;
+      // Runs on other threads at the same moment: the claims go out batched, the waiting one among them.
+      const others = await Promise.all([1, 2, 3, 4].map((n) => gw.thread(key, [{ role: "user", content: `other ${n}` }])));
+      const alongside = others.map((id) => gw.call(key, "POST", runPath(id), { model: "gpt-4o-mini" }));
       const next = gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
-      // The claim is waiting on the row being deleted (no upstream call yet).
+      // The claim is waiting on the row being deleted (no upstream call for it yet).
       await new Promise((r) => setTimeout(r, 400));
-      expect(gw.fake.requests).toHaveLength(0);
+      expect(gw.fake.requests.filter((q) => q.body.messages[0].content === "first question")).toHaveLength(0);
       await tx`COMMIT`;
       tx.release();
       const run = await next;
       expect(run.status).toBe(200);
+      expect((await Promise.all(alongside)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
     } finally {
       await previous.end({ timeout: 1 });
     }
-    const sent = gw.fake.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content);
-    expect(sent).toEqual(["first question", "the previous answer"]);
+    const call = gw.fake.requests.find((q) => q.body.messages[0].content === "first question")!;
+    expect(call.body.messages.map((m: { content: string }) => m.content)).toEqual(["first question", "the previous answer"]);
   });
 
   it("a claim lost with a crash of PostgreSQL (its active_runs row gone mid-run) is stored whole and billed once when the run ends", async () => {
