@@ -21,6 +21,21 @@ export function countTextTokens(text: string): number {
   return countPlain(text);
 }
 
+/** Counts of texts that recur call after call (system prompts, tool lists, roles), bounded. */
+const repeatedCounts = new Map<string, number>();
+const REPEATED_COUNTS_MAX = 512;
+
+/** countTextTokens for a text that recurs: counted once, then looked up (oldest dropped past the bound). */
+export function countRepeatedTextTokens(text: string): number {
+  let n = repeatedCounts.get(text);
+  if (n === undefined) {
+    n = countTextTokens(text);
+    if (repeatedCounts.size >= REPEATED_COUNTS_MAX) repeatedCounts.delete(repeatedCounts.keys().next().value!);
+    repeatedCounts.set(text, n);
+  }
+  return n;
+}
+
 // Special-token strings in user text ("<|endoftext|>") are counted as plain text, never thrown
 // on. Passing options costs ~20 µs per call (the tokenizer rebuilds its matcher), so only then.
 const countPlain = (text: string) => (text.includes("<|") ? tokenizer().countTokens(text, PLAIN_TEXT) : tokenizer().countTokens(text));

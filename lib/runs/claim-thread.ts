@@ -223,7 +223,8 @@ function claim(item: ClaimItem): Promise<ClaimRow[]> {
  * statement: a row of active_runs (owned by this process) is inserted unless the thread already
  * has one, which its primary key refuses (409, never two runs interleaving on one thread). The
  * page is read in the same statement, so a run costs no extra round trip for a thread that fits
- * in it (except a claim that got in behind a release committed after its snapshot: `stale`). The run's `runs` row is written when it ends (lib/runs/persist-run.ts).
+ * in it (except a claim that got in behind a release committed after its snapshot: `stale`).
+ * The run's `runs` row is written when it ends (lib/runs/persist-run.ts).
  *
  * Claims that arrive while one is in flight share the next statement (pump above): measured at 32
  * connections on 2 cores, a trivial extra statement per run cost ~5 % of runs' throughput, and

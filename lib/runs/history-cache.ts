@@ -169,10 +169,11 @@ export function rememberHistory(companyId: string, threadId: string, newestFirst
 }
 
 /**
- * Messages a process stored itself (a run's answer, messages added through the API), ascending by seq, added to the thread's entry
- * when they follow its newest row directly (else the entry stays: the next claim reads what is
- * above it); a thread without an entry gets none. A new entry, not the old one changed: a run that took the old entry before its claim
- * keeps what it saw (lib/runs/stages/history.ts claimAndRead reads it after the claim).
+ * Messages this process stored itself (a run's answer, messages added through the API), ascending
+ * by seq, added to the thread's entry when they follow its newest row directly (else the entry
+ * stays: the next claim reads what is above it); a thread without an entry gets none. A new entry,
+ * not the old one changed: a run that took the old entry before its claim keeps what it saw
+ * (lib/runs/stages/history.ts claimAndRead reads it after the claim).
  */
 export function appendHistory(companyId: string, threadId: string, ascending: readonly HistoryRow[]): void {
   if (ascending.length === 0) return;

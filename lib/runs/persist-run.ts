@@ -16,7 +16,7 @@ import { stageCallsMicro, type RunContext, type StageModelCall } from "./context
 import { storableContent } from "./storable-content";
 import { appendHistory } from "./history-cache";
 import type { HistoryRow } from "./stages/history";
-import { countTextTokens } from "@/lib/providers/tokens";
+import { countRepeatedTextTokens, countTextTokens } from "@/lib/providers/tokens";
 import { env } from "@/lib/env";
 
 /** Token count stored with the run's answer for later runs' history budgets (lib/threads/message-tokens.ts). */
@@ -26,18 +26,7 @@ function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
   const tools = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
   // A long answer: the bill's count stands in (the tokenizer's, or the provider's own).
   if (text.length + tools.length > 16 * 1024) return ctx.usage.completionTokens + 1;
-  return roleTokens(m.role) + countTextTokens(text) + countTextTokens(tools);
-}
-
-/** A role's tokens, counted once (an answer's role is `assistant`, every run). */
-const roleCounts = new Map<string, number>();
-function roleTokens(role: string): number {
-  let n = roleCounts.get(role);
-  if (n === undefined) {
-    n = countTextTokens(role);
-    if (roleCounts.size < 16) roleCounts.set(role, n);
-  }
-  return n;
+  return countRepeatedTextTokens(m.role) + countTextTokens(text) + countTextTokens(tools);
 }
 
 /**

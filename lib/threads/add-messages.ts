@@ -57,12 +57,13 @@ function dataImages(messages: MessageInput[], digests: Record<string, string> | 
   return [...out.values()];
 }
 
-/** Added rows, as the database returned them, into lib/runs/history-cache.ts (where they follow its rows). */
-function cacheAdded(companyId: string, threadId: string, rows: InsertedRow[]): void {
-  const ascending = rows
-    .map((r) => ({ seq: r.seq, role: r.role, content: r.content, extra: null, tokens: r.tokens }))
-    .sort((a, b) => a.seq - b.seq);
-  appendHistory(companyId, threadId, ascending);
+/** Added rows (ascending by seq), as the database returned them, into lib/runs/history-cache.ts (where they follow its rows). */
+function cacheAdded(companyId: string, threadId: string, ascending: InsertedRow[]): void {
+  appendHistory(
+    companyId,
+    threadId,
+    ascending.map((r) => ({ seq: r.seq, role: r.role, content: r.content, extra: null, tokens: r.tokens })),
+  );
 }
 
 /**
@@ -120,20 +121,19 @@ export async function addMessages(
           return inserted;
         });
   if (rows.length === 0) throw threadNotFound(args.threadId);
+  rows.sort((a, b) => a.seq - b.seq);
   // Committed (not inside a caller's transaction): the thread's next run need not read them back.
   if (db === rootDb) cacheAdded(args.companyId, args.threadId, rows);
-  return rows
-    .map((r) => ({
-      id: r.id,
-      companyId: args.companyId,
-      threadId: args.threadId,
-      role: r.role,
-      content: r.content,
-      extra: {},
-      runId: r.run_id,
-      seq: r.seq,
-      tokens: r.tokens,
-      createdAt: new Date(r.created_ms),
-    }))
-    .sort((a, b) => a.seq - b.seq);
+  return rows.map((r) => ({
+    id: r.id,
+    companyId: args.companyId,
+    threadId: args.threadId,
+    role: r.role,
+    content: r.content,
+    extra: {},
+    runId: r.run_id,
+    seq: r.seq,
+    tokens: r.tokens,
+    createdAt: new Date(r.created_ms),
+  }));
 }

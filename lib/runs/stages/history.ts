@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { db } from "@/db/client";
 import { AppError } from "@/lib/errors";
 import { MAX_IMAGE_TOKENS } from "@/lib/providers/image-tokens";
-import { countTextTokens } from "@/lib/providers/tokens";
+import { countRepeatedTextTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatMessage, ContentPart } from "@/lib/providers/types";
 import { messageTexts } from "@/lib/threads/message-tokens";
 import type { RunContext, Stage } from "../context";
@@ -29,20 +29,6 @@ const NEXT_PAGE = 512;
 /** OpenAI's chat framing (lib/providers/tokens.ts): per message, and priming the reply. */
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
-
-/** Token counts of system-prompt texts (a company's profiles repeat them run after run). */
-const systemCounts = new Map<string, number>();
-const SYSTEM_COUNTS_MAX = 512;
-
-function systemTokens(text: string): number {
-  let n = systemCounts.get(text);
-  if (n === undefined) {
-    n = countTextTokens(text);
-    if (systemCounts.size >= SYSTEM_COUNTS_MAX) systemCounts.delete(systemCounts.keys().next().value!);
-    systemCounts.set(text, n);
-  }
-  return n;
-}
 
 function imageCount(content: unknown): number {
   if (!Array.isArray(content)) return 0;
@@ -152,9 +138,9 @@ export const historyStage: Stage = {
       slug: ctx.model.model.slug,
       contextRoom: window,
     });
-    const system = ctx.instructions.length ? systemTokens(ctx.instructions.join("\n\n")) + countTextTokens("system") : 0;
+    const system = ctx.instructions.length ? countRepeatedTextTokens(ctx.instructions.join("\n\n")) + countTextTokens("system") : 0;
     // The offered tools' definitions are part of the prompt (lib/providers/tokens.ts promptParts).
-    const tools = ctx.tools?.length ? systemTokens(JSON.stringify(ctx.tools)) : 0;
+    const tools = ctx.tools?.length ? countRepeatedTextTokens(JSON.stringify(ctx.tools)) : 0;
     // Room kept for what retrieval and mentioned files will add (a long thread cannot crowd it out).
     const kb = knowledgeBudgets(window);
     const knowledge = willRetrieve(ctx) ? kb.retrieval + (ctx.mentionedFileIds?.length ? kb.mentioned : 0) : 0;
