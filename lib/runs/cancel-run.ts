@@ -47,6 +47,6 @@ export async function cancelRun(db: DbOrTx, args: { companyId: string; threadId:
     if (Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-  await endActiveRuns(db, sql`run_id = ${args.runId}`, RUN_STATUS.cancelled, null);
+  await endActiveRuns(db, sql`thread_id = ${args.threadId} AND run_id = ${args.runId}`, RUN_STATUS.cancelled, null);
   return getRun(db, args);
 }

@@ -120,15 +120,15 @@ const LATE_RELEASE_MS = 30_000;
 /** A run whose claim's acknowledgement was lost: what its `runs` row says once it is released. */
 const CLAIM_LOST = { code: "database_unavailable", message: "The database connection failed while the run claimed its thread" };
 
-function endClaim(runId: string, attempt = 1): void {
-  endActiveRuns(db, sql`run_id = ${runId}`, RUN_STATUS.failed, CLAIM_LOST).then(
+function endClaim(c: ClaimItem, attempt = 1): void {
+  endActiveRuns(db, sql`thread_id = ${c.thread_id} AND run_id = ${c.run_id}`, RUN_STATUS.failed, CLAIM_LOST).then(
     () => {},
     (err: unknown) => {
       if (attempt >= RELEASE_TRIES) {
-        log.error({ err, runId }, "could not release the thread claim of a run that failed");
+        log.error({ err, runId: c.run_id }, "could not release the thread claim of a run that failed");
         return;
       }
-      setTimeout(() => endClaim(runId, attempt + 1), RELEASE_EVERY_MS).unref();
+      setTimeout(() => endClaim(c, attempt + 1), RELEASE_EVERY_MS).unref();
     },
   );
 }
@@ -141,9 +141,9 @@ function endClaim(runId: string, attempt = 1): void {
  * acknowledgement kept the thread locked until the stale-run sweep (30 minutes): the reconciler
  * frees only rows of servers that are gone.
  */
-function releaseUncertainClaim(runId: string): void {
-  endClaim(runId);
-  setTimeout(() => endClaim(runId), LATE_RELEASE_MS).unref();
+function releaseUncertainClaim(c: ClaimItem): void {
+  endClaim(c);
+  setTimeout(() => endClaim(c), LATE_RELEASE_MS).unref();
 }
 
 const waiting: Waiting[] = [];
@@ -159,7 +159,7 @@ async function attempt<T>(items: ClaimItem[], statement: () => Promise<T>): Prom
   try {
     return await statement();
   } catch (err) {
-    if (sent && isConnectionError(err)) for (const c of items) releaseUncertainClaim(c.run_id);
+    if (sent && isConnectionError(err)) for (const c of items) releaseUncertainClaim(c);
     throw err;
   }
 }

@@ -81,7 +81,7 @@ function withRunId(err: unknown, ctx: RunContext): unknown {
  */
 async function releaseThread(ctx: RunContext, err: unknown): Promise<void> {
   try {
-    await endActiveRuns(db, sql`run_id = ${ctx.runId}`, RUN_STATUS.failed, failure(err));
+    await endActiveRuns(db, sql`thread_id = ${ctx.threadId} AND run_id = ${ctx.runId}`, RUN_STATUS.failed, failure(err));
   } catch (releaseErr) {
     log.error({ err: releaseErr, runId: ctx.runId }, "could not release the thread of a failed run");
   }

@@ -167,7 +167,7 @@ function recordSql(job: PersistJob): SQL {
         steps = excluded.steps, owner = NULL, completed_at = excluded.completed_at
       WHERE runs.completed_at IS NULL
       RETURNING id),
-    run_release AS (DELETE FROM active_runs WHERE run_id = ${job.runId}),
+    run_release AS (DELETE FROM active_runs WHERE thread_id = ${job.threadId} AND run_id = ${job.runId}),
     run_seq AS (
       UPDATE threads SET next_seq = next_seq + ${n}
       WHERE id = ${job.threadId} AND ${n} > 0 AND EXISTS (SELECT 1 FROM run_row)

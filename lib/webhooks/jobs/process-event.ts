@@ -216,7 +216,7 @@ async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, known: Con
   if (claim.runId && claim.threadId) {
     const [run] = await db.select({ status: runs.status, error: runs.error }).from(runs).where(eq(runs.id, claim.runId));
     // A run that has not ended has no runs row yet: it is in active_runs (lib/runs/claim-thread.ts).
-    const [active] = run ? [] : await db.select({ runId: activeRuns.runId }).from(activeRuns).where(eq(activeRuns.runId, claim.runId));
+    const [active] = run ? [] : await db.select({ runId: activeRuns.runId }).from(activeRuns).where(and(eq(activeRuns.threadId, claim.threadId), eq(activeRuns.runId, claim.runId)));
     if (active) return { kind: "retry", reason: `run ${claim.runId} of the previous attempt is still in progress` };
     if (!run) target = { threadId: claim.threadId, runId: claim.runId };
     else if (run.status === RUN_STATUS.completed) {
