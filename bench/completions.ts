@@ -1085,7 +1085,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     .filter((r) => r.db)
     .map(
       (r) =>
-        `database traffic per request, ${r.target === "ours" && !("case" in r) ? "ours" : r.label} ${r.mode} @${r.connections}c: ${fmt(r.db!.statementsPerReq, 2)} statements, ${fmt(r.db!.syncsPerReq, 2)} syncs (round trips), ${fmt(r.db!.writesPerReq, 2)} client writes; database wait ${fmt(r.db!.waitMsPerReq, 3)} ms summed over syncs, ${fmt(r.db!.busyMsPerReq, 3)} ms wall with a query outstanding (per request; includes the proxy hop)\n` +
+        `database traffic per request, ${r.label} ${r.mode} @${r.connections}c: ${fmt(r.db!.statementsPerReq, 2)} statements, ${fmt(r.db!.syncsPerReq, 2)} syncs (round trips), ${fmt(r.db!.writesPerReq, 2)} client writes; database wait ${fmt(r.db!.waitMsPerReq, 3)} ms summed over syncs, ${fmt(r.db!.busyMsPerReq, 3)} ms wall with a query outstanding (per request; includes the proxy hop)\n` +
         `  per req   wait ms/req  statement\n` +
         r.db!.byStatementPerReq.map((s) => `  ${fmt(s.perReq, 2).padStart(7)}  ${fmt(s.waitMsPerReq, 3).padStart(11)}  ${s.sql.slice(0, 110)}`).join("\n"),
     )

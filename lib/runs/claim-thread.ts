@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { claimDb, db } from "@/db/client";
 import { RUN_STATUS, type ThreadSource } from "@/db/enums";
 import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
@@ -44,6 +44,16 @@ interface Waiting {
 /** Claims in one statement at most (a batch's rows are at most this times a page). */
 const MAX_BATCH = 32;
 
+/** A thread's newest `page` messages above `afterSeq`, newest first, read when `when` holds. */
+const newestPage = (threadId: SQL | string, afterSeq: SQL | number, page: SQL | number, when: SQL = sql`true`) => sql`
+      SELECT seq, role, content, extra, tokens FROM messages
+      WHERE thread_id = ${threadId} AND seq > ${afterSeq} AND ${when}
+      ORDER BY seq DESC LIMIT ${page}`;
+
+/** Whether the statement's snapshot shows a run other than `runId` active on the thread (`stale`, see claimOne). */
+const otherRunActive = (threadId: SQL | string, runId: SQL | string) =>
+  sql`EXISTS (SELECT 1 FROM active_runs a WHERE a.thread_id = ${threadId} AND a.run_id <> ${runId})`;
+
 /**
  * One claim: a row of active_runs for the run unless its thread has one (the primary key refuses
  * a second), and the thread's newest page above `after_seq`, read in the same statement. `stale`:
@@ -64,11 +74,8 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
       RETURNING run_id)
     SELECT c.source, c.claimed, c.stale, h.seq, h.role, h.content, h.extra, h.tokens
     FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed,
-            EXISTS (SELECT 1 FROM active_runs a WHERE a.thread_id = ${c.thread_id} AND a.run_id <> ${c.run_id}) AS stale) c
-    LEFT JOIN LATERAL (
-      SELECT seq, role, content, extra, tokens FROM messages
-      WHERE thread_id = ${c.thread_id} AND seq > ${c.after_seq} AND c.claimed = 1
-      ORDER BY seq DESC LIMIT ${c.page}) h ON true`) as unknown as Promise<ClaimRow[]>;
+            ${otherRunActive(c.thread_id, c.run_id)} AS stale) c
+    LEFT JOIN LATERAL (${newestPage(c.thread_id, c.after_seq, c.page, sql`c.claimed = 1`)}) h ON true`) as unknown as Promise<ClaimRow[]>;
 }
 
 /**
@@ -83,7 +90,7 @@ async function claimMany(items: ClaimItem[]): Promise<(ClaimRow & { n: number })
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(indexed)}::jsonb)
         AS x(n int, thread_id text, run_id text, company_id text, model text, stream boolean, owner text, after_seq int, page int)),
     t AS (
-      SELECT i.n, th.source, EXISTS (SELECT 1 FROM active_runs a WHERE a.thread_id = i.thread_id AND a.run_id <> i.run_id) AS stale
+      SELECT i.n, th.source, ${otherRunActive(sql`i.thread_id`, sql`i.run_id`)} AS stale
       FROM i JOIN threads th ON th.id = i.thread_id AND th.company_id = i.company_id),
     r AS (
       INSERT INTO active_runs (thread_id, run_id, company_id, model, stream, owner)
@@ -96,19 +103,13 @@ async function claimMany(items: ClaimItem[]): Promise<(ClaimRow & { n: number })
     FROM i
     LEFT JOIN t ON t.n = i.n
     LEFT JOIN r ON r.run_id = i.run_id
-    LEFT JOIN LATERAL (
-      SELECT seq, role, content, extra, tokens FROM messages
-      WHERE thread_id = i.thread_id AND seq > i.after_seq AND r.run_id IS NOT NULL
-      ORDER BY seq DESC LIMIT i.page) h ON true
+    LEFT JOIN LATERAL (${newestPage(sql`i.thread_id`, sql`i.after_seq`, sql`i.page`, sql`r.run_id IS NOT NULL`)}) h ON true
     ORDER BY i.n, h.seq DESC`)) as unknown as (ClaimRow & { n: number })[];
 }
 
 /** The page a stale claim read again, in a statement (a snapshot) of its own, after the claim. */
 function pageAgain(item: ClaimItem): Promise<HistoryRow[]> {
-  return db.execute(sql`
-    SELECT seq, role, content, extra, tokens FROM messages
-    WHERE thread_id = ${item.thread_id} AND seq > ${item.after_seq}
-    ORDER BY seq DESC LIMIT ${item.page}`) as unknown as Promise<HistoryRow[]>;
+  return db.execute(newestPage(item.thread_id, item.after_seq, item.page)) as unknown as Promise<HistoryRow[]>;
 }
 
 /** A release is retried this often while the database is away (then the reconciler's stale-run sweep). */
