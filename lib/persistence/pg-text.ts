@@ -43,5 +43,7 @@ const UNSTORABLE_ESCAPES = new RegExp(ESCAPE, "gi");
  */
 export function toStorableJson(value: unknown): string {
   const text = JSON.stringify(value);
+  // Without a "\u" escape there is nothing to replace (the common case: no regex run over the text).
+  if (text === undefined || !text.includes("\\u")) return text;
   return HAS_UNSTORABLE_ESCAPE.test(text) ? text.replace(UNSTORABLE_ESCAPES, "$1\\ufffd") : text;
 }
