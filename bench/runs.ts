@@ -4,7 +4,8 @@
  * the API, against the chat-completions rows of the same bench run.
  *
  *   run json @32c     req/s against ours' chat completions (same model), the two measured
- *                     alternately `repeat` times; each connection on threads of its own (one active run per thread:
+ *                     alternately `repeat` times, the order swapped every repetition (completions
+ *                     first in odd ones); each connection on threads of its own (one active run per thread:
  *                     a second concurrent run on a thread answers 409), rotating over
  *                     THREADS_PER_CONNECTION threads of 20 messages, a fresh set for the warm-up
  *                     and for each repetition: every run appends its assistant message, and one
@@ -338,17 +339,33 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   // Runs cut off when the warm-up stopped may still be finishing on their threads.
   await new Promise((r) => setTimeout(r, 500));
   // Completions and runs alternately, `repeat` times: unrelated load on this shared machine comes and
-  // goes within a minute, so the ratio is taken per pair and the goal uses the median pair.
-  for (let rep = 1; rep <= ctx.repeat; rep++) {
-    await quiet();
-    ctx.log(`runs: chat completions json @${ctx.highC}c then runs json @${ctx.highC}c, ${ctx.durationS} s each, repetition ${rep}/${ctx.repeat}`);
+  // goes within a minute, so the ratio is taken per pair and the goal uses the median pair. The
+  // order swaps every repetition (completions first in odd ones, runs first in even ones): the
+  // database work a row leaves behind (autovacuum, the WAL writer, hint bits on the rows it wrote)
+  // lands in whichever row comes next, and with a fixed order always in the same one.
+  const measureCompletions = async (rep: number) => {
     const cp = await ctx.measure(ours(`chat completions ${ctx.model} (baseline)`), "json", ctx.highC, ctx.durationS, ctx.completionsSpec(ctx.highC, ctx.durationS));
     check(`runs baseline completions @${ctx.highC}c rep ${rep}`, cp);
     out.rows.push({ ...cp, kind: "completions", case: "json-throughput", model: ctx.model, repetition: rep });
+  };
+  const measureRuns = async (rep: number) => {
     set = rep;
     const tp = await ctx.measure(ours(`run ${ctx.model}, ${THREAD_MESSAGES}-msg threads`), "json", ctx.highC, ctx.durationS, runSpec(ctx.highC, ctx.durationS, runBody(ctx.model, false), perConnection));
     check(`runs json @${ctx.highC}c rep ${rep}`, tp);
     out.rows.push({ ...tp, kind: "run", case: "json-throughput", model: ctx.model, repetition: rep });
+  };
+  for (let rep = 1; rep <= ctx.repeat; rep++) {
+    await quiet();
+    const completionsFirst = rep % 2 === 1;
+    const [first, second] = completionsFirst ? ["chat completions", "runs"] : ["runs", "chat completions"];
+    ctx.log(`runs: ${first} json @${ctx.highC}c then ${second} json @${ctx.highC}c, ${ctx.durationS} s each, repetition ${rep}/${ctx.repeat}`);
+    if (completionsFirst) {
+      await measureCompletions(rep);
+      await measureRuns(rep);
+    } else {
+      await measureRuns(rep);
+      await measureCompletions(rep);
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
 
@@ -500,7 +517,7 @@ export function runsVerdicts(res: RunsResult, completions: Row | undefined): Ver
   const vsTable = tpRuns.length && completions ? ` (vs the table's completions row: ${fmt((median(tpRuns.map((r) => r.rps)) / completions.rps) * 100, 1)} %)` : "";
   return [
     {
-      name: `runs: run json req/s vs chat completions @${tpConns}c, pairs measured alternately${reps(tp, 1)}${vsTable}`,
+      name: `runs: run json req/s vs chat completions @${tpConns}c, pairs measured alternately, order swapped each repetition${reps(tp, 1)}${vsTable}`,
       value: pct,
       unit: "% of completions",
       target: `>= ${RUN_TARGETS.throughputPct} %`,
