@@ -343,29 +343,28 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   // order swaps every repetition (completions first in odd ones, runs first in even ones): the
   // database work a row leaves behind (autovacuum, the WAL writer, hint bits on the rows it wrote)
   // lands in whichever row comes next, and with a fixed order always in the same one.
-  const measureCompletions = async (rep: number) => {
-    const cp = await ctx.measure(ours(`chat completions ${ctx.model} (baseline)`), "json", ctx.highC, ctx.durationS, ctx.completionsSpec(ctx.highC, ctx.durationS));
-    check(`runs baseline completions @${ctx.highC}c rep ${rep}`, cp);
-    out.rows.push({ ...cp, kind: "completions", case: "json-throughput", model: ctx.model, repetition: rep });
+  const completionsRow = {
+    name: "chat completions",
+    async measure(rep: number) {
+      const cp = await ctx.measure(ours(`chat completions ${ctx.model} (baseline)`), "json", ctx.highC, ctx.durationS, ctx.completionsSpec(ctx.highC, ctx.durationS));
+      check(`runs baseline completions @${ctx.highC}c rep ${rep}`, cp);
+      out.rows.push({ ...cp, kind: "completions", case: "json-throughput", model: ctx.model, repetition: rep });
+    },
   };
-  const measureRuns = async (rep: number) => {
-    set = rep;
-    const tp = await ctx.measure(ours(`run ${ctx.model}, ${THREAD_MESSAGES}-msg threads`), "json", ctx.highC, ctx.durationS, runSpec(ctx.highC, ctx.durationS, runBody(ctx.model, false), perConnection));
-    check(`runs json @${ctx.highC}c rep ${rep}`, tp);
-    out.rows.push({ ...tp, kind: "run", case: "json-throughput", model: ctx.model, repetition: rep });
+  const runsRow = {
+    name: "runs",
+    async measure(rep: number) {
+      set = rep;
+      const tp = await ctx.measure(ours(`run ${ctx.model}, ${THREAD_MESSAGES}-msg threads`), "json", ctx.highC, ctx.durationS, runSpec(ctx.highC, ctx.durationS, runBody(ctx.model, false), perConnection));
+      check(`runs json @${ctx.highC}c rep ${rep}`, tp);
+      out.rows.push({ ...tp, kind: "run", case: "json-throughput", model: ctx.model, repetition: rep });
+    },
   };
   for (let rep = 1; rep <= ctx.repeat; rep++) {
     await quiet();
-    const completionsFirst = rep % 2 === 1;
-    const [first, second] = completionsFirst ? ["chat completions", "runs"] : ["runs", "chat completions"];
-    ctx.log(`runs: ${first} json @${ctx.highC}c then ${second} json @${ctx.highC}c, ${ctx.durationS} s each, repetition ${rep}/${ctx.repeat}`);
-    if (completionsFirst) {
-      await measureCompletions(rep);
-      await measureRuns(rep);
-    } else {
-      await measureRuns(rep);
-      await measureCompletions(rep);
-    }
+    const pair = rep % 2 === 1 ? [completionsRow, runsRow] : [runsRow, completionsRow];
+    ctx.log(`runs: ${pair[0]!.name} json @${ctx.highC}c then ${pair[1]!.name} json @${ctx.highC}c, ${ctx.durationS} s each, repetition ${rep}/${ctx.repeat}`);
+    for (const row of pair) await row.measure(rep);
     await new Promise((r) => setTimeout(r, 500));
   }
 
