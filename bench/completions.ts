@@ -75,6 +75,7 @@ import {
   rssKb,
   snapshotAll,
   sysTicksOf,
+  syscallsOf,
 } from "./lib/proc";
 import { appEnv, cleanEnv, currentBuildId, freePort, prepareBuild, ROOT, runningBuilds, startNext, waitForHealth, type BuildInfo, type NextServer } from "./lib/server";
 import { startService, type Service } from "./lib/service";
@@ -172,6 +173,9 @@ export interface Row extends LoadResult {
   gatewayCpuCores: number | null;
   /** Share of the gateway's CPU spent in the kernel (stime): syscalls, loopback TCP. */
   gatewaySysShare: number | null;
+  /** Write / read system calls of the gateway process tree per response (socket writes to client, upstream, database). */
+  gatewayWritesPerReq: number | null;
+  gatewayReadsPerReq: number | null;
   /** CPU of the fake upstream process per response. */
   upstreamCpuMsPerReq: number;
   /** CPU of the PostgreSQL processes serving the bench database per response (ours only). */
@@ -523,6 +527,7 @@ export async function measureRun(t: Target, up: Upstream, mode: Mode, connection
   const dbBeforePids = await dbPids(t.db);
   const gwTicks0 = cpuTicksOf(gwBefore);
   const gwSys0 = sysTicksOf(gwBefore);
+  const gwIo0 = syscallsOf(gwBefore);
   const upTicks0 = cpuTicksOf(upPids);
   const dbTicks0 = cpuTicksOf(dbBeforePids);
   const upCount0 = (await up.stats()).total;
@@ -545,6 +550,7 @@ export async function measureRun(t: Target, up: Upstream, mode: Mode, connection
   const gwAfter = t.pid ? [...new Set([...gwBefore, ...processTree(t.pid)])] : [];
   const gwMs = cpuMsBetween(gwTicks0, cpuTicksOf(gwAfter));
   const gwSysMs = cpuMsBetween(gwSys0, sysTicksOf(gwAfter));
+  const gwIo1 = syscallsOf(gwBefore);
   const upMs = cpuMsBetween(upTicks0, cpuTicksOf(upPids));
   const dbAllPids = [...new Set([...dbBeforePids, ...(await dbPids(t.db))])];
   const dbMs = t.db ? cpuMsBetween(dbTicks0, cpuTicksOf(dbAllPids)) : null;
@@ -565,6 +571,8 @@ export async function measureRun(t: Target, up: Upstream, mode: Mode, connection
     gatewayCpuMsPerReq: t.pid ? gwMs / reqs : null,
     gatewayCpuCores: t.pid ? gwMs / wallMs : null,
     gatewaySysShare: t.pid && gwMs > 0 ? gwSysMs / gwMs : null,
+    gatewayWritesPerReq: t.pid ? (gwIo1.writes - gwIo0.writes) / reqs : null,
+    gatewayReadsPerReq: t.pid ? (gwIo1.reads - gwIo0.reads) / reqs : null,
     upstreamCpuMsPerReq: upMs / reqs,
     dbCpuMsPerReq: dbMs === null ? null : dbMs / reqs,
     loadgenCpuMsPerReq: selfMs / reqs,
@@ -1015,7 +1023,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   }
 
   const table = renderTable(
-    ["target", "mode", "conns", "req/s", "p50 ms", "p99 ms", "TTFB p50", "TTFB p99", "gw CPU ms/req", "gw sys %", "upstream ms/req", "db ms/req", "peak RSS MiB", "non-2xx", "other cores"],
+    ["target", "mode", "conns", "req/s", "p50 ms", "p99 ms", "TTFB p50", "TTFB p99", "gw CPU ms/req", "gw sys %", "gw writes/req", "upstream ms/req", "db ms/req", "peak RSS MiB", "non-2xx", "other cores"],
     rows.map((r) => {
       const t = r.mode === "stream" && r.connections === lowC ? tt(r.target) : undefined;
       return [
@@ -1029,6 +1037,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
         t ? fmt(t.p99, 3) : "-",
         r.gatewayCpuMsPerReq === null ? "-" : fmt(r.gatewayCpuMsPerReq, 3),
         r.gatewaySysShare === null ? "-" : fmt(r.gatewaySysShare * 100, 0),
+        r.gatewayWritesPerReq == null ? "-" : fmt(r.gatewayWritesPerReq, 2),
         fmt(r.upstreamCpuMsPerReq, 3),
         r.dbCpuMsPerReq === null ? "-" : fmt(r.dbCpuMsPerReq, 3),
         r.peakRssMb === null ? "-" : fmt(r.peakRssMb, 0),

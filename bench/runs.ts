@@ -554,7 +554,7 @@ export function runsTables(res: RunsResult): string {
   if (res.skipped) return `Runs rows: skipped (${res.skipped})`;
   const t = res.threads;
   const rows = renderTable(
-    ["runs (POST /v1/threads/{id}/runs)", "rep", "conns", "n", "req/s", "p50 ms", "p99 ms", "gw CPU ms/req", "db ms/req", "upstream ms/req", "non-2xx", "other cores"],
+    ["runs (POST /v1/threads/{id}/runs)", "rep", "conns", "n", "req/s", "p50 ms", "p99 ms", "gw CPU ms/req", "gw writes/req", "db ms/req", "upstream ms/req", "non-2xx", "other cores"],
     res.rows.map((r) => [
       r.label,
       r.repetition ? String(r.repetition) : "-",
@@ -564,6 +564,7 @@ export function runsTables(res: RunsResult): string {
       fmt(r.p50, 3),
       fmt(r.p99, 3),
       r.gatewayCpuMsPerReq === null ? "-" : fmt(r.gatewayCpuMsPerReq, 3),
+      r.gatewayWritesPerReq == null ? "-" : fmt(r.gatewayWritesPerReq, 2),
       r.dbCpuMsPerReq === null ? "-" : fmt(r.dbCpuMsPerReq, 3),
       fmt(r.upstreamCpuMsPerReq, 3),
       String(r.non2xx + r.errors),

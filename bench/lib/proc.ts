@@ -100,6 +100,23 @@ export function cpuTicksOf(pids: number[]): Map<number, number> {
 }
 
 /**
+ * Read and write system calls (/proc/<pid>/io syscr, syscw: read(2), write(2), writev(2), send…)
+ * summed over `pids`. Each socket write to a peer is one, however small: the count a batching
+ * change should lower. Empty where /proc/<pid>/io is unreadable.
+ */
+export function syscallsOf(pids: number[]): { reads: number; writes: number } {
+  let reads = 0;
+  let writes = 0;
+  for (const pid of pids) {
+    const io = read(`/proc/${pid}/io`);
+    if (!io) continue;
+    reads += Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? 0);
+    writes += Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? 0);
+  }
+  return { reads, writes };
+}
+
+/**
  * CPU milliseconds spent between two snapshots. A pid only in `after` (spawned meanwhile) counts
  * from zero; a pid only in `before` (exited meanwhile) contributes nothing more.
  */
