@@ -18,7 +18,11 @@ interface SocketOptions {
  * loopback is mostly per call, not per byte.
  */
 export function corkedSocket(options: SocketOptions): net.Socket {
-  const socket = options.path ? net.connect(options.path) : net.connect(options.port[0] ?? 5432, options.host[0] ?? "localhost");
+  const host = options.host[0] ?? "localhost";
+  const port = options.port[0] ?? 5432;
+  const socket = options.path ? net.connect(options.path) : net.connect(port, host);
+  // As postgres.js labels its own sockets: its connection errors name the address from them.
+  Object.assign(socket, { host, port });
   const write = socket.write;
   const uncork = () => socket.uncork();
   socket.write = function (this: net.Socket, ...args: Parameters<net.Socket["write"]>) {

@@ -90,4 +90,20 @@ describe("the corked database socket (db/corked-socket.ts)", () => {
     clients.push(client);
     await expect(client`SELECT 1`).rejects.toThrow(/ECONNREFUSED/);
   });
+
+  it("names the server's address in postgres.js's own connection errors (a connect timeout)", async () => {
+    // Accepts the connection and never answers the startup message.
+    const held: net.Socket[] = [];
+    const silent = net.createServer((s) => held.push(s));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const { port } = silent.address() as net.AddressInfo;
+    const client = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, connect_timeout: 0.2, socket: corkedSocket, onnotice: () => {} } as CorkedOptions);
+    clients.push(client);
+    try {
+      await expect(client`SELECT 1`).rejects.toThrow(`write CONNECT_TIMEOUT 127.0.0.1:${port}`);
+    } finally {
+      held.forEach((s) => s.destroy());
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
 });
