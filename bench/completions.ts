@@ -65,6 +65,7 @@ import { waitForQuiet } from "./lib/measure";
 import { startPgProxy, type PgProxy, type PgStats } from "./lib/pg-proxy";
 import {
   clockTicksPerSecond,
+  countBetween,
   cpuMsBetween,
   cpuTicksOf,
   machineBusyPct,
@@ -75,7 +76,7 @@ import {
   rssKb,
   snapshotAll,
   sysTicksOf,
-  syscallsOf,
+  writeSyscallsOf,
 } from "./lib/proc";
 import { appEnv, cleanEnv, currentBuildId, freePort, prepareBuild, ROOT, runningBuilds, startNext, waitForHealth, type BuildInfo, type NextServer } from "./lib/server";
 import { startService, type Service } from "./lib/service";
@@ -173,9 +174,8 @@ export interface Row extends LoadResult {
   gatewayCpuCores: number | null;
   /** Share of the gateway's CPU spent in the kernel (stime): syscalls, loopback TCP. */
   gatewaySysShare: number | null;
-  /** Write / read system calls of the gateway process tree per response (socket writes to client, upstream, database). */
+  /** Write system calls of the gateway process tree per response (socket writes to client, upstream, database). */
   gatewayWritesPerReq: number | null;
-  gatewayReadsPerReq: number | null;
   /** CPU of the fake upstream process per response. */
   upstreamCpuMsPerReq: number;
   /** CPU of the PostgreSQL processes serving the bench database per response (ours only). */
@@ -527,7 +527,7 @@ export async function measureRun(t: Target, up: Upstream, mode: Mode, connection
   const dbBeforePids = await dbPids(t.db);
   const gwTicks0 = cpuTicksOf(gwBefore);
   const gwSys0 = sysTicksOf(gwBefore);
-  const gwIo0 = syscallsOf(gwBefore);
+  const gwWrites0 = writeSyscallsOf(gwBefore);
   const upTicks0 = cpuTicksOf(upPids);
   const dbTicks0 = cpuTicksOf(dbBeforePids);
   const upCount0 = (await up.stats()).total;
@@ -550,7 +550,7 @@ export async function measureRun(t: Target, up: Upstream, mode: Mode, connection
   const gwAfter = t.pid ? [...new Set([...gwBefore, ...processTree(t.pid)])] : [];
   const gwMs = cpuMsBetween(gwTicks0, cpuTicksOf(gwAfter));
   const gwSysMs = cpuMsBetween(gwSys0, sysTicksOf(gwAfter));
-  const gwIo1 = syscallsOf(gwBefore);
+  const gwWrites = countBetween(gwWrites0, writeSyscallsOf(gwAfter));
   const upMs = cpuMsBetween(upTicks0, cpuTicksOf(upPids));
   const dbAllPids = [...new Set([...dbBeforePids, ...(await dbPids(t.db))])];
   const dbMs = t.db ? cpuMsBetween(dbTicks0, cpuTicksOf(dbAllPids)) : null;
@@ -571,8 +571,7 @@ export async function measureRun(t: Target, up: Upstream, mode: Mode, connection
     gatewayCpuMsPerReq: t.pid ? gwMs / reqs : null,
     gatewayCpuCores: t.pid ? gwMs / wallMs : null,
     gatewaySysShare: t.pid && gwMs > 0 ? gwSysMs / gwMs : null,
-    gatewayWritesPerReq: t.pid ? (gwIo1.writes - gwIo0.writes) / reqs : null,
-    gatewayReadsPerReq: t.pid ? (gwIo1.reads - gwIo0.reads) / reqs : null,
+    gatewayWritesPerReq: t.pid ? gwWrites / reqs : null,
     upstreamCpuMsPerReq: upMs / reqs,
     dbCpuMsPerReq: dbMs === null ? null : dbMs / reqs,
     loadgenCpuMsPerReq: selfMs / reqs,
@@ -1037,7 +1036,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
         t ? fmt(t.p99, 3) : "-",
         r.gatewayCpuMsPerReq === null ? "-" : fmt(r.gatewayCpuMsPerReq, 3),
         r.gatewaySysShare === null ? "-" : fmt(r.gatewaySysShare * 100, 0),
-        r.gatewayWritesPerReq == null ? "-" : fmt(r.gatewayWritesPerReq, 2),
+        r.gatewayWritesPerReq === null ? "-" : fmt(r.gatewayWritesPerReq, 2),
         fmt(r.upstreamCpuMsPerReq, 3),
         r.dbCpuMsPerReq === null ? "-" : fmt(r.dbCpuMsPerReq, 3),
         r.peakRssMb === null ? "-" : fmt(r.peakRssMb, 0),

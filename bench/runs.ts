@@ -564,7 +564,7 @@ export function runsTables(res: RunsResult): string {
       fmt(r.p50, 3),
       fmt(r.p99, 3),
       r.gatewayCpuMsPerReq === null ? "-" : fmt(r.gatewayCpuMsPerReq, 3),
-      r.gatewayWritesPerReq == null ? "-" : fmt(r.gatewayWritesPerReq, 2),
+      r.gatewayWritesPerReq === null ? "-" : fmt(r.gatewayWritesPerReq, 2),
       r.dbCpuMsPerReq === null ? "-" : fmt(r.dbCpuMsPerReq, 3),
       fmt(r.upstreamCpuMsPerReq, 3),
       String(r.non2xx + r.errors),

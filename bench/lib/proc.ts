@@ -100,30 +100,33 @@ export function cpuTicksOf(pids: number[]): Map<number, number> {
 }
 
 /**
- * Read and write system calls (/proc/<pid>/io syscr, syscw: read(2), write(2), writev(2), send…)
- * summed over `pids`. Each socket write to a peer is one, however small: the count a batching
- * change should lower. Empty where /proc/<pid>/io is unreadable.
+ * Write system calls (/proc/<pid>/io syscw: write(2), writev(2), send…) of each of `pids`, like
+ * cpuTicksOf. Each socket write to a peer is one, however small: the count a batching change
+ * should lower. A pid whose /proc/<pid>/io is unreadable is left out.
  */
-export function syscallsOf(pids: number[]): { reads: number; writes: number } {
-  let reads = 0;
-  let writes = 0;
+export function writeSyscallsOf(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
   for (const pid of pids) {
-    const io = read(`/proc/${pid}/io`);
-    if (!io) continue;
-    reads += Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? 0);
-    writes += Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? 0);
+    const n = Number(/^syscw: (\d+)/m.exec(read(`/proc/${pid}/io`) ?? "")?.[1]);
+    if (Number.isFinite(n)) out.set(pid, n);
   }
-  return { reads, writes };
+  return out;
 }
 
 /**
- * CPU milliseconds spent between two snapshots. A pid only in `after` (spawned meanwhile) counts
- * from zero; a pid only in `before` (exited meanwhile) contributes nothing more.
+ * What per-pid counters (cpuTicksOf, writeSyscallsOf) grew between two snapshots. A pid only in
+ * `after` (spawned meanwhile) counts from zero; a pid only in `before` (exited meanwhile)
+ * contributes nothing more.
  */
+export function countBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let n = 0;
+  for (const [pid, v] of after) n += v - (before.get(pid) ?? 0);
+  return n;
+}
+
+/** CPU milliseconds spent between two cpuTicksOf snapshots (see countBetween). */
 export function cpuMsBetween(before: Map<number, number>, after: Map<number, number>): number {
-  let ticks = 0;
-  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
-  return (ticks / clockTicksPerSecond()) * 1000;
+  return (countBetween(before, after) / clockTicksPerSecond()) * 1000;
 }
 
 /** Resident set size of one process in KiB (VmRSS); 0 if it is gone. */

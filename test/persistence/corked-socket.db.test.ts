@@ -32,17 +32,12 @@ afterEach(async () => {
 /** Sends made while three statements with 2 KiB parameters are pipelined in one transaction, as a group commit does. */
 async function sendsForPipelinedBatch(corked: boolean): Promise<number> {
   const counters: { sends: number }[] = [];
-  const make = corked
-    ? (o: Parameters<typeof corkedSocket>[0]) => {
-        const socket = corkedSocket(o);
-        counters.push(countSends(socket));
-        return socket;
-      }
-    : (o: Parameters<typeof corkedSocket>[0]) => {
-        const socket = net.connect(o.port[0]!, o.host[0]!);
-        counters.push(countSends(socket));
-        return socket;
-      };
+  const open = corked ? corkedSocket : (o: Parameters<typeof corkedSocket>[0]) => net.connect(o.port[0]!, o.host[0]!);
+  const make = (o: Parameters<typeof corkedSocket>[0]) => {
+    const socket = open(o);
+    counters.push(countSends(socket));
+    return socket;
+  };
   const client = postgres(databaseUrl(), { max: 1, socket: make, onnotice: () => {} } as CorkedOptions);
   clients.push(client);
   const big = "x".repeat(2048);
