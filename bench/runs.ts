@@ -393,16 +393,40 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
     const w = await ctx.measure(ours("run (warm-up)"), "json", c, 60, runSpec(c, 60, runBody(k.model, false), k.path, LATENCY_WARMUP));
     check(`runs ${k.case} warm-up`, w);
   }
+  // A chat completion carrying the same messages as a 20-message thread's run: the same upstream
+  // call, so run − completion is what being a run costs (the claim, the history), whatever the host's
+  // phase does to both. Reported beside the goals, not one of them.
+  const sameMessages: LoadOptions = {
+    url: `${ctx.ours.baseUrl}/v1/chat/completions`,
+    method: "POST",
+    headers,
+    body: JSON.stringify({ model: ctx.model, messages: json.messages }),
+    rotateHeaders: ctx.keys,
+    connections: c,
+    durationS: 60,
+    pipelining: 1,
+    amount: n,
+  };
   for (let rep = 1; rep <= ctx.repeat; rep++) {
     await quiet();
     for (const k of cases) {
-      ctx.log(`runs ${k.case} @${c}c, repetition ${rep}/${ctx.repeat}: ${n} direct, ${n} runs`);
+      ctx.log(`runs ${k.case} @${c}c, repetition ${rep}/${ctx.repeat}: ${n} direct, ${n} runs${k.case === "json" ? `, ${n} completions` : ""}`);
       const d = await ctx.measure({ ...ctx.direct, label: `direct (${k.label.replace(/^run /, "the upstream call of a run ")})` }, "json", c, 60, directSpec(k.upstream, n));
       check(`direct ${k.case} rep ${rep}`, d);
       out.rows.push({ ...d, kind: "direct", case: k.case, model: k.model, repetition: rep });
-      const r = await ctx.measure(ours(k.label), "json", c, 60, runSpec(c, 60, runBody(k.model, false), k.path, n));
-      check(`runs ${k.case} @${c}c rep ${rep}`, r);
-      out.rows.push({ ...r, kind: "run", case: k.case, model: k.model, repetition: rep });
+      const runRow = async () => {
+        const r = await ctx.measure(ours(k.label), "json", c, 60, runSpec(c, 60, runBody(k.model, false), k.path, n));
+        check(`runs ${k.case} @${c}c rep ${rep}`, r);
+        out.rows.push({ ...r, kind: "run", case: k.case, model: k.model, repetition: rep });
+      };
+      const completionRow = async () => {
+        const cp = await ctx.measure(ours(`chat completions ${ctx.model}, the same ${THREAD_MESSAGES} messages`), "json", c, 60, sameMessages);
+        check(`completions (same messages) @${c}c rep ${rep}`, cp);
+        out.rows.push({ ...cp, kind: "completions", case: k.case, model: k.model, repetition: rep });
+      };
+      // The order swaps each repetition, as the throughput pairs do.
+      if (k.case !== "json") await runRow();
+      else for (const row of rep % 2 === 1 ? [runRow, completionRow] : [completionRow, runRow]) await row();
     }
     ctx.log(`runs stream TTFB, repetition ${rep}/${ctx.repeat}: ${ctx.ttfbRequests} direct, ${ctx.ttfbRequests} runs`);
     const warm = rep === 1 ? 20 : 0;
@@ -480,6 +504,16 @@ export function addedP50(res: RunsResult, k: RunCase) {
   for (const r of res.rows.filter((x) => x.kind === "run" && x.case === k)) {
     const d = res.rows.find((x) => x.kind === "direct" && x.case === k && x.repetition === r.repetition);
     if (d) per.push({ value: r.p50 - d.p50, disturbed: disturbedRow(r) || disturbedRow(d) });
+  }
+  return pick(per);
+}
+
+/** Run p50 − chat completion p50 at one connection, the same upstream call (the 20-message case), per repetition. */
+export function runOverCompletion(res: RunsResult) {
+  const per: { value: number; disturbed: boolean }[] = [];
+  for (const r of res.rows.filter((x) => x.kind === "run" && x.case === "json")) {
+    const cp = res.rows.find((x) => x.kind === "completions" && x.case === "json" && x.repetition === r.repetition);
+    if (cp) per.push({ value: r.p50 - cp.p50, disturbed: disturbedRow(r) || disturbedRow(cp) });
   }
   return pick(per);
 }
@@ -586,5 +620,11 @@ export function runsTables(res: RunsResult): string {
         res.steps.map((x) => [x.label, String(x.runs), fmt(x.wallP50, 3), fmt(x.latencyP50, 3), x.byType.map((t) => `${t.type} ${fmt(t.durationP50, 2)} @${fmt(t.offsetP50, 2)}`).join(", ")]),
       )
     : "";
-  return [rows, ttfb, steps, notes].filter(Boolean).join("\n\n");
+  const own = runOverCompletion(res);
+  const overCompletion =
+    own.median === null
+      ? ""
+      : `What being a run costs at 1 connection (not a goal): run p50 − chat completion p50, the same ${t.messagesPerThread} messages upstream, ` +
+        `${fmt(own.median, 3)} ms (repetitions: ${own.perRepetition.map((x) => fmt(x, 3)).join(", ")}; median of ${own.clean ? `${own.clean} undisturbed` : "all, every one disturbed"}).`;
+  return [rows, ttfb, steps, notes, overCompletion].filter(Boolean).join("\n\n");
 }
