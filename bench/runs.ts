@@ -80,7 +80,8 @@ export type RunCase = "json" | "json-long-model" | "json-long-thread";
 
 export interface RunRow extends Row {
   kind: "run" | "direct" | "completions";
-  case: RunCase | "json-throughput";
+  /** json-throughput-same: chat completions carrying a 20-message thread's messages, at the throughput row's load. */
+  case: RunCase | "json-throughput" | "json-throughput-same";
   model: string;
   repetition: number;
 }
@@ -343,6 +344,28 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   // order swaps every repetition (completions first in odd ones, runs first in even ones): the
   // database work a row leaves behind (autovacuum, the WAL writer, hint bits on the rows it wrote)
   // lands in whichever row comes next, and with a fixed order always in the same one.
+  // A chat completion carrying the same messages as a 20-message thread's run: the same upstream
+  // call, so run vs completion is what being a run costs (the claim, the history), whatever the
+  // host's phase does to both. Measured beside the goals' rows, not one of them.
+  const sameMessages = (connections: number, durationS: number, amount?: number): LoadOptions => ({
+    url: `${ctx.ours.baseUrl}/v1/chat/completions`,
+    method: "POST",
+    headers,
+    body: JSON.stringify({ model: ctx.model, messages: json.messages }),
+    rotateHeaders: ctx.keys,
+    connections,
+    durationS,
+    pipelining: 1,
+    amount,
+  });
+  const sameMessagesRow = {
+    name: `chat completions with the same ${THREAD_MESSAGES} messages`,
+    async measure(rep: number) {
+      const cp = await ctx.measure(ours(`chat completions ${ctx.model}, the same ${THREAD_MESSAGES} messages`), "json", ctx.highC, ctx.durationS, sameMessages(ctx.highC, ctx.durationS));
+      check(`completions (same messages) @${ctx.highC}c rep ${rep}`, cp);
+      out.rows.push({ ...cp, kind: "completions", case: "json-throughput-same", model: ctx.model, repetition: rep });
+    },
+  };
   const completionsRow = {
     name: "chat completions",
     async measure(rep: number) {
@@ -362,9 +385,23 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   };
   for (let rep = 1; rep <= ctx.repeat; rep++) {
     await quiet();
+    // The goal's pair, in turns; the same-message completions (information only) apart from it,
+    // after a pause, next to the runs row: after it in odd repetitions, before it in even ones.
     const pair = rep % 2 === 1 ? [completionsRow, runsRow] : [runsRow, completionsRow];
+    const apart = async () => {
+      await new Promise((r) => setTimeout(r, 500));
+      await quiet();
+      ctx.log(`runs: ${sameMessagesRow.name} json @${ctx.highC}c, ${ctx.durationS} s, repetition ${rep}/${ctx.repeat}`);
+      await sameMessagesRow.measure(rep);
+    };
+    if (rep % 2 === 0) {
+      await apart();
+      await new Promise((r) => setTimeout(r, 500));
+      await quiet();
+    }
     ctx.log(`runs: ${pair[0]!.name} json @${ctx.highC}c then ${pair[1]!.name} json @${ctx.highC}c, ${ctx.durationS} s each, repetition ${rep}/${ctx.repeat}`);
     for (const row of pair) await row.measure(rep);
+    if (rep % 2 === 1) await apart();
     await new Promise((r) => setTimeout(r, 500));
   }
 
@@ -393,20 +430,6 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
     const w = await ctx.measure(ours("run (warm-up)"), "json", c, 60, runSpec(c, 60, runBody(k.model, false), k.path, LATENCY_WARMUP));
     check(`runs ${k.case} warm-up`, w);
   }
-  // A chat completion carrying the same messages as a 20-message thread's run: the same upstream
-  // call, so run − completion is what being a run costs (the claim, the history), whatever the host's
-  // phase does to both. Reported beside the goals, not one of them.
-  const sameMessages: LoadOptions = {
-    url: `${ctx.ours.baseUrl}/v1/chat/completions`,
-    method: "POST",
-    headers,
-    body: JSON.stringify({ model: ctx.model, messages: json.messages }),
-    rotateHeaders: ctx.keys,
-    connections: c,
-    durationS: 60,
-    pipelining: 1,
-    amount: n,
-  };
   for (let rep = 1; rep <= ctx.repeat; rep++) {
     await quiet();
     for (const k of cases) {
@@ -420,7 +443,7 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
         out.rows.push({ ...r, kind: "run", case: k.case, model: k.model, repetition: rep });
       };
       const completionRow = async () => {
-        const cp = await ctx.measure(ours(`chat completions ${ctx.model}, the same ${THREAD_MESSAGES} messages`), "json", c, 60, sameMessages);
+        const cp = await ctx.measure(ours(`chat completions ${ctx.model}, the same ${THREAD_MESSAGES} messages`), "json", c, 60, sameMessages(c, 60, n));
         check(`completions (same messages) @${c}c rep ${rep}`, cp);
         out.rows.push({ ...cp, kind: "completions", case: k.case, model: k.model, repetition: rep });
       };
@@ -514,6 +537,16 @@ export function runOverCompletion(res: RunsResult) {
   for (const r of res.rows.filter((x) => x.kind === "run" && x.case === "json")) {
     const cp = res.rows.find((x) => x.kind === "completions" && x.case === "json" && x.repetition === r.repetition);
     if (cp) per.push({ value: r.p50 - cp.p50, disturbed: disturbedRow(r) || disturbedRow(cp) });
+  }
+  return pick(per);
+}
+
+/** Run req/s ÷ req/s of chat completions carrying the same messages, at the throughput rows' load, per repetition (%). */
+export function runVsSameMessages(res: RunsResult) {
+  const per: { value: number; disturbed: boolean }[] = [];
+  for (const r of res.rows.filter((x) => x.kind === "run" && x.case === "json-throughput")) {
+    const cp = res.rows.find((x) => x.kind === "completions" && x.case === "json-throughput-same" && x.repetition === r.repetition);
+    if (cp) per.push({ value: (r.rps / cp.rps) * 100, disturbed: disturbedRow(r) || disturbedRow(cp) });
   }
   return pick(per);
 }
@@ -620,11 +653,19 @@ export function runsTables(res: RunsResult): string {
         res.steps.map((x) => [x.label, String(x.runs), fmt(x.wallP50, 3), fmt(x.latencyP50, 3), x.byType.map((t) => `${t.type} ${fmt(t.durationP50, 2)} @${fmt(t.offsetP50, 2)}`).join(", ")]),
       )
     : "";
+  const of = (p: ReturnType<typeof pick>, digits: number) =>
+    `(repetitions: ${p.perRepetition.map((x) => fmt(x, digits)).join(", ")}; median of ${p.clean ? `${p.clean} undisturbed` : "all, every one disturbed"})`;
   const own = runOverCompletion(res);
-  const overCompletion =
+  const ownTp = runVsSameMessages(res);
+  const overCompletion = [
     own.median === null
       ? ""
-      : `What being a run costs at 1 connection (not a goal): run p50 − chat completion p50, the same ${t.messagesPerThread} messages upstream, ` +
-        `${fmt(own.median, 3)} ms (repetitions: ${own.perRepetition.map((x) => fmt(x, 3)).join(", ")}; median of ${own.clean ? `${own.clean} undisturbed` : "all, every one disturbed"}).`;
+      : `What being a run costs at 1 connection (not a goal): run p50 − chat completion p50, the same ${t.messagesPerThread} messages upstream, ${fmt(own.median, 3)} ms ${of(own, 3)}.`,
+    ownTp.median === null
+      ? ""
+      : `Runs' req/s against chat completions carrying the same ${t.messagesPerThread} messages, at the throughput rows' load (not a goal): ${fmt(ownTp.median, 1)} % ${of(ownTp, 1)}.`,
+  ]
+    .filter(Boolean)
+    .join("\n");
   return [rows, ttfb, steps, notes, overCompletion].filter(Boolean).join("\n\n");
 }
