@@ -523,32 +523,30 @@ function pick(per: { value: number; disturbed: boolean }[]): { median: number | 
 
 /** Run p50 − direct p50 for one case, per repetition; the median of the undisturbed ones. */
 export function addedP50(res: RunsResult, k: RunCase) {
+  return againstBaseline(res, k, { kind: "direct", case: k }, (r, d) => r.p50 - d.p50);
+}
+
+/**
+ * Each repetition's run row of `runCase` set against the baseline row of the same repetition: one
+ * value per repetition (disturbed when either row was), then pick's median.
+ */
+function againstBaseline(res: RunsResult, runCase: RunRow["case"], base: Pick<RunRow, "kind" | "case">, value: (run: RunRow, base: RunRow) => number) {
   const per: { value: number; disturbed: boolean }[] = [];
-  for (const r of res.rows.filter((x) => x.kind === "run" && x.case === k)) {
-    const d = res.rows.find((x) => x.kind === "direct" && x.case === k && x.repetition === r.repetition);
-    if (d) per.push({ value: r.p50 - d.p50, disturbed: disturbedRow(r) || disturbedRow(d) });
+  for (const r of res.rows.filter((x) => x.kind === "run" && x.case === runCase)) {
+    const b = res.rows.find((x) => x.kind === base.kind && x.case === base.case && x.repetition === r.repetition);
+    if (b) per.push({ value: value(r, b), disturbed: disturbedRow(r) || disturbedRow(b) });
   }
   return pick(per);
 }
 
 /** Run p50 − chat completion p50 at one connection, the same upstream call (the 20-message case), per repetition. */
 export function runOverCompletion(res: RunsResult) {
-  const per: { value: number; disturbed: boolean }[] = [];
-  for (const r of res.rows.filter((x) => x.kind === "run" && x.case === "json")) {
-    const cp = res.rows.find((x) => x.kind === "completions" && x.case === "json" && x.repetition === r.repetition);
-    if (cp) per.push({ value: r.p50 - cp.p50, disturbed: disturbedRow(r) || disturbedRow(cp) });
-  }
-  return pick(per);
+  return againstBaseline(res, "json", { kind: "completions", case: "json" }, (r, c) => r.p50 - c.p50);
 }
 
 /** Run req/s ÷ req/s of chat completions carrying the same messages, at the throughput rows' load, per repetition (%). */
 export function runVsSameMessages(res: RunsResult) {
-  const per: { value: number; disturbed: boolean }[] = [];
-  for (const r of res.rows.filter((x) => x.kind === "run" && x.case === "json-throughput")) {
-    const cp = res.rows.find((x) => x.kind === "completions" && x.case === "json-throughput-same" && x.repetition === r.repetition);
-    if (cp) per.push({ value: (r.rps / cp.rps) * 100, disturbed: disturbedRow(r) || disturbedRow(cp) });
-  }
-  return pick(per);
+  return againstBaseline(res, "json-throughput", { kind: "completions", case: "json-throughput-same" }, (r, c) => (r.rps / c.rps) * 100);
 }
 
 /** TTFB has no CPU accounting of its own: a repetition counts as disturbed when that repetition's json rows were. */
@@ -565,12 +563,7 @@ export function addedTtfb(res: RunsResult) {
 /** The runs goals; `completions` (ours' json row of the table at the same connection count) is only quoted beside the paired ratio. */
 export function runsVerdicts(res: RunsResult, completions: Row | undefined): Verdict[] {
   const tpRuns = res.rows.filter((r) => r.case === "json-throughput" && r.kind === "run");
-  const tp = pick(
-    tpRuns.flatMap((r) => {
-      const c = res.rows.find((x) => x.case === "json-throughput" && x.kind === "completions" && x.repetition === r.repetition);
-      return c ? [{ value: (r.rps / c.rps) * 100, disturbed: disturbedRow(r) || disturbedRow(c) }] : [];
-    }),
-  );
+  const tp = againstBaseline(res, "json-throughput", { kind: "completions", case: "json-throughput" }, (r, c) => (r.rps / c.rps) * 100);
   const reps = (p: ReturnType<typeof pick>, digits = 3) =>
     p.perRepetition.length > 1 ? ` (repetitions: ${p.perRepetition.map((x) => fmt(x, digits)).join(", ")}; median of ${p.clean ? `${p.clean} undisturbed` : "all, every one disturbed"})` : "";
   const short = addedP50(res, "json");
