@@ -339,33 +339,30 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   }
   // Runs cut off when the warm-up stopped may still be finishing on their threads.
   await new Promise((r) => setTimeout(r, 500));
-  // Completions and runs alternately, `repeat` times: unrelated load on this shared machine comes and
-  // goes within a minute, so the ratio is taken per pair and the goal uses the median pair. The
-  // order swaps every repetition (completions first in odd ones, runs first in even ones): the
-  // database work a row leaves behind (autovacuum, the WAL writer, hint bits on the rows it wrote)
-  // lands in whichever row comes next, and with a fixed order always in the same one.
   // A chat completion carrying the same messages as a 20-message thread's run: the same upstream
   // call, so run vs completion is what being a run costs (the claim, the history), whatever the
-  // host's phase does to both. Measured beside the goals' rows, not one of them.
-  const sameMessages = (connections: number, durationS: number, amount?: number): LoadOptions => ({
+  // host's phase does to both. Measured at both loads beside the goals' rows, not one of them.
+  const sameMessagesSpec: LoadOptions = {
     url: `${ctx.ours.baseUrl}/v1/chat/completions`,
     method: "POST",
     headers,
     body: JSON.stringify({ model: ctx.model, messages: json.messages }),
     rotateHeaders: ctx.keys,
-    connections,
-    durationS,
+    connections: ctx.highC,
+    durationS: ctx.durationS,
     pipelining: 1,
-    amount,
-  });
-  const sameMessagesRow = {
-    name: `chat completions with the same ${THREAD_MESSAGES} messages`,
-    async measure(rep: number) {
-      const cp = await ctx.measure(ours(`chat completions ${ctx.model}, the same ${THREAD_MESSAGES} messages`), "json", ctx.highC, ctx.durationS, sameMessages(ctx.highC, ctx.durationS));
-      check(`completions (same messages) @${ctx.highC}c rep ${rep}`, cp);
-      out.rows.push({ ...cp, kind: "completions", case: "json-throughput-same", model: ctx.model, repetition: rep });
-    },
   };
+  const measureSameMessages = async (rep: number, rowCase: RunRow["case"], connections: number, durationS: number, amount?: number) => {
+    const label = `chat completions ${ctx.model}, the same ${THREAD_MESSAGES} messages`;
+    const cp = await ctx.measure(ours(label), "json", connections, durationS, { ...sameMessagesSpec, connections, durationS, amount });
+    check(`${label} @${connections}c rep ${rep}`, cp);
+    out.rows.push({ ...cp, kind: "completions", case: rowCase, model: ctx.model, repetition: rep });
+  };
+  // Completions and runs alternately, `repeat` times: unrelated load on this shared machine comes and
+  // goes within a minute, so the ratio is taken per pair and the goal uses the median pair. The
+  // order swaps every repetition (completions first in odd ones, runs first in even ones): the
+  // database work a row leaves behind (autovacuum, the WAL writer, hint bits on the rows it wrote)
+  // lands in whichever row comes next, and with a fixed order always in the same one.
   const completionsRow = {
     name: "chat completions",
     async measure(rep: number) {
@@ -383,25 +380,30 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
       out.rows.push({ ...tp, kind: "run", case: "json-throughput", model: ctx.model, repetition: rep });
     },
   };
+  const settle = async () => {
+    await new Promise((r) => setTimeout(r, 500));
+    await quiet();
+  };
   for (let rep = 1; rep <= ctx.repeat; rep++) {
     await quiet();
     // The goal's pair, in turns; the same-message completions (information only) apart from it,
-    // after a pause, next to the runs row: after it in odd repetitions, before it in even ones.
+    // next to the runs row: after the pair in odd repetitions (runs second), before it in even ones
+    // (runs first).
     const pair = rep % 2 === 1 ? [completionsRow, runsRow] : [runsRow, completionsRow];
     const apart = async () => {
-      await new Promise((r) => setTimeout(r, 500));
-      await quiet();
-      ctx.log(`runs: ${sameMessagesRow.name} json @${ctx.highC}c, ${ctx.durationS} s, repetition ${rep}/${ctx.repeat}`);
-      await sameMessagesRow.measure(rep);
+      ctx.log(`runs: chat completions with the same ${THREAD_MESSAGES} messages json @${ctx.highC}c, ${ctx.durationS} s, repetition ${rep}/${ctx.repeat}`);
+      await measureSameMessages(rep, "json-throughput-same", ctx.highC, ctx.durationS);
     };
     if (rep % 2 === 0) {
       await apart();
-      await new Promise((r) => setTimeout(r, 500));
-      await quiet();
+      await settle();
     }
     ctx.log(`runs: ${pair[0]!.name} json @${ctx.highC}c then ${pair[1]!.name} json @${ctx.highC}c, ${ctx.durationS} s each, repetition ${rep}/${ctx.repeat}`);
     for (const row of pair) await row.measure(rep);
-    if (rep % 2 === 1) await apart();
+    if (rep % 2 === 1) {
+      await settle();
+      await apart();
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
 
@@ -442,11 +444,7 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
         check(`runs ${k.case} @${c}c rep ${rep}`, r);
         out.rows.push({ ...r, kind: "run", case: k.case, model: k.model, repetition: rep });
       };
-      const completionRow = async () => {
-        const cp = await ctx.measure(ours(`chat completions ${ctx.model}, the same ${THREAD_MESSAGES} messages`), "json", c, 60, sameMessages(c, 60, n));
-        check(`completions (same messages) @${c}c rep ${rep}`, cp);
-        out.rows.push({ ...cp, kind: "completions", case: k.case, model: k.model, repetition: rep });
-      };
+      const completionRow = () => measureSameMessages(rep, k.case, c, 60, n);
       // The order swaps each repetition, as the throughput pairs do.
       if (k.case !== "json") await runRow();
       else for (const row of rep % 2 === 1 ? [runRow, completionRow] : [completionRow, runRow]) await row();
@@ -521,6 +519,11 @@ function pick(per: { value: number; disturbed: boolean }[]): { median: number | 
   return { median: use.length ? median(use.map((p) => p.value)) : null, perRepetition: per.map((p) => p.value), clean: clean.length, disturbed: clean.length === 0 };
 }
 
+/** "(repetitions: a, b, …; median of N undisturbed)" for a pick. */
+function repetitionsText(p: ReturnType<typeof pick>, digits: number): string {
+  return `(repetitions: ${p.perRepetition.map((x) => fmt(x, digits)).join(", ")}; median of ${p.clean ? `${p.clean} undisturbed` : "all, every one disturbed"})`;
+}
+
 /** Run p50 − direct p50 for one case, per repetition; the median of the undisturbed ones. */
 export function addedP50(res: RunsResult, k: RunCase) {
   return againstBaseline(res, k, { kind: "direct", case: k }, (r, d) => r.p50 - d.p50);
@@ -564,8 +567,7 @@ export function addedTtfb(res: RunsResult) {
 export function runsVerdicts(res: RunsResult, completions: Row | undefined): Verdict[] {
   const tpRuns = res.rows.filter((r) => r.case === "json-throughput" && r.kind === "run");
   const tp = againstBaseline(res, "json-throughput", { kind: "completions", case: "json-throughput" }, (r, c) => (r.rps / c.rps) * 100);
-  const reps = (p: ReturnType<typeof pick>, digits = 3) =>
-    p.perRepetition.length > 1 ? ` (repetitions: ${p.perRepetition.map((x) => fmt(x, digits)).join(", ")}; median of ${p.clean ? `${p.clean} undisturbed` : "all, every one disturbed"})` : "";
+  const reps = (p: ReturnType<typeof pick>, digits = 3) => (p.perRepetition.length > 1 ? ` ${repetitionsText(p, digits)}` : "");
   const short = addedP50(res, "json");
   const shortLong = addedP50(res, "json-long-model");
   const long = addedP50(res, "json-long-thread");
@@ -646,17 +648,15 @@ export function runsTables(res: RunsResult): string {
         res.steps.map((x) => [x.label, String(x.runs), fmt(x.wallP50, 3), fmt(x.latencyP50, 3), x.byType.map((t) => `${t.type} ${fmt(t.durationP50, 2)} @${fmt(t.offsetP50, 2)}`).join(", ")]),
       )
     : "";
-  const of = (p: ReturnType<typeof pick>, digits: number) =>
-    `(repetitions: ${p.perRepetition.map((x) => fmt(x, digits)).join(", ")}; median of ${p.clean ? `${p.clean} undisturbed` : "all, every one disturbed"})`;
   const own = runOverCompletion(res);
   const ownTp = runVsSameMessages(res);
   const overCompletion = [
     own.median === null
       ? ""
-      : `What being a run costs at 1 connection (not a goal): run p50 − chat completion p50, the same ${t.messagesPerThread} messages upstream, ${fmt(own.median, 3)} ms ${of(own, 3)}.`,
+      : `What being a run costs at 1 connection (not a goal): run p50 − chat completion p50, the same ${t.messagesPerThread} messages upstream, ${fmt(own.median, 3)} ms ${repetitionsText(own, 3)}.`,
     ownTp.median === null
       ? ""
-      : `Runs' req/s against chat completions carrying the same ${t.messagesPerThread} messages, at the throughput rows' load (not a goal): ${fmt(ownTp.median, 1)} % ${of(ownTp, 1)}.`,
+      : `Runs' req/s against chat completions carrying the same ${t.messagesPerThread} messages, at the throughput rows' load (not a goal): ${fmt(ownTp.median, 1)} % ${repetitionsText(ownTp, 1)}.`,
   ]
     .filter(Boolean)
     .join("\n");
