@@ -62,6 +62,14 @@ const RETRYABLE_CODES = new Set(["57P01", "57P02", "57P03"]);
 /** The connection went away under the query: it may have run, so only a read is run again. */
 const LOST_CODES = new Set(["CONNECTION_CLOSED", "ECONNRESET", "EPIPE"]);
 const READ_ONLY = /^\s*select\b/i;
+/**
+ * A probe whose own connection was cut (its backend terminated by an administrator or a pooler, its
+ * socket reset) heard from a server that is there: it is tried once more on a new connection before
+ * the breaker opens. Seen in CI: an administrator's sweep of the app's backends caught a probe's
+ * brand-new connection, and the breaker declared an outage that answered 16–41 requests 503.
+ * A refused or timed-out connection, or a server that is starting or stopping (57P03), is not retried.
+ */
+const CUT_CODES = new Set(["57P01", "57P02", "ECONNRESET", "EPIPE", "CONNECTION_CLOSED"]);
 
 function codesOf(err: unknown): string[] {
   const out: string[] = [];
@@ -145,6 +153,15 @@ class Breaker {
     this.abandoned = false;
   }
 
+  private async probeTwiceIfCut(): Promise<unknown> {
+    try {
+      return await this.probe();
+    } catch (err) {
+      if (!codesOf(err).some((c) => CUT_CODES.has(c))) throw err;
+      return this.probe();
+    }
+  }
+
   /**
    * Runs one probe at a time; true when the server answered in time. A probe that times out while
    * other queries were being answered meanwhile found a slow server, not a gone one (a starved
@@ -156,7 +173,7 @@ class Breaker {
       const answeredBefore = this.answered;
       try {
         await Promise.race([
-          this.probe(),
+          this.probeTwiceIfCut(),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new DatabaseUnavailableError("probe timed out")), PROBE_TIMEOUT_MS);
           }),

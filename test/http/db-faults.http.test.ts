@@ -273,19 +273,26 @@ describe("the acknowledgement of a commit is lost", () => {
 describe("stale connections", () => {
   it("connections the server terminates (57P01) are retried: no 500, and no outage declared", async () => {
     const { key } = await tenant();
+    const logOffset = server.stderr().length;
     const stopAt = Date.now() + 4_000;
     const run = load(key, stopAt);
-    for (let i = 0; i < 3; i++) {
+    const sweeps = 3;
+    for (let i = 0; i < sweeps; i++) {
       await new Promise((r) => setTimeout(r, 1_000));
       await db.execute(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${APP_NAME}`);
     }
     const answers = await run;
     const statuses: Record<number, number> = {};
     for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-    // 57P01 never reaches a client (retried); a write whose connection closed under it may have
-    // committed, so it is not retried: a 503 with Retry-After, never a 500, and rare.
+    // 57P01 never reaches a client (retried), and a sweep that also catches the breaker's probe
+    // connection is not an outage (the probe is tried again on a new connection; before, that
+    // declared one and answered 16–41 requests 503). A write whose connection closed under it
+    // may have committed, so it is not retried, nor is a call whose new connection timed out:
+    // a 503 with Retry-After, never a 500, and rare: a few per sweep at most (the number of
+    // answers swings 118–561 with the box's speed, so a share of them is no bound).
+    expect(server.stderr().slice(logOffset)).not.toContain("database unreachable: answering 503");
     expect(Object.keys(statuses).filter((s) => s !== "200" && s !== "503"), JSON.stringify(statuses)).toEqual([]);
-    expect(statuses[503] ?? 0, JSON.stringify(statuses)).toBeLessThanOrEqual(answers.length * 0.02);
+    expect(statuses[503] ?? 0, JSON.stringify(statuses)).toBeLessThanOrEqual(Math.max(answers.length * 0.02, 3 * sweeps));
     for (const a of answers.filter((x) => x.status === 503)) expect(a.retryAfter).toBe("1");
   });
 });

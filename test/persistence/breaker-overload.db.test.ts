@@ -47,3 +47,45 @@ describe("the database breaker under overload", () => {
     expect(dbState()).toBe("up");
   });
 });
+
+/** A driver error as postgres.js raises it: a code, maybe under drizzle's `cause`. */
+const failing = (code: string) => Object.assign(new Error(`probe: ${code}`), { code });
+
+describe("a probe whose own connection was cut", () => {
+  it("is tried once more on a new connection: a server that answers then stays up (57P01, ECONNRESET)", async () => {
+    for (const code of ["57P01", "ECONNRESET"]) {
+      let calls = 0;
+      setDatabaseProbe(async () => {
+        if (++calls === 1) throw new Error("wrapped", { cause: failing(code) });
+      });
+      expect(await checkDatabase(), code).toBe(true);
+      expect(calls, code).toBe(2);
+      expect(dbState(), code).toBe("up");
+    }
+  });
+
+  it("cut twice, the breaker opens; refused or shutting down (57P03), it opens without a second probe", async () => {
+    let calls = 0;
+    setDatabaseProbe(async () => {
+      calls++;
+      throw failing("57P01");
+    });
+    expect(await checkDatabase()).toBe(false);
+    expect(calls).toBe(2);
+    expect(dbState()).toBe("down");
+    setDatabaseProbe(realProbe);
+    expect(await checkDatabase()).toBe(true);
+    for (const code of ["ECONNREFUSED", "57P03"]) {
+      calls = 0;
+      setDatabaseProbe(async () => {
+        calls++;
+        throw failing(code);
+      });
+      expect(await checkDatabase(), code).toBe(false);
+      expect(calls, code).toBe(1);
+      expect(dbState(), code).toBe("down");
+      setDatabaseProbe(realProbe);
+      expect(await checkDatabase(), code).toBe(true);
+    }
+  });
+});
