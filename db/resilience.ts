@@ -69,7 +69,7 @@ const READ_ONLY = /^\s*select\b/i;
  * brand-new connection, and the breaker declared an outage that answered 16–41 requests 503.
  * A refused or timed-out connection, or a server that is starting or stopping (57P03), is not retried.
  */
-const CUT_CODES = new Set(["57P01", "57P02", "ECONNRESET", "EPIPE", "CONNECTION_CLOSED"]);
+const CUT_CODES = new Set([...LOST_CODES, ...[...RETRYABLE_CODES].filter((c) => c !== "57P03")]);
 
 function codesOf(err: unknown): string[] {
   const out: string[] = [];
