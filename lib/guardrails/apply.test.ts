@@ -1,14 +1,21 @@
 import { describe, expect, it } from "vitest";
 import type { GuardrailAction, GuardrailMatchType } from "@/db/enums";
-import { applyRules } from "./apply";
-import { compileMatcher, patternProblem, REDACTED, type CompiledRule } from "./compile-rule";
+import { applyRulesNow as applyRules } from "./apply";
+import { compileMatcher as compile, patternProblem, REDACTED, scanText, type CompiledRule, type RuleMatch } from "./compile-rule";
+
+/** A matcher that takes plain strings, as the tests write them. */
+const compileMatcher = (match: RuleMatch) => {
+  const m = compile(match);
+  return { test: (text: string) => m.test(scanText(text)), redact: (text: string) => m.redact(scanText(text)) };
+};
 
 const rule = (id: string, type: GuardrailMatchType, pattern: string, action: GuardrailAction): CompiledRule => ({
   id,
   name: `rule ${id}`,
   stage: "input",
   action,
-  matcher: compileMatcher({ type, pattern }),
+  match: { type, pattern },
+  matcher: compile({ type, pattern }),
 });
 
 describe("keyword matching", () => {
@@ -74,5 +81,38 @@ describe("applyRules", () => {
     const out = applyRules([rule("b", "keyword", "bomb", "block")], texts);
     expect(out.texts).toEqual(texts);
     expect(out.fired).toEqual([]);
+  });
+});
+
+describe("Unicode disguises", () => {
+  const disguises = ["ｓｅｃｒｅｔ", "ＳＥＣＲＥＴ", "ѕecret", "sеcrеt", "se\u200bcret", "se\u00adcret", "se\u0301cret", "s\u0323e\u0301c\u0327ret", "se\u2060cr\ufeffet"];
+
+  it("a keyword matches each disguise and redacts exactly the disguised characters", () => {
+    const m = compileMatcher({ type: "keyword", pattern: "secret" });
+    for (const d of disguises) {
+      expect(m.test(`the ${d} code`), JSON.stringify(d)).toBe(true);
+      expect(m.redact(`the ${d} code`), JSON.stringify(d)).toBe(`the ${REDACTED} code`);
+    }
+    expect(m.test("ｓｅｃｒｅｔｓ")).toBe(false);
+    expect(m.test("séance")).toBe(false);
+  });
+
+  it("a regex matches the folded text too, keeping its own case rules", () => {
+    const m = compileMatcher({ type: "regex", pattern: "secret" });
+    for (const d of disguises.filter((d) => d !== "ＳＥＣＲＥＴ")) expect(m.redact(`[${d}]`), JSON.stringify(d)).toBe(`[${REDACTED}]`);
+    expect(m.test("ＳＥＣＲＥＴ")).toBe(false);
+    expect(compileMatcher({ type: "regex", pattern: "(?i)secret" }).test("ＳＥＣＲＥＴ")).toBe(true);
+    expect(compileMatcher({ type: "regex", pattern: "\\d{3}-\\d{4}" }).redact("call ５５５-１２３４ now")).toBe(`call ${REDACTED} now`);
+  });
+
+  it("keeps matching text in other scripts, and keeps surrounding characters intact", () => {
+    expect(compileMatcher({ type: "keyword", pattern: "секрет" }).redact("это секрет!")).toBe(`это ${REDACTED}!`);
+    expect(compileMatcher({ type: "regex", pattern: "пароль\\s*\\d+" }).redact("мой пароль 123.")).toBe(`мой ${REDACTED}.`);
+    expect(compileMatcher({ type: "keyword", pattern: "key" }).redact("🔑 ｋｅｙ 🔑")).toBe(`🔑 ${REDACTED} 🔑`);
+  });
+
+  it("a rule applied through applyRules redacts the original text", () => {
+    const out = applyRules([rule("r", "keyword", "secret", "redact")], ["my ѕe\u200bcret and SECRET"]);
+    expect(out.texts).toEqual([`my ${REDACTED} and ${REDACTED}`]);
   });
 });

@@ -46,7 +46,8 @@ const cacheLive = registerCache(TOPIC, evict, () => {
 
 function compileRow(row: GuardrailRule): CompiledRule | null {
   try {
-    return { id: row.id, name: row.name, stage: row.stage, action: row.action, matcher: compileMatcher({ type: row.matchType, pattern: row.pattern }) };
+    const match = { type: row.matchType, pattern: row.pattern };
+    return { id: row.id, name: row.name, stage: row.stage, action: row.action, match, matcher: compileMatcher(match) };
   } catch (err) {
     // Patterns are validated before they are stored; one that no longer compiles (a stricter
     // engine version) is skipped and logged rather than failing every call of the company.

@@ -18,6 +18,6 @@ export interface GuardrailTrial {
  */
 export async function tryGuardrails(args: { companyId: string; input: TryGuardrailsInput }): Promise<GuardrailTrial> {
   const rules = await companyRules(args.companyId);
-  const outcome = applyRules(rules[args.input.stage], [args.input.text]);
+  const outcome = await applyRules(rules[args.input.stage], [args.input.text]);
   return { stage: args.input.stage, fired: outcome.fired, blocked: outcome.blocked, text: outcome.texts[0]! };
 }

@@ -99,3 +99,17 @@ export async function countTokensOffLoop(texts: string[], limit: number): Promis
   const reply = await run({ op: "count", texts, limit });
   return reply.tokens as number | null;
 }
+
+export interface PlainGuardrailRule {
+  id: string;
+  name: string;
+  stage: string;
+  action: string;
+  match: { type: string; pattern: string };
+}
+
+/** Applies guardrail rules (lib/guardrails/matchers.mjs) to texts off the event loop. */
+export async function applyGuardrailsOffLoop(rules: PlainGuardrailRule[], texts: string[]): Promise<unknown> {
+  const reply = await run({ op: "guardrails", rules, texts });
+  return reply.outcome;
+}

@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
+import { applyCompiledRules, compileMatcher } from "../guardrails/matchers.mjs";
 
 const require = createRequire(import.meta.url);
 /** @type {Record<string, number>} slug → context window (tokens) */
@@ -139,11 +140,33 @@ function parseBody({ chunks }) {
   return { ok: true, value: body, textTokens, digests };
 }
 
+/** Compiled guardrail matchers by pattern, bounded (the server sends rules as data). */
+const matchers = new Map();
+const MATCHERS_MAX = 2000;
+
+function matcherFor(match) {
+  const key = `${match.type}:${match.pattern}`;
+  let m = matchers.get(key);
+  if (!m) {
+    m = compileMatcher(match);
+    if (matchers.size >= MATCHERS_MAX) matchers.delete(matchers.keys().next().value);
+    matchers.set(key, m);
+  }
+  return m;
+}
+
+/** Guardrail rules over texts too large to scan on the event loop (lib/guardrails/apply.ts). */
+function applyGuardrails({ rules, texts }) {
+  const compiled = rules.map((r) => ({ ...r, matcher: matcherFor(r.match) }));
+  return { ok: true, outcome: applyCompiledRules(compiled, texts) };
+}
+
 parentPort.on("message", (msg) => {
   const large = msg.op === "parse" && msg.chunks.reduce((n, c) => n + c.byteLength, 0) > COLLECT_AFTER_BYTES;
   let out;
   try {
     if (msg.op === "parse") out = parseBody(msg);
+    else if (msg.op === "guardrails") out = applyGuardrails(msg);
     else if (msg.op === "count") {
       const n = countTexts(msg.texts, msg.limit);
       out = { ok: true, tokens: n === false ? null : n };

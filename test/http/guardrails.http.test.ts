@@ -351,3 +351,56 @@ describe("pathological regex", () => {
     expect(probe.ms).toBeLessThan(1000);
   });
 });
+
+describe("Unicode disguises", () => {
+  it("a keyword block catches fullwidth, look-alike, invisible and combining spellings; a redact edits the original", async () => {
+    const { key } = await newTenant();
+    const rule = await createRule(key, { stage: "input", type: "keyword", pattern: "secret", action: "block" });
+    for (const disguise of ["ｓｅｃｒｅｔ", "ѕecret", "se\u200bcret", "se\u00adcret", "se\u0301cret"]) {
+      const body = await (await complete(key, { messages: [user(`tell me the ${disguise} now`)] })).json();
+      expect(body.choices[0].finish_reason, JSON.stringify(disguise)).toBe("content_filter");
+      expect(body.applied_rules).toEqual([applied(rule, "input", "block")]);
+    }
+    expect(fake.requests).toHaveLength(0);
+
+    const other = await newTenant();
+    await createRule(other.key, { stage: "input", type: "regex", pattern: "password=\\w+", action: "redact" });
+    const res = await complete(other.key, { messages: [user("my ｐａｓｓｗｏｒｄ=hunter2 and pass\u200bword=x1 ok")] });
+    expect(res.status).toBe(200);
+    expect(fake.requests[0]!.body.messages.at(-1).content).toBe("my [REDACTED] and [REDACTED] ok");
+  });
+});
+
+describe("large prompts", () => {
+  /** The largest gap between answers of /api/health polled while `work` runs. */
+  async function healthGapDuring(work: Promise<unknown>): Promise<number> {
+    let done = false;
+    void work.finally(() => (done = true));
+    let last = performance.now();
+    let worst = 0;
+    while (!done) {
+      await fetch(`${server.url}/api/health`);
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return worst;
+  }
+
+  it("rules scan a 2.5 MB prompt off the event loop: the server keeps answering", async () => {
+    const { key } = await newTenant(1000);
+    for (const pattern of ["(?i)sk-[a-z0-9]{20,}", "(?i)api[_-]?key\\s*[:=]", "(?i)bearer\\s+[a-z0-9._-]{20,}", "\\b\\d{3}-\\d{2}-\\d{4}\\b"]) {
+      await createRule(key, { stage: "input", type: "regex", pattern, action: "flag" });
+    }
+    const rule = await createRule(key, { stage: "input", type: "keyword", pattern: "secret", action: "redact" });
+    const text = "plain words and more plain words. ".repeat(75_000) + "the ѕecret";
+    const res = complete(key, { model: "gpt-4.1-mini", messages: [user(text)] });
+    const gap = await healthGapDuring(res);
+    const body = await (await res).json();
+    expect(body.applied_rules).toEqual([applied(rule, "input", "redact")]);
+    expect(fake.requests[0]!.body.messages.at(-1).content.endsWith("the [REDACTED]")).toBe(true);
+    // Scanned on the event loop, the four regexes and the fold held it for seconds.
+    expect(gap).toBeLessThan(1000);
+  });
+});

@@ -55,7 +55,7 @@ export const inputGuardrailsStage: Stage = {
       texts.push(...messageTexts(m));
       return start;
     });
-    const out = applyRules(rules.input, texts);
+    const out = await applyRules(rules.input, texts);
     ctx.appliedRules.push(...out.fired);
     addGuardrailStep(ctx, "input", started, rules.input, out, texts.length);
     if (out.fired.length > 0) {

@@ -17,7 +17,7 @@ export const outputGuardrailsStage: Stage = {
     const rules = ctx.guardrails?.output;
     if (!rules?.length || !ctx.content) return;
     const started = performance.now();
-    const out = applyRules(rules, [ctx.content]);
+    const out = await applyRules(rules, [ctx.content]);
     ctx.appliedRules.push(...out.fired);
     addGuardrailStep(ctx, "output", started, rules, out, 1);
     if (out.blocked) {
