@@ -5,7 +5,10 @@
  */
 import { attachDatabase } from "@/db/ensure";
 import { log } from "@/lib/log";
+import { handleProcessFaults } from "@/lib/worker/handle-process-faults";
 import { startWorker } from "@/lib/worker/start-worker";
+
+handleProcessFaults();
 
 const releaseDatabase = await attachDatabase();
 const stop = await startWorker();
