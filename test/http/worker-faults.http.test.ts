@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { webhookEvents } from "@/db/schema";
+import { companies, reservations, webhookEvents } from "@/db/schema";
 import { createAgent } from "@/lib/agents";
 import { createProfile, CreateProfileInput } from "@/lib/profiles";
 import { createWebhook, triggerPath } from "@/lib/webhooks";
@@ -17,7 +17,8 @@ import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
  * cuts several times while the worker is in the middle of webhook events' jobs (pg-boss's fetch,
  * complete and fail calls, the heartbeat and the reconcilers all lose their connections). The
  * process stays up, and once the database is back every accepted event ends `done`. The server
- * that accepts the events serves no queue itself (WEBHOOK_WORKER_CONCURRENCY=0).
+ * that accepts the events serves no queue itself (WEBHOOK_WORKER_CONCURRENCY=0). Stopped with
+ * SIGTERM, the worker gives back the credit it leased for its runs before it exits.
  */
 const jobEnv = {
   WEBHOOK_JOB_EXPIRE_S: "4",
@@ -35,7 +36,7 @@ const CUTS = 5;
 let upstream: FakeUpstream;
 let server: RunningServer | undefined;
 let proxy: TcpProxy | undefined;
-let worker: ChildProcess | undefined;
+const workers: ChildProcess[] = [];
 let workerLog = "";
 
 beforeAll(async () => {
@@ -44,12 +45,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const w = worker;
-  if (w && w.exitCode === null && w.signalCode === null) {
-    const gone = new Promise((r) => w.once("exit", r));
-    w.kill("SIGKILL");
-    await gone;
-  }
+  for (const w of workers) await stopChild(w, "SIGKILL");
   await server?.kill();
   await proxy?.close();
   await upstream?.close();
@@ -66,6 +62,13 @@ function baseEnv(): Record<string, string> {
   };
 }
 
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once("exit", r));
+  child.kill(signal);
+  await gone;
+}
+
 function startWorker(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "scripts/worker.ts"], {
     env: { ...process.env, ...env, NODE_ENV: "production" },
@@ -74,6 +77,7 @@ function startWorker(env: Record<string, string>): ChildProcess {
   child.stderr!.on("data", (chunk: Buffer) => {
     workerLog = (workerLog + chunk.toString("utf8")).slice(-32_768);
   });
+  workers.push(child);
   return child;
 }
 
@@ -112,8 +116,7 @@ describe("npm run worker and a PostgreSQL outage", () => {
       expect(res.status).toBe(202);
     }
 
-    worker = startWorker({ ...baseEnv(), DATABASE_URL: proxy.url(process.env.DATABASE_URL!), WEBHOOK_WORKER_CONCURRENCY: "4" });
-    const w = worker;
+    const w = startWorker({ ...baseEnv(), DATABASE_URL: proxy.url(process.env.DATABASE_URL!), WEBHOOK_WORKER_CONCURRENCY: "4" });
     const started = Date.now() + 60_000;
     while (((await statusCounts(tenant.companyId)).done ?? 0) < 2) {
       if (Date.now() > started) throw new Error(`the worker did not get going: ${workerLog}`);
@@ -142,6 +145,35 @@ describe("npm run worker and a PostgreSQL outage", () => {
     expect(counts).toEqual({ done: EVENTS });
     expect(alive(w)).toBe(true);
     const lines = (text: string) => workerLog.split(text).length - 1;
+    await stopChild(w, "SIGTERM");
+    await server.kill();
     console.log(`worker rode out ${CUTS} cuts: ${lines("a job queue call failed")} queue calls lost, ${lines("wrote to a closed connection")} driver writes to a closed connection`);
   }, 240_000);
+
+  it("SIGTERM right after its events: the worker releases its credit lease before it exits", async () => {
+    const tenant = await busTenant();
+    const accepting = await startNextServer({ ...baseEnv(), WEBHOOK_WORKER_CONCURRENCY: "0" });
+    for (let n = 0; n < 3; n++) {
+      const res = await fetch(`${accepting.url}${tenant.url}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ event_topic: "orders.created", payload: { n } }),
+      });
+      expect(res.status).toBe(202);
+    }
+    // Gone before the worker stops: no other process releases the worker's lease meanwhile.
+    await accepting.kill();
+    const w = startWorker({ ...baseEnv(), WEBHOOK_WORKER_CONCURRENCY: "4" });
+    const deadline = Date.now() + 60_000;
+    while (((await statusCounts(tenant.companyId)).done ?? 0) < 3) {
+      if (Date.now() > deadline || !alive(w)) throw new Error(`events not done: ${workerLog}`);
+      await sleep(50);
+    }
+    // The lease idles out 2 s after its last call: stopped well within that.
+    await stopChild(w, "SIGTERM");
+    expect(await db.select().from(reservations).where(and(eq(reservations.companyId, tenant.companyId), eq(reservations.status, "held")))).toEqual([]);
+    const [row] = await db.select().from(companies).where(eq(companies.id, tenant.companyId));
+    expect(row!.reservedMicro).toBe(0);
+    expect(row!.balanceMicro).toBeLessThan(1_000_000 * 1_000_000);
+  }, 120_000);
 });
