@@ -1,12 +1,11 @@
 import "server-only";
 import { THREAD_SOURCE } from "@/db/enums";
 import type { AuthContext } from "@/lib/auth/auth-context";
-import { AppError } from "@/lib/errors";
+import { AppError, errorBody } from "@/lib/errors";
 import { newId, randomBase62 } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
 import { shutdownError, toErrorBodyForStream } from "@/lib/completions/stream-error";
-import { errorBody } from "@/lib/errors";
 import { cancelAtGraceEnd } from "@/lib/shutdown";
 import type { ChatMessage, ToolDefinition } from "@/lib/providers/types";
 import { freshRunState, type RunContext } from "@/lib/runs/context";
