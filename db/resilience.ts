@@ -327,6 +327,11 @@ onDbStateChange((state, _reason, abandoned) => {
   if (state === "up" && abandoned) for (const swap of swappers) swap();
 });
 
+/** Starts every guarded pool afresh now, as after an outage: for a connection the driver itself left unusable (db/driver-faults.ts). */
+export function renewPools(): void {
+  for (const swap of swappers) swap();
+}
+
 /**
  * A pool under the breaker: drizzle's queries (`unsafe`) and transactions (`begin`) go through it;
  * everything else (tagged templates, listen, end…) goes to the current postgres.js pool. `make`

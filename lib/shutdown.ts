@@ -29,3 +29,31 @@ export async function runShutdownHooks(onError: (err: unknown) => void): Promise
     }),
   );
 }
+
+/**
+ * Calls still running when the server's SHUTDOWN_GRACE_MS runs out (streams): scripts/server/main.mjs
+ * calls every registered cancel then, and each call ends as a client cancel would (billed for what
+ * was generated, thread and credit released) but still tells its client, with an error frame.
+ */
+interface GraceEnd {
+  ended: boolean;
+  cancels: Set<() => void>;
+}
+
+const GRACE_KEY = Symbol.for("cockpit.grace-end");
+
+function graceEnd(): GraceEnd {
+  const g = globalThis as { [GRACE_KEY]?: GraceEnd };
+  return (g[GRACE_KEY] ??= { ended: false, cancels: new Set() });
+}
+
+/** Registers `cancel` for the grace's end (called at once if it has passed); returns the function that unregisters it. */
+export function cancelAtGraceEnd(cancel: () => void): () => void {
+  const state = graceEnd();
+  if (state.ended) {
+    cancel();
+    return () => {};
+  }
+  state.cancels.add(cancel);
+  return () => state.cancels.delete(cancel);
+}

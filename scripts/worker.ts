@@ -5,7 +5,14 @@
  */
 import { attachDatabase } from "@/db/ensure";
 import { log } from "@/lib/log";
+import { runShutdownHooks } from "@/lib/shutdown";
+import { handleProcessFaults } from "@/lib/worker/handle-process-faults";
 import { startWorker } from "@/lib/worker/start-worker";
+
+/** How long the shutdown hooks (lib/shutdown.ts: the bill journal, the credit leases) may take, as on the server. */
+const SHUTDOWN_HOOKS_MS = 3_000;
+
+handleProcessFaults();
 
 const releaseDatabase = await attachDatabase();
 const stop = await startWorker();
@@ -19,6 +26,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     clearInterval(keepAlive);
     stop()
       .catch((err: unknown) => log.warn({ err }, "job workers did not stop cleanly"))
+      // Credit leased for this process's runs goes back now, not when it expires; then the database may stop.
+      .then(() => Promise.race([runShutdownHooks((err) => log.warn({ err }, "shutdown hook failed")), new Promise((r) => setTimeout(r, SHUTDOWN_HOOKS_MS).unref())]))
       .then(releaseDatabase)
       .then(
       () => process.exit(0),

@@ -1,11 +1,12 @@
 import "server-only";
 import { THREAD_SOURCE } from "@/db/enums";
 import type { AuthContext } from "@/lib/auth/auth-context";
-import { AppError } from "@/lib/errors";
+import { AppError, errorBody } from "@/lib/errors";
 import { newId, randomBase62 } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
-import { toErrorBodyForStream } from "@/lib/completions/stream-error";
+import { shutdownError, toErrorBodyForStream } from "@/lib/completions/stream-error";
+import { cancelAtGraceEnd } from "@/lib/shutdown";
 import type { ChatMessage, ToolDefinition } from "@/lib/providers/types";
 import { freshRunState, type RunContext } from "@/lib/runs/context";
 import { execute, prepare } from "@/lib/runs/pipeline";
@@ -83,8 +84,22 @@ async function startRun(call: CompletionCall, signal: AbortSignal): Promise<RunC
 
 /** Non-streaming completion: the `chat.completion` object, after the run is stored and billed. */
 export async function createCompletion(call: CompletionCall) {
-  const ctx = await startRun(call, call.signal);
-  await execute(ctx);
+  const abort = new AbortController();
+  const { signal: requestSignal } = call;
+  if (requestSignal.aborted) abort.abort(requestSignal.reason);
+  else requestSignal.addEventListener("abort", () => abort.abort(requestSignal.reason), { once: true });
+  const ctx = await startRun(call, abort.signal);
+  // The server's grace ran out: stopped and billed like a client cancel, answered 503.
+  const unregister = cancelAtGraceEnd(() => {
+    ctx.stopReason ??= "server_shutdown";
+    abort.abort(new Error("server shutting down"));
+  });
+  try {
+    await execute(ctx);
+  } finally {
+    unregister();
+  }
+  if (ctx.stopReason === "server_shutdown") throw shutdownError();
   return toChatCompletion(ctx);
 }
 
@@ -107,6 +122,11 @@ export async function streamCompletion(call: CompletionCall) {
   const frames = chunkFrames(ctx, includeUsage);
 
   const out = sseWriter(() => abort.abort(new Error("client disconnected")));
+  // The server's grace ran out: stopped like a client cancel, but the client is still told.
+  const unregister = cancelAtGraceEnd(() => {
+    ctx.stopReason ??= "server_shutdown";
+    abort.abort(new Error("server shutting down"));
+  });
   const gate = firstByteGate();
   let sentFirst = false;
   let finishSent = false;
@@ -145,7 +165,8 @@ export async function streamCompletion(call: CompletionCall) {
         });
         if (whole) out.send(whole);
       }
-      if (!finishSent && !signal.aborted) out.send(frames.finish(ctx.finishReason || "stop"));
+      if (ctx.stopReason === "server_shutdown") out.send(errorBody(shutdownError()));
+      else if (!finishSent && !signal.aborted) out.send(frames.finish(ctx.finishReason || "stop"));
       if (includeUsage) out.send(frames.usage());
       out.send("[DONE]");
     })
@@ -154,7 +175,10 @@ export async function streamCompletion(call: CompletionCall) {
       log.warn({ err, runId: ctx.runId }, "stream failed after the first byte");
       out.send(toErrorBodyForStream(err));
     })
-    .finally(() => out.end());
+    .finally(() => {
+      unregister();
+      out.end();
+    });
 
   await gate.ready;
   return out.body;

@@ -131,8 +131,8 @@ export interface RunContext {
   claimed?: boolean;
   /** Set when the run is stored (persist-run). */
   latencyMs?: number;
-  /** Why the run was stopped when ctx.signal aborted: a client that left, or POST …/cancel. */
-  stopReason?: "client_disconnected" | "cancelled";
+  /** Why the run was stopped when ctx.signal aborted: a client that left, POST …/cancel, or the server's grace running out. */
+  stopReason?: "client_disconnected" | "cancelled" | "server_shutdown";
   /** The company's active guardrail rules (input-guardrails stage; cached per process). */
   guardrails?: CompanyRules;
   /**

@@ -5,10 +5,11 @@ import { RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
 import type { Run } from "@/db/schema";
 import type { AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
-import { firstByteGate, sseWriter } from "@/lib/http/sse-writer";
+import { firstByteGate, sseWriter, type SseWriter } from "@/lib/http/sse-writer";
 import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
-import { toErrorBodyForStream } from "@/lib/completions/stream-error";
+import { shutdownError, toErrorBodyForStream } from "@/lib/completions/stream-error";
+import { cancelAtGraceEnd } from "@/lib/shutdown";
 import { trackRun } from "./active-runs";
 import { endActiveRuns } from "./end-active-runs";
 import { freshRunState, type RunContext } from "./context";
@@ -169,6 +170,13 @@ function deferred(): { promise: Promise<void>; settle: () => void } {
   return { promise, settle };
 }
 
+/** CONTRACT 6's error frame of a run stream, then the terminator. */
+function sendError(out: SseWriter, err: unknown): void {
+  const { error } = toErrorBodyForStream(err);
+  out.send({ error: { message: error.message, type: error.type } });
+  out.send("[DONE]");
+}
+
 /** Links the request's signal to the run's controller (a client that leaves stops the run). */
 function runController(ctxRef: { ctx?: RunContext }, requestSignal: AbortSignal): AbortController {
   const abort = new AbortController();
@@ -186,11 +194,18 @@ export async function createRun(call: RunCall) {
   const stored = deferred();
   const ref: { ctx?: RunContext } = {};
   const abort = runController(ref, call.signal);
+  let unregister = () => {};
   try {
     const ctx = (ref.ctx = await startRun(call, abort, stored.promise));
+    // The server's grace ran out: stopped and billed like a client cancel; the run answers `cancelled`.
+    unregister = cancelAtGraceEnd(() => {
+      ctx.stopReason ??= "server_shutdown";
+      abort.abort(new Error("server shutting down"));
+    });
     const status = await finish(ctx);
     return toPublicRun(runFromContext(ctx, status), ctx.content);
   } finally {
+    unregister();
     stored.settle();
   }
 }
@@ -218,6 +233,11 @@ export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<U
     ctx.stopReason ??= "client_disconnected";
     abort.abort(new Error("client disconnected"));
   });
+  // The server's grace ran out: stopped like a client cancel, but the client is still told.
+  const unregister = cancelAtGraceEnd(() => {
+    ctx.stopReason ??= "server_shutdown";
+    abort.abort(new Error("server shutting down"));
+  });
   const gate = firstByteGate();
   const model = ctx.requestedModel;
   let sentFirst = false;
@@ -242,6 +262,7 @@ export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<U
         gate.open();
         if (ctx.content) out.send({ delta: ctx.content, model });
       }
+      if (ctx.stopReason === "server_shutdown") return sendError(out, shutdownError());
       const { promptTokens, completionTokens } = ctx.usage;
       out.send({ done: true, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }, latency_ms: ctx.latencyMs });
       out.send("[DONE]");
@@ -249,11 +270,10 @@ export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<U
     .catch((err: unknown) => {
       if (!sentFirst) return gate.fail(err);
       log.warn({ err, runId: ctx.runId }, "run stream failed after the first byte");
-      const { error } = toErrorBodyForStream(err);
-      out.send({ error: { message: error.message, type: error.type } });
-      out.send("[DONE]");
+      sendError(out, err);
     })
     .finally(() => {
+      unregister();
       stored.settle();
       out.end();
     });

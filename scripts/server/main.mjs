@@ -17,7 +17,8 @@
  *   (the cores are the limit), so one is the default.
  *
  * SIGINT/SIGTERM: stop accepting, let requests in flight finish for up to SHUTDOWN_GRACE_MS
- * (streams included), then exit.
+ * (streams included), then cancel what is left as a client cancel would (lib/shutdown.ts: billed for
+ * what was generated, threads and credit released, the client told), and exit.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import cluster from "node:cluster";
@@ -53,7 +54,9 @@ function positiveInt(name, fallback) {
  */
 const REQUEST_TIMEOUT_MS = positiveInt("REQUEST_TIMEOUT_MS", 60_000);
 const HEADERS_TIMEOUT_MS = Math.min(positiveInt("HEADERS_TIMEOUT_MS", 20_000), REQUEST_TIMEOUT_MS);
-const SHUTDOWN_GRACE_MS = 10_000;
+const SHUTDOWN_GRACE_MS = positiveInt("SHUTDOWN_GRACE_MS", 30_000);
+/** How long the calls cancelled at the grace's end may take to store and bill what they generated. */
+const SHUTDOWN_CANCEL_MS = 5_000;
 /** How long the app's shutdown hooks (lib/shutdown.ts: releasing credit leases) may take. */
 const SHUTDOWN_HOOKS_MS = 3_000;
 const RESTART_DELAY_MS = 1_000;
@@ -141,10 +144,35 @@ async function serve() {
     };
     if (inFlight === 0) exit();
     onIdle = exit;
-    setTimeout(exit, SHUTDOWN_GRACE_MS).unref();
+    setTimeout(() => {
+      const cancelled = cancelAtGraceEnd();
+      if (cancelled > 0) say(`grace period over: cancelled ${cancelled} call(s) still running`);
+      if (inFlight === 0) exit();
+      setTimeout(exit, SHUTDOWN_CANCEL_MS).unref();
+    }, SHUTDOWN_GRACE_MS).unref();
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/**
+ * Cancels the calls the app registered for the grace's end (lib/shutdown.ts cancelAtGraceEnd; this
+ * script is outside the bundle, hence its own copy), and any registered later at once. Returns how many.
+ */
+function cancelAtGraceEnd() {
+  const g = /** @type {any} */ (globalThis);
+  const state = /** @type {{ ended: boolean, cancels: Set<() => void> }} */ ((g[Symbol.for("cockpit.grace-end")] ??= { ended: false, cancels: new Set() }));
+  state.ended = true;
+  const cancels = [...state.cancels];
+  state.cancels.clear();
+  for (const cancel of cancels) {
+    try {
+      cancel();
+    } catch (err) {
+      say(`cancel at the grace's end failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return cancels.length;
 }
 
 /** Runs the hooks the app registered (lib/shutdown.ts), each failure reported, all within SHUTDOWN_HOOKS_MS. */
