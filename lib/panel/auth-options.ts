@@ -41,6 +41,12 @@ export const authOptions: NextAuthOptions = {
       },
     }),
   ],
+  // Auth.js prints its own errors and warnings with console; through pino they are structured and redacted.
+  logger: {
+    error: (code, metadata) => log.error({ code, err: metadata instanceof Error ? metadata : metadata.error }, "auth.js error"),
+    warn: (code) => log.warn({ code }, "auth.js warning"),
+    debug: (code) => log.debug({ code }, "auth.js debug"),
+  },
   callbacks: {
     jwt({ token, user }) {
       if (user) {

@@ -26,6 +26,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
+import { redactSecrets } from "../../lib/log-redact.mjs";
 import { buildJobsThread } from "./jobs-thread-build.mjs";
 import { workerCount } from "./worker-count.mjs";
 
@@ -69,6 +70,18 @@ const CLUSTER_SLOT_ENV = "COCKPIT_CLUSTER_SLOT";
  */
 const requestPeer = new AsyncLocalStorage();
 /** @type {any} */ (globalThis)[Symbol.for("cockpit.request-peer")] = requestPeer;
+
+/**
+ * Everything this process prints (Next.js's and Auth.js's own messages, errors' URLs, the jobs
+ * thread's output) passes through the app's log redaction (lib/log-redact.mjs) on its way out.
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  const write = stream.write.bind(stream);
+  stream.write = /** @type {typeof stream.write} */ (
+    (/** @type {any} */ chunk, /** @type {any[]} */ ...rest) =>
+      write(typeof chunk === "string" ? redactSecrets(chunk) : Buffer.isBuffer(chunk) ? redactSecrets(chunk.toString("utf8")) : chunk, ...rest)
+  );
+}
 
 /** @param {string} message */
 const say = (message) => process.stderr.write(`[server ${process.pid}] ${message}\n`);
