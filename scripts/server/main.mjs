@@ -122,8 +122,10 @@ async function serve() {
     });
     if (refuseMalformedPath(req, res)) return;
     const handler = fastHandlerFor(fast, req);
-    if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
-    else requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => handle(req, res));
+    requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => {
+      if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+      else handle(req, res);
+    });
   });
   await new Promise((resolve, reject) => {
     server.once("error", reject);
