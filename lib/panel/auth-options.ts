@@ -8,6 +8,7 @@ import { authSecret } from "@/lib/auth/secret";
 import { AppError } from "@/lib/errors";
 import { clientAddress } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
+import { safeRedirectPath } from "./safe-redirect";
 import { throttledSignInError } from "./sign-in-errors";
 import { signInWithPassword } from "./sign-in";
 
@@ -48,6 +49,21 @@ export const authOptions: NextAuthOptions = {
     debug: (code) => log.debug({ code }, "auth.js debug"),
   },
   callbacks: {
+    /**
+     * Where to send the browser after sign-in or sign-out (`callbackUrl`, from the request or its
+     * cookie): a path of our own origin, else the origin. Auth.js's default parses the value with
+     * `new URL` and fails the request (500) on one that does not parse.
+     */
+    redirect({ url, baseUrl }) {
+      let path = url;
+      try {
+        const parsed = new URL(url, baseUrl);
+        if (parsed.origin === new URL(baseUrl).origin) path = `${parsed.pathname}${parsed.search}${parsed.hash}`;
+      } catch {
+        path = "/";
+      }
+      return `${baseUrl}${safeRedirectPath(path)}`;
+    },
     jwt({ token, user }) {
       if (user) {
         token.uid = user.id;
