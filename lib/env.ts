@@ -31,7 +31,7 @@ const ServerEnv = DatabaseEnv.extend({
    * the widget renew its token.
    */
   SDK_TOKEN_TTL_S: intWithDefault(300, 2, 86_400),
-  /** Window of the panel's sign-in throttle (failures per email and per client address). */
+  /** Window of the panel's sign-in throttle (failures per email and client address, per email, per client address). */
   LOGIN_THROTTLE_WINDOW_S: intWithDefault(900, 1, 86_400),
   // Read by the production server (scripts/server/main.mjs) too; validated here so `npm start` fails at boot.
   WEB_CONCURRENCY: intWithDefault(1, 1, 64),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { readJson } from "./read-json";
+import { jsonNestsDeeper, MAX_JSON_DEPTH, parseJsonObject, readJson } from "./read-json";
 
 const Schema = z.object({ a: z.number() });
 
@@ -46,5 +46,31 @@ describe("readJson", () => {
   it("a body cut off by the client is a 400 incomplete_body, not a server error", async () => {
     const err = await refusal(readJson(streamed(['{"a":'], true), Schema));
     expect([err.status, err.wireCode]).toEqual([400, "incomplete_body"]);
+  });
+});
+
+describe("nesting depth", () => {
+  const nested = (depth: number, open = "[", close = "]") => `{"a":${open.repeat(depth - 1)}${close.repeat(depth - 1)}}`;
+
+  it("counts arrays and objects, not brackets inside strings or after escaped quotes", () => {
+    expect(jsonNestsDeeper(nested(3), 3)).toBe(false);
+    expect(jsonNestsDeeper(nested(4), 3)).toBe(true);
+    expect(jsonNestsDeeper(`{"a":{"b":{"c":1}}}`, 3)).toBe(false);
+    expect(jsonNestsDeeper(`{"a":{"b":{"c":{}}}}`, 3)).toBe(true);
+    expect(jsonNestsDeeper(`{"a":"[[[[{{{{","b":"\\"[[[["}`, 1)).toBe(false);
+  });
+
+  it("a body nested past the limit is a 400 json_too_deep before it is parsed; at the limit it parses", () => {
+    expect(parseJsonObject(nested(MAX_JSON_DEPTH))).toHaveProperty("a");
+    for (const text of [nested(MAX_JSON_DEPTH + 1), nested(10_000), nested(10_000, `{"x":`, "}")]) {
+      let err: unknown;
+      try {
+        parseJsonObject(text);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(AppError);
+      expect(err).toMatchObject({ code: "invalid_request", wireCode: "json_too_deep" });
+    }
   });
 });

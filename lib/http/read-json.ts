@@ -116,8 +116,37 @@ export async function readJson<S extends z.ZodType>(
   return schema.parse(parseJsonObject(text, opts.optional));
 }
 
-/** JSON text → a plain object. Malformed JSON or a non-object → 400 `invalid_json`; with `optional`, empty text is `{}`. */
+/**
+ * Deepest nesting of arrays and objects a request body may have. Validators and the code after
+ * them walk JSON recursively, and thousands of levels overflow the stack (a RangeError, a 500).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays/objects deeper than `max`: one pass over the text, no recursion (brackets inside strings do not count). */
+export function jsonNestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * JSON text → a plain object. Malformed JSON or a non-object → 400 `invalid_json`; nested deeper
+ * than MAX_JSON_DEPTH → 400 `json_too_deep`, before anything parses it; with `optional`, empty text is `{}`.
+ */
 export function parseJsonObject(text: string, optional = false): Record<string, unknown> {
+  if (jsonNestsDeeper(text, MAX_JSON_DEPTH)) {
+    throw new AppError("invalid_request", `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, { wireCode: "json_too_deep" });
+  }
   const opts = { optional };
   let value: unknown;
   if (text.trim() === "") {

@@ -8,6 +8,7 @@ import { authSecret } from "@/lib/auth/secret";
 import { AppError } from "@/lib/errors";
 import { clientAddress } from "@/lib/http/client-ip";
 import { log } from "@/lib/log";
+import { safeRedirectPath } from "./safe-redirect";
 import { throttledSignInError } from "./sign-in-errors";
 import { signInWithPassword } from "./sign-in";
 
@@ -41,7 +42,28 @@ export const authOptions: NextAuthOptions = {
       },
     }),
   ],
+  // Auth.js prints its own errors and warnings with console; through pino they are structured and redacted.
+  logger: {
+    error: (code, metadata) => log.error({ code, err: metadata instanceof Error ? metadata : metadata.error }, "auth.js error"),
+    warn: (code) => log.warn({ code }, "auth.js warning"),
+    debug: (code) => log.debug({ code }, "auth.js debug"),
+  },
   callbacks: {
+    /**
+     * Where to send the browser after sign-in or sign-out (`callbackUrl`, from the request or its
+     * cookie): a path of our own origin, else the origin. Auth.js's default parses the value with
+     * `new URL` and fails the request (500) on one that does not parse.
+     */
+    redirect({ url, baseUrl }) {
+      let path = url;
+      try {
+        const parsed = new URL(url, baseUrl);
+        if (parsed.origin === new URL(baseUrl).origin) path = `${parsed.pathname}${parsed.search}${parsed.hash}`;
+      } catch {
+        path = "/";
+      }
+      return `${baseUrl}${safeRedirectPath(path)}`;
+    },
     jwt({ token, user }) {
       if (user) {
         token.uid = user.id;

@@ -8,6 +8,7 @@ export * from "./rotate-secret";
 export * from "./list-webhooks";
 export * from "./replay-event";
 export * from "./to-public";
+export * from "./trigger-throttle";
 export * from "./read-trigger";
 export * from "./set-signature";
 export * from "./update-webhook";

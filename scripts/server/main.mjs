@@ -27,6 +27,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
+import { redactSecrets } from "../../lib/log-redact.mjs";
 import { buildJobsThread } from "./jobs-thread-build.mjs";
 import { workerCount } from "./worker-count.mjs";
 
@@ -73,6 +74,18 @@ const CLUSTER_SLOT_ENV = "COCKPIT_CLUSTER_SLOT";
 const requestPeer = new AsyncLocalStorage();
 /** @type {any} */ (globalThis)[Symbol.for("cockpit.request-peer")] = requestPeer;
 
+/**
+ * Everything this process prints (Next.js's and Auth.js's own messages, errors' URLs, the jobs
+ * thread's output) passes through the app's log redaction (lib/log-redact.mjs) on its way out.
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  const write = stream.write.bind(stream);
+  stream.write = /** @type {typeof stream.write} */ (
+    (/** @type {any} */ chunk, /** @type {any[]} */ ...rest) =>
+      write(typeof chunk === "string" ? redactSecrets(chunk) : Buffer.isBuffer(chunk) ? redactSecrets(chunk.toString("utf8")) : chunk, ...rest)
+  );
+}
+
 /** @param {string} message */
 const say = (message) => process.stderr.write(`[server ${process.pid}] ${message}\n`);
 
@@ -112,8 +125,10 @@ async function serve() {
     });
     if (refuseMalformedPath(req, res)) return;
     const handler = fastHandlerFor(fast, req);
-    if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
-    else requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => handle(req, res));
+    requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => {
+      if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+      else handle(req, res);
+    });
   });
   await new Promise((resolve, reject) => {
     server.once("error", reject);

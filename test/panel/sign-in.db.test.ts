@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { makeCompany, makeUser } from "../support/factories";
 import { AppError } from "@/lib/errors";
-import { MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL } from "@/lib/panel/login-throttle";
+import { admitLoginAttempt, MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_EMAIL_AND_ADDRESS } from "@/lib/panel/login-throttle";
 import { signInWithPassword } from "@/lib/panel/sign-in";
 import { comparePassword } from "@/lib/users/password-hash";
 import { withRollback } from "../support/with-rollback";
@@ -26,30 +26,44 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe("panel sign-in throttle", () => {
-  it("after 10 failures for an email, the right password is refused too, without running bcrypt", async () => {
+  it("after 10 failures for an email from one address, the right password is refused there without bcrypt; from another address it signs in", async () => {
     await withRollback(async (tx) => {
       const company = await makeCompany(tx, { creditsOt: 1 });
       const { user, password } = await makeUser(tx, { companyId: company.id });
       const from = address();
-      for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i++) {
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL_AND_ADDRESS; i++) {
         expect(await signInWithPassword(tx, { email: user.email, password: `wrong-${i}`, address: from })).toBeNull();
       }
       vi.mocked(comparePassword).mockClear();
-      const err = await refusal(signInWithPassword(tx, { email: user.email.toUpperCase(), password, address: address() }));
+      const err = await refusal(signInWithPassword(tx, { email: user.email.toUpperCase(), password, address: from }));
       expect(err.code).toBe("rate_limited");
       expect(Number(err.headers["retry-after"])).toBeGreaterThan(0);
+      expect(comparePassword).not.toHaveBeenCalled();
+      expect((await signInWithPassword(tx, { email: user.email, password, address: address() }))?.id).toBe(user.id);
+    });
+  });
+
+  it("after 100 failures for an email from many addresses, it is refused from any address without bcrypt", async () => {
+    await withRollback(async (tx) => {
+      const company = await makeCompany(tx, { creditsOt: 1 });
+      const { user, password } = await makeUser(tx, { companyId: company.id });
+      // The failures are counted as a sign-in counts them, without the bcrypt of each wrong password.
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i++) expect(await admitLoginAttempt({ email: user.email, address: address() })).toEqual({ admitted: true });
+      vi.mocked(comparePassword).mockClear();
+      const err = await refusal(signInWithPassword(tx, { email: user.email, password, address: address() }));
+      expect(err.code).toBe("rate_limited");
       expect(comparePassword).not.toHaveBeenCalled();
     });
   });
 
-  it("a successful sign-in forgives the email's failures", async () => {
+  it("a successful sign-in forgives that address's failures for the email", async () => {
     await withRollback(async (tx) => {
       const company = await makeCompany(tx, { creditsOt: 1 });
       const { user, password } = await makeUser(tx, { companyId: company.id });
       const from = address();
-      for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i++) await signInWithPassword(tx, { email: user.email, password: "wrong", address: from });
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL_AND_ADDRESS - 1; i++) await signInWithPassword(tx, { email: user.email, password: "wrong", address: from });
       expect((await signInWithPassword(tx, { email: user.email, password, address: from }))?.id).toBe(user.id);
-      for (let i = 0; i < MAX_FAILURES_PER_EMAIL - 1; i++) await signInWithPassword(tx, { email: user.email, password: "wrong", address: from });
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL_AND_ADDRESS - 1; i++) await signInWithPassword(tx, { email: user.email, password: "wrong", address: from });
       expect((await signInWithPassword(tx, { email: user.email, password, address: from }))?.id).toBe(user.id);
     });
   });
@@ -78,15 +92,14 @@ describe("panel sign-in throttle", () => {
     });
   });
 
-  it("concurrent attempts cannot slip past the limit: at most 10 passwords are checked", async () => {
+  it("concurrent attempts cannot slip past the limit: at most 10 passwords are checked for one email from one address", async () => {
     await withRollback(async (tx) => {
       const email = unknownEmail();
+      const from = address();
       vi.mocked(comparePassword).mockClear();
-      const results = await Promise.allSettled(
-        Array.from({ length: 25 }, () => signInWithPassword(tx, { email, password: "guess", address: address() })),
-      );
-      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_FAILURES_PER_EMAIL);
-      expect(comparePassword).toHaveBeenCalledTimes(MAX_FAILURES_PER_EMAIL);
+      const results = await Promise.allSettled(Array.from({ length: 25 }, () => signInWithPassword(tx, { email, password: "guess", address: from })));
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_FAILURES_PER_EMAIL_AND_ADDRESS);
+      expect(comparePassword).toHaveBeenCalledTimes(MAX_FAILURES_PER_EMAIL_AND_ADDRESS);
     });
   });
 });

@@ -8,10 +8,14 @@ export interface RunningServer {
   pid: number;
   /** What the server wrote to stderr so far (also passed on to ours). */
   stderr: () => string;
+  /** Everything the server wrote to stdout and stderr so far, interleaved as it arrived (capped at 64 MiB). */
+  output: () => string;
   stop: () => Promise<void>;
   /** SIGKILL (a crash: no shutdown hooks run); resolves once the process is gone. */
   kill: () => Promise<void>;
 }
+
+const MAX_OUTPUT = 64 * 1024 * 1024;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -35,12 +39,18 @@ export async function startNextServer(env: Record<string, string> = {}, opts: { 
   const { HOST: _inherited, ...inherited } = process.env;
   const child: ChildProcess = spawn(process.execPath, ["scripts/server/main.mjs", "-p", String(port)], {
     env: { ...inherited, AUTH_TRUST_HOST: "1", NODE_ENV: "production", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
+  let output = "";
+  const capture = (chunk: Buffer) => {
+    if (output.length < MAX_OUTPUT) output += chunk.toString("utf8");
+  };
+  child.stdout!.on("data", capture);
   child.stderr!.on("data", (chunk: Buffer) => {
     process.stderr.write(chunk);
     stderr = (stderr + chunk.toString("utf8")).slice(-65_536);
+    capture(chunk);
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -60,6 +70,7 @@ export async function startNextServer(env: Record<string, string> = {}, opts: { 
     port,
     pid: child.pid!,
     stderr: () => stderr,
+    output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

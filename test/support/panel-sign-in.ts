@@ -7,6 +7,8 @@ export interface SignInResult {
   error: string | null;
   /** The Cookie header of the session, null when not signed in. */
   cookie: string | null;
+  /** Where Auth.js sends the browser next (the body's `url`). */
+  url: string;
 }
 
 const cookiesOf = (res: { headers: { getSetCookie(): string[] } }) => res.headers.getSetCookie().map((c) => c.split(";")[0]!);
@@ -30,7 +32,7 @@ export async function credentialsSignIn(
   baseUrl: string,
   email: string,
   password: string,
-  opts: { dispatcher?: Dispatcher; headers?: Record<string, string> } = {},
+  opts: { dispatcher?: Dispatcher; headers?: Record<string, string>; callbackUrl?: string } = {},
 ): Promise<SignInResult> {
   const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`, { dispatcher: opts.dispatcher });
   const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
@@ -38,14 +40,16 @@ export async function credentialsSignIn(
   const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; "), ...opts.headers },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+    body: new URLSearchParams({ csrfToken, email, password, json: "true", ...(opts.callbackUrl === undefined ? {} : { callbackUrl: opts.callbackUrl }) }),
     redirect: "manual",
     dispatcher: opts.dispatcher,
   });
-  const body = (await res.json()) as { url: string };
+  const text = await res.text();
+  if (res.status >= 500) throw new Error(`credentials callback answered ${res.status}: ${text.slice(0, 200)}`);
+  const body = JSON.parse(text) as { url: string };
   const all = [...jar, ...cookiesOf(res)];
   const signedIn = all.some((c) => c.includes("session-token="));
-  return { status: res.status, error: new URL(body.url).searchParams.get("error"), cookie: signedIn ? all.join("; ") : null };
+  return { status: res.status, error: new URL(body.url).searchParams.get("error"), cookie: signedIn ? all.join("; ") : null, url: body.url };
 }
 
 /** Signs in and returns the session's Cookie header; throws when refused. */
