@@ -33,7 +33,7 @@ describe("embeddings", () => {
   it("a provider's /embeddings: the group's key, `dimensions` for text-embedding-3, vectors in input order, normalised", async () => {
     const emb = providerEmbedder("openai:text-embedding-3-small", group());
     expect(emb.model).toBe("openai:text-embedding-3-small");
-    const [a, b] = await emb.embed(["abc", "a"]);
+    const { vectors: [a, b] } = await emb.embed(["abc", "a"]);
     expect(seen.at(-1)).toEqual({ auth: "Bearer sk-test", body: { model: "text-embedding-3-small", input: ["abc", "a"], dimensions: 512 } });
     expect(Array.from(a!)).toEqual([3 / Math.sqrt(10), 1 / Math.sqrt(10), 0, 0].map(Math.fround));
     expect(Array.from(b!)).toEqual([Math.SQRT1_2, Math.SQRT1_2, 0, 0].map(Math.fround));
