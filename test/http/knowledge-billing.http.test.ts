@@ -110,4 +110,27 @@ describe("billed provider embeddings", () => {
     expect(run.json.error.code).toBe("insufficient_balance");
     expect(embedCalls()).toEqual([]);
   });
+
+  it("a call refused at the model's hold after its retrieval query was embedded still bills that embedding (completion and run)", async () => {
+    // 0.01 O₮ pays a short query's embedding, not local-mini's worst case.
+    const { key } = await gw.tenant(0.01);
+    const collectionId = await collection(key);
+    await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true, is_default: true });
+    const completion = await gw.call(key, "POST", "/v1/chat/completions", { model: "local-mini", messages: [{ role: "user", content: "Where is the valve key?" }] });
+    expect(completion.status).toBe(402);
+    const threadId = await gw.thread(key, [{ role: "user", content: "Where is the valve key?" }]);
+    const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini" });
+    expect(run.status).toBe(402);
+    const calls = embedCalls();
+    expect(calls.map((c) => c.body.input)).toEqual([["Where is the valve key?"], ["Where is the valve key?"]]);
+    const micro = calls[0]!.usage!.prompt * MICRO_PER_TOKEN;
+    const after = await ledger(key);
+    const billed = after.entries.filter((e) => e.kind !== "grant");
+    expect(billed.map((e) => e.kind).sort()).toEqual(["completion", "run"]);
+    for (const e of billed) {
+      expect(e.metadata.stage_calls).toEqual([{ stage: "retrieval", model: MODEL, prompt_tokens: calls[0]!.usage!.prompt, completion_tokens: 0, cost_micro: micro }]);
+      expect(toMicro(e.amount_ot)).toBe(-micro);
+    }
+    expect(after.balanceMicro).toBe(10_000 - 2 * micro);
+  });
 });
