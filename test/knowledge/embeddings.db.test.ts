@@ -43,6 +43,11 @@ describe("embeddings", () => {
     expect(() => providerEmbedder("openai:text-embedding-3-small", { ...group(), apiKey: undefined })).toThrow(/no base URL or key/);
   });
 
+  it("refuses a model whose price is unknown (no EMBEDDING_PRICE_PER_M) rather than embedding for free; a known one is priced", () => {
+    expect(() => providerEmbedder("openai:nomic-embed-text", group())).toThrow(/price is unknown: set EMBEDDING_PRICE_PER_M/);
+    expect(providerEmbedder("openai:text-embedding-3-small", group()).microPerM).toBe(20_000_000);
+  });
+
   it("the offline embedding: fixed size, unit length, same words → same vector, stemming merges forms", () => {
     const v = embedOffline("Boundary layers on swept wings");
     expect(v.length).toBe(OFFLINE_DIM);

@@ -3,6 +3,7 @@ import { LEDGER_KIND } from "@/db/enums";
 import type { DbOrTx } from "@/db/types";
 import { billWithHold } from "@/lib/billing/bill-with-hold";
 import type { CreditHold } from "@/lib/billing/lease";
+import { log } from "@/lib/log";
 
 /** The ledger `source` of knowledge embeddings (kind `usage`). */
 export const EMBEDDINGS_SOURCE = "embeddings";
@@ -42,5 +43,7 @@ export async function billEmbedding(tx: DbOrTx, bill: EmbeddingBill): Promise<nu
       metadata: bill.metadata,
     },
   });
+  const unbilled = r.entry?.metadata.cost_micro_unbilled;
+  if (unbilled) log.warn({ companyId: bill.companyId, model: bill.model, tokens: bill.tokens, unbilledMicro: unbilled }, "embedding cost more than the balance left");
   return r.drawnMicro;
 }
