@@ -145,6 +145,8 @@ const ServerEnv = DatabaseEnv.extend({
    */
   KNOWLEDGE_CACHE_CHUNKS: intWithDefault(400_000, 1_000, 100_000_000),
   EMBEDDING_MODEL: z.preprocess(emptyAsUndefined, z.string().regex(/^[a-z0-9_-]+:.+$/, "must be <group>:<model>").optional()),
+  /** O₮ per million input tokens billed for EMBEDDING_MODEL's calls; unset: its list price (lib/knowledge/embed/pricing.ts). */
+  EMBEDDING_PRICE_PER_M: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1_000_000).optional()),
   /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */
   TOOL_MAX_STEPS: intWithDefault(8, 1, 64),
   /** O₮ billed per CPU-second of company tools' Python (measured by the host); 0 bills nothing. */

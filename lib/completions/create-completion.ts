@@ -1,5 +1,5 @@
 import "server-only";
-import { THREAD_SOURCE } from "@/db/enums";
+import { RUN_STATUS, THREAD_SOURCE } from "@/db/enums";
 import type { AuthContext } from "@/lib/auth/auth-context";
 import { AppError, errorBody } from "@/lib/errors";
 import { newId, randomBase62 } from "@/lib/ids";
@@ -8,8 +8,9 @@ import { resolveModel } from "@/lib/models";
 import { shutdownError, toErrorBodyForStream } from "@/lib/completions/stream-error";
 import { cancelAtGraceEnd } from "@/lib/shutdown";
 import type { ChatMessage, ToolDefinition } from "@/lib/providers/types";
-import { freshRunState, type RunContext } from "@/lib/runs/context";
-import { execute, prepare } from "@/lib/runs/pipeline";
+import { freshRunState, stageCallsMicro, type RunContext } from "@/lib/runs/context";
+import { persistRun } from "@/lib/runs/persist-run";
+import { execute, failure, prepare } from "@/lib/runs/pipeline";
 import { messageText } from "@/lib/providers/tokens";
 import { PASS_THROUGH, type ChatCompletionInput } from "./schemas";
 import { chunkFrames, toChatCompletion } from "./wire";
@@ -78,8 +79,26 @@ async function startRun(call: CompletionCall, signal: AbortSignal): Promise<RunC
     throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, { param: "tools", wireCode: "tools_not_supported" });
   }
   const ctx = buildContext(call, model, signal);
-  await prepare(ctx);
+  try {
+    await prepare(ctx);
+  } catch (err) {
+    if (stageCallsMicro(ctx) > 0) await storeRefused(ctx, err);
+    throw err;
+  }
   return ctx;
+}
+
+/**
+ * A call refused after stage calls were answered (an image description, the retrieval query's
+ * embedding; then 402 at the model's hold): stored as failed, so their cost is billed with it.
+ */
+async function storeRefused(ctx: RunContext, err: unknown): Promise<void> {
+  ctx.error = failure(err);
+  try {
+    await persistRun(ctx, RUN_STATUS.failed);
+  } catch (persistErr) {
+    log.error({ err: persistErr, runId: ctx.runId }, "could not store a refused completion's stage calls");
+  }
 }
 
 /** Non-streaming completion: the `chat.completion` object, after the run is stored and billed. */

@@ -91,4 +91,17 @@ export interface SearchArgs {
   query: string;
   topK: number;
   signal?: AbortSignal;
+  /**
+   * Takes the cost of the query's embedding when the embedder is billed (a run bills it with its own
+   * call); absent, it is billed as a `usage` entry of its own. Either way its credit is held before
+   * the provider is called: a company that cannot pay gets 402.
+   */
+  payQuery?: (cost: QueryEmbeddingCost) => void;
+}
+
+/** What embedding one search query cost (a billed embedder only). */
+export interface QueryEmbeddingCost {
+  model: string;
+  tokens: number;
+  costMicro: number;
 }

@@ -4,16 +4,26 @@ import { AppError } from "@/lib/errors";
 import { providerGroup } from "@/lib/providers/config";
 import { postJson } from "@/lib/providers/http";
 import { embedOffline, normalize, OFFLINE_DIM, OFFLINE_MODEL } from "./embed/offline";
+import { embeddingMicroPerM } from "./embed/pricing";
+
+export interface Embedding {
+  vectors: Float32Array[];
+  /** Input tokens the provider reported (summed over its calls); null when it reported none. */
+  tokens: number | null;
+}
 
 export interface Embedder {
   /** Stored with each vector: vectors of different models are never compared. */
   model: string;
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** µO₮ per million input tokens, billed to the company; null: free (the offline embedder runs here). */
+  microPerM: number | null;
+  embed(texts: string[], signal?: AbortSignal): Promise<Embedding>;
 }
 
 const offline: Embedder = {
   model: OFFLINE_MODEL,
-  embed: async (texts) => texts.map(embedOffline),
+  microPerM: null,
+  embed: async (texts) => ({ vectors: texts.map(embedOffline), tokens: null }),
 };
 
 /** Inputs per `/embeddings` call (OpenAI accepts up to 2048). */
@@ -23,19 +33,27 @@ const PROVIDER_DIM = 512;
 
 /**
  * A provider group's OpenAI-compatible `/embeddings` (`EMBEDDING_MODEL=openai:text-embedding-3-small`),
- * with the group's base URL and key from the provider configuration.
- * @throws AppError upstream_error when the group is unknown or has no key.
+ * with the group's base URL and key from the provider configuration, billed at `microPerM`.
+ * @throws AppError upstream_error when the group is unknown or has no key, or the model's price is unknown.
  */
-export function providerEmbedder(spec: string, group = providerGroup(spec.split(":")[0]!)): Embedder {
+export function providerEmbedder(
+  spec: string,
+  group = providerGroup(spec.split(":")[0]!),
+  microPerM = embeddingMicroPerM(spec.slice(spec.indexOf(":") + 1), env.EMBEDDING_PRICE_PER_M),
+): Embedder {
   const [groupId, ...rest] = spec.split(":");
   const model = rest.join(":");
   if (!group?.baseUrl || !group.apiKey) throw new AppError("upstream_error", `EMBEDDING_MODEL names provider group ${groupId}, which has no base URL or key`);
+  if (microPerM === null) throw new AppError("upstream_error", `EMBEDDING_MODEL names ${model}, whose price is unknown: set EMBEDDING_PRICE_PER_M`);
   const { baseUrl, apiKey } = group;
   const dimensions = model.startsWith("text-embedding-3") ? { dimensions: PROVIDER_DIM } : {};
   return {
     model: spec,
+    microPerM,
     async embed(texts, signal) {
       const out: Float32Array[] = [];
+      // Null as soon as one call reports no usage: the caller then bills its own count of every input.
+      let tokens: number | null = 0;
       for (let i = 0; i < texts.length; i += BATCH) {
         const res = await postJson({
           provider: groupId!,
@@ -45,12 +63,14 @@ export function providerEmbedder(spec: string, group = providerGroup(spec.split(
           signal: signal ?? AbortSignal.timeout(env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS),
           secrets: [apiKey],
         });
-        const body = (await res.body.json()) as { data?: { index: number; embedding: number[] }[] };
+        const body = (await res.body.json()) as { data?: { index: number; embedding: number[] }[]; usage?: { prompt_tokens?: unknown } };
+        const used = body.usage?.prompt_tokens;
+        tokens = tokens !== null && typeof used === "number" && Number.isSafeInteger(used) && used >= 0 ? tokens + used : null;
         const data = [...(body.data ?? [])].sort((a, b) => a.index - b.index);
         if (data.length !== Math.min(BATCH, texts.length - i)) throw new AppError("upstream_error", `${groupId} returned ${data.length} embeddings for ${texts.length - i} inputs`);
         for (const d of data) out.push(normalize(Float32Array.from(d.embedding)));
       }
-      return out;
+      return { vectors: out, tokens };
     },
   };
 }

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { DbOrTx } from "@/db/types";
 import type { RetrievedChunk, SearchArgs } from "./contracts";
 import { embedder, OFFLINE_DIM, OFFLINE_MODEL } from "./embeddings";
+import { embedQuery } from "./embed-query";
 import { normalize } from "./embed/offline";
 import { companyIndex, parseTsvector, versionQuery, QUERY_AT, scoresAt, VECTORS_AT, type CompanyIndex } from "./search-cache";
 
@@ -127,7 +128,7 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
   const emb = embedder();
   const dim = emb.model === OFFLINE_MODEL ? OFFLINE_DIM : 0;
   const [first] = (await db.execute(versionQuery(args.companyId, sql`to_tsvector('english', ${args.query})::text AS q`))) as unknown as Record<string, unknown>[];
-  const queryVector = (await emb.embed([args.query], args.signal))[0]!;
+  const queryVector = await embedQuery(db, args, emb);
   args.signal?.throwIfAborted();
   const ix = await companyIndex(db, { companyId: args.companyId, model: emb.model, dim: dim || queryVector.length, version: Number(first!.version) });
   args.signal?.throwIfAborted();

@@ -33,7 +33,7 @@ describe("embeddings", () => {
   it("a provider's /embeddings: the group's key, `dimensions` for text-embedding-3, vectors in input order, normalised", async () => {
     const emb = providerEmbedder("openai:text-embedding-3-small", group());
     expect(emb.model).toBe("openai:text-embedding-3-small");
-    const [a, b] = await emb.embed(["abc", "a"]);
+    const { vectors: [a, b] } = await emb.embed(["abc", "a"]);
     expect(seen.at(-1)).toEqual({ auth: "Bearer sk-test", body: { model: "text-embedding-3-small", input: ["abc", "a"], dimensions: 512 } });
     expect(Array.from(a!)).toEqual([3 / Math.sqrt(10), 1 / Math.sqrt(10), 0, 0].map(Math.fround));
     expect(Array.from(b!)).toEqual([Math.SQRT1_2, Math.SQRT1_2, 0, 0].map(Math.fround));
@@ -41,6 +41,11 @@ describe("embeddings", () => {
 
   it("refuses a group without a key", () => {
     expect(() => providerEmbedder("openai:text-embedding-3-small", { ...group(), apiKey: undefined })).toThrow(/no base URL or key/);
+  });
+
+  it("refuses a model whose price is unknown (no EMBEDDING_PRICE_PER_M) rather than embedding for free; a known one is priced", () => {
+    expect(() => providerEmbedder("openai:nomic-embed-text", group())).toThrow(/price is unknown: set EMBEDDING_PRICE_PER_M/);
+    expect(providerEmbedder("openai:text-embedding-3-small", group()).microPerM).toBe(20_000_000);
   });
 
   it("the offline embedding: fixed size, unit length, same words → same vector, stemming merges forms", () => {

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A fake provider on loopback that speaks the real wire protocols: OpenAI Chat Completions
- * (`POST /v1/chat/completions`, JSON or SSE) and Anthropic Messages (`POST /v1/messages`, JSON or
- * SSE). It records every request so tests can check what the gateway sent, and can be told to
+ * (`POST /v1/chat/completions`, JSON or SSE), OpenAI Embeddings (`POST /v1/embeddings`) and
+ * Anthropic Messages (`POST /v1/messages`, JSON or SSE). It records every request so tests can check what the gateway sent, and can be told to
  * fail, stall, pace or break a stream. Like a real provider it never reports more completion
  * tokens than the output cap it received in a field it honours (`capFields`).
  */
@@ -146,6 +146,32 @@ const lastUserText = (body: any): string => {
 const defaultReply = (body: any) => `Echo from ${body.model}: ${lastUserText(body)}`;
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
+/**
+ * OpenAI's `/v1/embeddings`: one vector per input (`dimensions` long, default 8: each word hashed
+ * into a bucket, so texts sharing words point the same way), usage counting one token per word.
+ */
+function answerEmbeddings(res: http.ServerResponse, record: RecordedRequest, body: any): void {
+  const inputs: string[] = typeof body.input === "string" ? [body.input] : body.input;
+  const dim = typeof body.dimensions === "number" ? body.dimensions : 8;
+  const vector = (text: string) => {
+    const v = new Array<number>(dim).fill(0);
+    for (const w of text.toLowerCase().split(/\W+/).filter(Boolean)) v[[...w].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % dim]! += 1;
+    return v;
+  };
+  const prompt = inputs.reduce((n, t) => n + words(t), 0);
+  record.usage = { prompt, completion: 0, cached: 0 };
+  record.usageSentAt = Date.now();
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(
+    JSON.stringify({
+      object: "list",
+      model: body.model,
+      data: inputs.map((t, index) => ({ object: "embedding", index, embedding: vector(t) })),
+      usage: { prompt_tokens: prompt, total_tokens: prompt },
+    }),
+  );
+}
+
 export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   const queue: Behaviour[] = [];
@@ -188,6 +214,8 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       res.end(JSON.stringify(payload));
       return;
     }
+
+    if (path.startsWith("/v1/embeddings")) return void answerEmbeddings(res, record, body);
 
     const reply = (opts.reply ?? defaultReply)(body);
     const usageOf: UsageFn = opts.usage ?? ((b, r) => ({ prompt: words(JSON.stringify(b.messages ?? [])), completion: words(r), cached: 0 }));

@@ -7,6 +7,7 @@ import { IndexingError, type ParsedDocument } from "../contracts";
 import { embedder, vectorToBytes } from "../embeddings";
 import { bumpChunkVersion } from "./bump-chunk-version";
 import { chunkDocument, type ChunkOptions } from "./chunk-document";
+import { embedChunks } from "./embed-chunks";
 
 export interface IndexDocumentArgs {
   companyId: string;
@@ -39,7 +40,8 @@ const INSERT_BATCH = 500;
  * Chunks, embeds and stores one document, in one transaction. Idempotent: rows are keyed by
  * (document_id, position), so a job that runs twice (pg-boss is at-least-once) updates the same
  * rows, and positions beyond the new chunk count are deleted. Embedding happens before the
- * transaction opens, so a slow provider never holds a transaction.
+ * transaction opens, so a slow provider never holds a transaction; a billed embedder's bill is
+ * written in that transaction, so the chunks and their bill commit together (embed-chunks.ts).
  * @throws IndexingError (stage chunk or embed) with a reason a user can act on.
  */
 export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promise<{ chunkCount: number }> {
@@ -47,12 +49,8 @@ export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promis
   const source = args.filename !== undefined ? { filename: args.filename, folderPath: args.folderPath ?? null } : await documentSource(db, args);
   if (chunks.length === 0) throw new IndexingError("chunk", "no text found in the document");
   const emb = embedder();
-  let vectors: Float32Array[];
-  try {
-    vectors = await emb.embed(chunks.map((c) => c.text), args.signal);
-  } catch (err) {
-    throw new IndexingError("embed", `the embedding model ${emb.model} failed: ${(err as Error).message}`, { cause: err });
-  }
+  const embedded = await embedChunks(db, { ...args, chunks }, emb);
+  const vectors = embedded.vectors;
   await db.transaction(async (tx) => {
     for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
       const rows = chunks.slice(i, i + INSERT_BATCH).map((c, j) => ({
@@ -83,6 +81,14 @@ export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promis
       .delete(knowledgeChunks)
       .where(and(eq(knowledgeChunks.companyId, args.companyId), eq(knowledgeChunks.documentId, args.documentId), gte(knowledgeChunks.position, chunks.length)));
     await bumpChunkVersion(tx, args.companyId);
-  });
+    // Last, so the company row is locked for the bill only until the commit.
+    await embedded.bill(tx);
+  }).then(
+    () => embedded.end(true),
+    (err: unknown) => {
+      embedded.end(false);
+      throw err;
+    },
+  );
   return { chunkCount: chunks.length };
 }

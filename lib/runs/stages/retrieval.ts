@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { db } from "@/db/client";
 import { AppError } from "@/lib/errors";
 import { activeCollectionIds } from "@/lib/knowledge/collections/assert-active-collections";
+import type { QueryEmbeddingCost } from "@/lib/knowledge/contracts";
 import { search } from "@/lib/knowledge/search";
 import { countTextTokens, messageText } from "@/lib/providers/tokens";
 import type { Passage } from "@/lib/providers/types";
@@ -90,7 +91,8 @@ async function mentionedPassages(ctx: RunContext, ids: string[], budget: number)
  * on, the request's override winning) are searched with the last user message; the best chunks go
  * into the model's context with their source (a system layer, lib/runs/model-request.ts), within
  * RETRIEVAL_BUDGET_TOKENS, and into `citations`. `mentioned_file_ids` add their documents' text.
- * The step lists every candidate with its lexical, dense and fused scores.
+ * The step lists every candidate with its lexical, dense and fused scores. A billed query
+ * embedding is held before its call (402 when the company cannot pay) and billed in the run's bill.
  */
 export const retrievalStage: Stage = {
   name: "retrieval",
@@ -105,7 +107,10 @@ export const retrievalStage: Stage = {
     const query = lastUserText(ctx);
     const wanted = ctx.composition?.useKb ? ctx.composition.knowledgeBaseIds : [];
     const collections = await activeCollectionIds(db, ctx.companyId, wanted);
-    const found = collections.length && query.trim() ? await search(db, { companyId: ctx.companyId, collectionIds: collections, query, topK: RETRIEVAL_TOP_K, signal: ctx.signal }) : [];
+    // A billed query embedding is paid with the run, like an image description (ctx.stageCalls).
+    const payQuery = (c: QueryEmbeddingCost) =>
+      (ctx.stageCalls ??= []).push({ stage: "retrieval", model: c.model, promptTokens: c.tokens, completionTokens: 0, costMicro: c.costMicro });
+    const found = collections.length && query.trim() ? await search(db, { companyId: ctx.companyId, collectionIds: collections, query, topK: RETRIEVAL_TOP_K, signal: ctx.signal, payQuery }) : [];
     let left = budgets.retrieval;
     const used = found.filter((r) => {
       const t = countTextTokens(r.chunk);
