@@ -69,7 +69,7 @@ export function copyRuntime(rt: SandboxRuntime, baseDir: string = RUNTIME_BASE_D
   fs.mkdirSync(baseDir, { recursive: true, mode: 0o755 });
   if (!rootOnly(baseDir)) throw new Error(`${baseDir} (or a folder above it) is writable by a user other than root`);
   fs.chmodSync(baseDir, 0o755);
-  const dir = path.join(baseDir, runtimeKey(rt));
+  const dir = path.join(/*turbopackIgnore: true*/ baseDir, runtimeKey(rt));
   const copied = (at: string): SandboxRuntime => ({
     denoBin: path.join(at, "deno"),
     pyodideDir: path.join(at, "pyodide"),
