@@ -99,7 +99,7 @@ const ServerEnv = DatabaseEnv.extend({
    * call SANDBOX_PREWARM clean ones are kept booted. A call waits up to SANDBOX_QUEUE_TIMEOUT_MS for
    * a process, runs up to SANDBOX_TIMEOUT_MS (then SIGKILL); a process is killed at once for RSS
    * over SANDBOX_MAX_RSS_MB or for more than SANDBOX_IDLE_CPU_MS + 200 ms of CPU beyond its allowance
-   * (one thread while in a call, none while idle; an account draining at 10 % of wall time, read from
+   * (one thread while in a call, none while idle; an account draining at 5 % of wall time, read from
    * /proc ticks of 10 ms), which a timer or thread left running fills within a second however often
    * its company calls. At about SANDBOX_MAX_CALLS calls (80 to 100 %, per process) or
    * SANDBOX_MAX_AGE_S it hands over: a successor for the same company boots in the background (from

@@ -30,10 +30,10 @@ interface Pending {
 const STDERR_TAIL = 4096;
 /**
  * Share of wall time the CPU account drains by: V8's own background work (GC helpers, compile
- * threads) stays below it, while one thread spinning past its call fills the account at 90 % of
+ * threads) stays below it, while one thread spinning past its call fills the account at 95 % of
  * wall time.
  */
-const CPU_DRAIN = 0.1;
+const CPU_DRAIN = 0.05;
 
 /**
  * One Deno runner process. It serves at most one company (`companyId`, set at checkout and never

@@ -44,7 +44,7 @@ describe("CPU a tool leaves running", () => {
       const spinning = left.pid;
       const t0 = Date.now();
       // Pinging keeps the process busy again within 300 ms of each call.
-      for (let i = 0; fs.existsSync(`/proc/${spinning}`) && Date.now() - t0 < 15_000; i++) {
+      for (let i = 0; fs.existsSync(`/proc/${spinning}`) && Date.now() - t0 < 30_000; i++) {
         await add(pool, "co_cpu_spin", i);
         await sleep(300);
       }
