@@ -77,6 +77,7 @@ function poolConfig(size: number, prewarm: number): PoolConfig {
     maxAgeMs: 600_000,
     maxRssBytes: 400 * 1024 * 1024,
     idleCpuMs: 50, // the server's default (SANDBOX_IDLE_CPU_MS)
+    cpuQuotaPercent: 100, // the server's default (SANDBOX_CPU_QUOTA_PERCENT)
     wasmMaxMb: 512,
     stdoutMax: 65_536,
     resultMax: 1024 * 1024,
@@ -198,7 +199,7 @@ async function warmRun(
 async function bootOnce(cfg: PoolConfig, snapshot?: string): Promise<{ ms: number; rssMb: number }> {
   const layers = probeLayers({ uid: cfg.uid, gid: cfg.gid });
   const t0 = performance.now();
-  const proc = new SandboxProcess({ layers, gid: cfg.gid, wasmMaxMb: cfg.wasmMaxMb, stdoutMax: cfg.stdoutMax, resultMax: cfg.resultMax, bootTimeoutMs: cfg.bootTimeoutMs, snapshot });
+  const proc = new SandboxProcess({ layers, gid: cfg.gid, wasmMaxMb: cfg.wasmMaxMb, stdoutMax: cfg.stdoutMax, resultMax: cfg.resultMax, bootTimeoutMs: cfg.bootTimeoutMs, snapshot, cpuQuotaPercent: cfg.cpuQuotaPercent });
   try {
     await proc.ready;
     return { ms: performance.now() - t0, rssMb: (proc.rssBytes() ?? 0) / 2 ** 20 };

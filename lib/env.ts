@@ -98,9 +98,10 @@ const ServerEnv = DatabaseEnv.extend({
    * The Python sandbox (lib/sandbox): at most SANDBOX_POOL_SIZE Deno processes; after the first tool
    * call SANDBOX_PREWARM clean ones are kept booted. A call waits up to SANDBOX_QUEUE_TIMEOUT_MS for
    * a process, runs up to SANDBOX_TIMEOUT_MS (then SIGKILL); a process is killed at once for RSS
-   * over SANDBOX_MAX_RSS_MB or more than SANDBOX_IDLE_CPU_MS of CPU in all while idle since its last call
-   * (measured in /proc ticks of 10 ms; the default 50 ms tolerates Deno's own occasional 10 to 20 ms
-   * ticks, while a timer left running burns that within one 500 ms check). At about SANDBOX_MAX_CALLS calls (80 to 100 %, per process) or
+   * over SANDBOX_MAX_RSS_MB or for more than SANDBOX_IDLE_CPU_MS + 200 ms of CPU beyond its allowance
+   * (one thread while in a call, none while idle; an account draining at 5 % of wall time, read from
+   * /proc ticks of 10 ms), which a timer or thread left running fills within a second however often
+   * its company calls. At about SANDBOX_MAX_CALLS calls (80 to 100 %, per process) or
    * SANDBOX_MAX_AGE_S it hands over: a successor for the same company boots in the background (from
    * 90 % of the limit, at most max(1, SANDBOX_PREWARM) boots at a time, beyond SANDBOX_POOL_SIZE
    * while it boots) and the old process serves its company until the successor is ready. Past 4 ×
@@ -117,6 +118,8 @@ const ServerEnv = DatabaseEnv.extend({
   SANDBOX_MAX_AGE_S: intWithDefault(600, 1, 86_400),
   SANDBOX_MAX_RSS_MB: intWithDefault(400, 64, 65_536),
   SANDBOX_IDLE_CPU_MS: intWithDefault(50, 0, 60_000),
+  /** cpu cgroup quota of each sandbox process in % of one core, where the host allows (root); 0: none. */
+  SANDBOX_CPU_QUOTA_PERCENT: intWithDefault(100, 0, 6400),
   /** Python's heap (WebAssembly memory) per process; 512 MiB keeps a 3 GB allocation a clean MemoryError. */
   SANDBOX_WASM_MAX_MB: intWithDefault(512, 64, 4096),
   SANDBOX_STDOUT_MAX_BYTES: intWithDefault(65_536, 0, 16 * 1024 * 1024),

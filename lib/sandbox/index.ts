@@ -38,6 +38,7 @@ export function sandboxConfigFromEnv(): PoolConfig {
     maxAgeMs: env.SANDBOX_MAX_AGE_S * 1000,
     maxRssBytes: env.SANDBOX_MAX_RSS_MB * 1024 * 1024,
     idleCpuMs: env.SANDBOX_IDLE_CPU_MS,
+    cpuQuotaPercent: env.SANDBOX_CPU_QUOTA_PERCENT,
     wasmMaxMb: env.SANDBOX_WASM_MAX_MB,
     stdoutMax: env.SANDBOX_STDOUT_MAX_BYTES,
     resultMax: env.SANDBOX_RESULT_MAX_BYTES,

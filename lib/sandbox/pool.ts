@@ -1,6 +1,8 @@
 import os from "node:os";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { probeLayers, type SandboxLayers } from "./layers";
+import { logLayers } from "./log-layers";
 import { SandboxProcess, type CallOutcome } from "./process";
 import { sharedSnapshot } from "./snapshot";
 import type { SandboxRequest } from "./protocol";
@@ -13,8 +15,13 @@ export interface PoolConfig {
   maxCalls: number;
   maxAgeMs: number;
   maxRssBytes: number;
-  /** CPU a process may use while idle before it is recycled (0: any tick). */
+  /**
+   * CPU a process may use beyond its allowance (one thread in a call, none while idle) over any
+   * recent window, on top of CPU_EXCESS_ALLOWANCE_MS, before it is killed.
+   */
   idleCpuMs: number;
+  /** cpu cgroup quota of each process in % of one core, where the host allows one (0: none). */
+  cpuQuotaPercent: number;
   wasmMaxMb: number;
   stdoutMax: number;
   resultMax: number;
@@ -30,6 +37,10 @@ export interface PoolConfig {
    */
   hardCapFactor?: number;
   ageGraceMs?: number;
+  /** The checkout the runtime comes from (default: the working directory). */
+  checkoutDir?: string;
+  /** Where a root server copies an unreadable checkout's runtime (default RUNTIME_BASE_DIR). */
+  runtimeBaseDir?: string;
 }
 
 interface Waiter {
@@ -39,7 +50,8 @@ interface Waiter {
   cleanup: () => void;
 }
 
-const IDLE_SETTLE_MS = 1500;
+/** V8's own work after a call (GC helpers, compile threads) the CPU account tolerates. */
+const CPU_EXCESS_ALLOWANCE_MS = 200;
 /** A successor starts booting at this share of the call limit (or max age): at low load it is ready before the limit. */
 const PREBOOT_AT = 0.9;
 /**
@@ -50,6 +62,8 @@ const PREBOOT_AT = 0.9;
 const BACKGROUND_NICE = 10;
 /** An idle process that reaches max age and served no call for this long is killed without a successor. */
 const HANDOVER_RECENT_MS = 60_000;
+/** A company at its fair share may take another company's idle process only once unused this long. */
+const FAIR_SHARE_IDLE_MS = 10_000;
 
 /**
  * Hygiene recycling (max calls, max age) of a process of a company: a successor for the same
@@ -107,12 +121,13 @@ export class SandboxPool {
   private snapshotSettled = false;
   private readonly callLimits = new WeakMap<SandboxProcess, number>();
   private readonly handovers = new Map<SandboxProcess, Handover>();
+  private readonly retired = new WeakSet<SandboxProcess>();
   readonly recycled: Record<string, number> = {};
   /** Boot times (ms, spawn to ready) of the last 100 processes, for tests and the benchmark. */
   readonly bootMs: number[] = [];
 
   constructor(private readonly cfg: PoolConfig) {
-    this.layers = probeLayers({ uid: cfg.uid, gid: cfg.gid });
+    this.layers = probeLayers({ uid: cfg.uid, gid: cfg.gid, checkoutDir: cfg.checkoutDir, runtimeBaseDir: cfg.runtimeBaseDir });
   }
 
   /** Runs one request in a process of `companyId`. Rejects with AppError unavailable when no process can boot. */
@@ -216,13 +231,28 @@ export class SandboxPool {
     this.pump();
   }
 
-  /** Hands free processes to waiters in arrival order, then tops up the clean spares. */
+  /**
+   * Hands free processes to waiters in arrival order, then tops up the clean spares. Fair share: a
+   * company holding ceil(size / 2) processes in calls is passed over while another company under
+   * that share waits, so one company's burst cannot make every other company wait behind it.
+   */
   private pump(): void {
     if (this.closed || !this.snapshotSettled) return;
+    if (this.waiters.length === 0) return this.topUp();
+    const share = Math.ceil(this.cfg.size / 2);
+    const held = new Map<string, number>();
+    for (const p of this.procs) if (p.checkedOut && p.companyId !== null) held.set(p.companyId, (held.get(p.companyId) ?? 0) + 1);
+    const atShare = (companyId: string) => (held.get(companyId) ?? 0) >= share;
+    const waiting = new Set(this.waiters.map((w) => w.companyId));
+    const otherWaitsUnderShare = (companyId: string) => [...waiting].some((c) => c !== companyId && !atShare(c));
     for (const waiter of [...this.waiters]) {
-      const proc = this.take(waiter.companyId);
+      const over = atShare(waiter.companyId);
+      if (over && otherWaitsUnderShare(waiter.companyId)) continue;
+      const proc = this.take(waiter.companyId, over);
       if (!proc) continue;
+      held.set(waiter.companyId, (held.get(waiter.companyId) ?? 0) + 1);
       this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      if (!this.waiters.some((w) => w.companyId === waiter.companyId)) waiting.delete(waiter.companyId);
       waiter.cleanup();
       proc.ready.then(
         () => waiter.resolve(proc),
@@ -231,11 +261,16 @@ export class SandboxPool {
         },
       );
     }
+    this.topUp();
+  }
+
+  private topUp(): void {
     this.bootSuccessors();
     this.prewarm();
   }
 
-  private take(companyId: string): SandboxProcess | null {
+  /** A process for `companyId`, or null to wait. `atShare`: it holds its fair share already. */
+  private take(companyId: string, atShare = false): SandboxProcess | null {
     const free = [...this.procs].filter((p) => p.alive && !p.checkedOut && !this.handovers.get(p)?.exhausted);
     // Own fresh process, else own process handing over (its successor still booting), else a
     // booted spare, else one still booting (own first: a successor), else a new one.
@@ -249,7 +284,11 @@ export class SandboxPool {
     // (bootSuccessors starts those first): wait for it rather than take another company's slot.
     if (this.awaitingSuccessor(companyId)) return null;
     if (this.slotsUsed() < this.cfg.size) return this.checkOut(this.spawn(companyId), companyId);
-    const victim = free.filter((p) => p.booted).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+    // At its share, a company does not take a process another company used recently.
+    const now = Date.now();
+    const victim = free
+      .filter((p) => p.booted && (!atShare || p.companyId === null || now - p.lastUsedAt >= FAIR_SHARE_IDLE_MS))
+      .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
     if (!victim) return null;
     // Another company's idle process: killed and replaced, never reused.
     this.retire(victim, "slot needed by another company");
@@ -274,6 +313,7 @@ export class SandboxPool {
       resultMax: this.cfg.resultMax,
       bootTimeoutMs: this.cfg.bootTimeoutMs,
       snapshot: this.snapshot?.file,
+      cpuQuotaPercent: this.cfg.cpuQuotaPercent,
     });
     proc.companyId = companyId;
     this.procs.add(proc);
@@ -312,7 +352,11 @@ export class SandboxPool {
   }
 
   private retire(proc: SandboxProcess, reason: string): void {
+    // Retired during its call (CPU beyond its allowance): its release must not count it twice.
+    if (this.retired.has(proc)) return;
+    this.retired.add(proc);
     this.recycled[reason] = (this.recycled[reason] ?? 0) + 1;
+    if (reason.startsWith("cpu ")) log.warn({ companyId: proc.companyId, pid: proc.pid, reason, cpuExcessMs: Math.round(proc.cpuExcessMs) }, "sandbox process killed: code left running");
     this.procs.delete(proc);
     this.handovers.delete(proc);
     proc.kill(reason);
@@ -323,7 +367,14 @@ export class SandboxPool {
     if (!proc.alive) return proc.endReason ?? "ended";
     const rss = proc.rssBytes();
     if (rss !== null && rss > this.cfg.maxRssBytes) return "rss over limit";
+    if (this.cpuOverAllowance(proc)) return proc.checkedOut ? "cpu beyond its call" : "cpu while idle";
     return null;
+  }
+
+  /** Reads the process's CPU into its account; true once the account is over the tolerance. */
+  private cpuOverAllowance(proc: SandboxProcess): boolean {
+    proc.accountCpu();
+    return proc.cpuExcessMs > this.cfg.idleCpuMs + CPU_EXCESS_ALLOWANCE_MS;
   }
 
   /** Where a process stands against its hygiene limits. */
@@ -432,6 +483,7 @@ export class SandboxPool {
 
   private start(): void {
     if (this.watchdog) return;
+    logLayers(this.layers, this.cfg.cpuQuotaPercent);
     // No process starts before the snapshot is made or has failed: booting one without it costs as
     // much CPU as making the snapshot, which every later process then saves.
     this.snapshotBuild = sharedSnapshot(this.layers, { gid: this.cfg.gid, wasmMaxMb: this.cfg.wasmMaxMb, timeoutMs: this.cfg.bootTimeoutMs }).then(
@@ -446,24 +498,17 @@ export class SandboxPool {
   }
 
   /**
-   * Idle processes must not run: CPU beyond the tolerance means code left running (a JavaScript
-   * timer, a pending promise chain). The first IDLE_SETTLE_MS after a call or boot are not counted:
-   * V8 finishes its own work there (up to 180 ms of CPU in the 300 ms after a process's first
-   * calls, measured); a timer left running is still caught at the first check after that.
+   * Processes must not run beyond their calls: CPU while idle, or beyond one thread while in a call,
+   * means code left running (a JavaScript timer, a pending promise chain). The CPU account covers
+   * the gaps between a company's calls too, however soon it calls again; a process in a call is
+   * killed at once (its call fails), an idle one also for its other safety and hygiene limits.
    */
   private checkIdle(): void {
     const now = Date.now();
     for (const proc of [...this.procs]) {
-      if (proc.checkedOut || !proc.booted || !proc.alive) continue;
-      // A process that never ran a call has run only the runner's own code: its background work
-      // after boot (V8 compiling Pyodide, longer on a loaded machine) must not recycle it in a loop.
-      const cpu = proc.calls > 0 ? proc.cpuMs() : null;
-      if (cpu !== null && now - proc.lastUsedAt < IDLE_SETTLE_MS) {
-        proc.idleCpuMs = cpu;
-        continue;
-      }
-      if (cpu !== null && cpu - proc.idleCpuMs > this.cfg.idleCpuMs) {
-        this.retire(proc, "cpu while idle");
+      if (!proc.booted || !proc.alive) continue;
+      if (proc.checkedOut) {
+        if (this.cpuOverAllowance(proc)) this.retire(proc, "cpu beyond its call");
         continue;
       }
       const safety = this.safetyReason(proc);

@@ -13,6 +13,8 @@ export interface ProcessOptions {
   bootTimeoutMs: number;
   /** A Pyodide memory snapshot to boot from (lib/sandbox/snapshot.ts). */
   snapshot?: string;
+  /** cpu cgroup quota in % of one core (0: none). */
+  cpuQuotaPercent: number;
 }
 
 /** What one call gave, before the pool turns it into a ToolExecution. */
@@ -26,6 +28,12 @@ interface Pending {
 }
 
 const STDERR_TAIL = 4096;
+/**
+ * Share of wall time the CPU account drains by: V8's own background work (GC helpers, compile
+ * threads) stays below it, while one thread spinning past its call fills the account at 95 % of
+ * wall time.
+ */
+const CPU_DRAIN = 0.05;
 
 /**
  * One Deno runner process. It serves at most one company (`companyId`, set at checkout and never
@@ -42,8 +50,14 @@ export class SandboxProcess {
   calls = 0;
   /** Why it ended (or was told to end); null while alive. */
   endReason: string | null = null;
-  /** CPU ms at the moment it last became idle: any increase while idle means code is still running. */
-  idleCpuMs = 0;
+  /**
+   * CPU (ms) used beyond its allowance: one thread while in a call, none while idle. A leaky
+   * bucket draining at CPU_DRAIN of wall time, so it holds the worst recent window's excess: a
+   * thread or timer left running after the call fills it whether the company calls again soon or
+   * not. Counted from the first call on (the boot's background work is the runner's own).
+   */
+  cpuExcessMs = 0;
+  private cpuMark: { cpuMs: number; at: number; inCall: boolean } | null = null;
   lastUsedAt = Date.now();
   stderrTail = "";
 
@@ -73,7 +87,6 @@ export class SandboxProcess {
         clearTimeout(bootTimer);
         this.booted = true;
         this.lastUsedAt = Date.now();
-        this.idleCpuMs = readCpuMs(this.pid) ?? 0;
         bootSettle?.();
       }),
       () => this.kill("protocol violation: output over the cap"),
@@ -131,7 +144,25 @@ export class SandboxProcess {
   markIdle(): void {
     this.checkedOut = false;
     this.lastUsedAt = Date.now();
-    this.idleCpuMs = readCpuMs(this.pid) ?? this.idleCpuMs;
+  }
+
+  /**
+   * Adds the CPU used since the last reading to the account (beyond one thread if that span was
+   * in a call, all of it if idle), and starts the next span as in a call or not (default: as the
+   * last). Returns the CPU ms read, null when the process is gone.
+   */
+  accountCpu(inCall?: boolean): number | null {
+    const cpuMs = readCpuMs(this.pid);
+    if (cpuMs === null) return null;
+    const at = performance.now();
+    const mark = this.cpuMark;
+    if (mark) {
+      const wall = at - mark.at;
+      const allowed = mark.inCall ? wall : 0;
+      this.cpuExcessMs = Math.max(0, this.cpuExcessMs + (cpuMs - mark.cpuMs) - allowed - CPU_DRAIN * wall);
+    }
+    if (mark || inCall) this.cpuMark = { cpuMs, at, inCall: inCall ?? mark?.inCall ?? false };
+    return cpuMs;
   }
 
   /**
@@ -142,7 +173,7 @@ export class SandboxProcess {
     if (this.pending) throw new Error("SandboxProcess.call while a call is in flight");
     this.calls += 1;
     const nonce = randomBytes(16).toString("hex");
-    const cpuBefore = readCpuMs(this.pid) ?? 0;
+    const cpuBefore = this.accountCpu(true) ?? 0;
     const t0 = performance.now();
     const outcome = await new Promise<{ kind: "reply"; reply: RunnerReply } | { kind: "failed"; error: string }>((resolve) => {
       if (!this.alive) return resolve({ kind: "failed", error: this.failureMessage() });
@@ -170,7 +201,7 @@ export class SandboxProcess {
     });
     const wallMs = performance.now() - t0;
     // A killed process has no /proc entry left: its CPU is at least the wall time it was given.
-    const cpuAfter = readCpuMs(this.pid);
+    const cpuAfter = this.accountCpu(false);
     const cpuMs = cpuAfter === null ? Math.round(wallMs) : Math.max(0, cpuAfter - cpuBefore);
     return { ...outcome, cpuMs, wallMs, pid: this.pid };
   }

@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { DENO_BIN, PYODIDE_DIR, RUNNER_FILE, spawnRunner, type SandboxLayers } from "./layers";
+import { spawnRunner, type SandboxLayers } from "./layers";
+import { runtimeKey, scratchDir } from "./runtime";
 
 const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 
@@ -17,7 +16,8 @@ export function makeSnapshot(
   layers: SandboxLayers,
   opts: { gid: number; wasmMaxMb: number; timeoutMs: number },
 ): { done: Promise<{ file: string; dir: string } | null>; cancel: () => void } {
-  const child = spawnRunner(layers, { ...opts, stdoutMax: 0, resultMax: 0, snapshot: "--make-snapshot" });
+  // Boot only, no tool code: one core's quota like any process.
+  const child = spawnRunner(layers, { ...opts, stdoutMax: 0, resultMax: 0, snapshot: "--make-snapshot", cpuQuotaPercent: 100 });
   const done = new Promise<{ file: string; dir: string } | null>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -35,7 +35,7 @@ export function makeSnapshot(
       clearTimeout(timer);
       if (code !== 0 || size === 0 || size > MAX_SNAPSHOT_BYTES) return resolve(null);
       try {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-sandbox-snapshot-"));
+        const dir = fs.mkdtempSync(path.join(scratchDir(layers.runtime), "cockpit-sandbox-snapshot-"));
         fs.chmodSync(dir, 0o755);
         const file = path.join(dir, "pyodide.snapshot");
         fs.writeFileSync(file, Buffer.concat(chunks), { mode: 0o644 });
@@ -57,10 +57,10 @@ let shared: { done: Promise<Snapshot>; cancel: () => void } | undefined;
  * is used only if it is a real folder owned by this uid that nobody else can write to (someone
  * could have made it first): else each process makes its own in a private folder.
  */
-function trustedCacheDir(): string | null {
+function trustedCacheDir(layers: SandboxLayers): string | null {
   const uid = process.getuid?.();
   if (uid === undefined) return null;
-  const dir = path.join(os.tmpdir(), `cockpit-sandbox-cache-${uid}`);
+  const dir = path.join(scratchDir(layers.runtime), `cockpit-sandbox-cache-${uid}`);
   try {
     fs.mkdirSync(dir, { mode: 0o755 });
   } catch (err) {
@@ -75,15 +75,6 @@ function trustedCacheDir(): string | null {
   } catch {
     return null;
   }
-}
-
-function cacheKey(): string {
-  const hash = createHash("sha256");
-  for (const file of [RUNNER_FILE, path.join(PYODIDE_DIR, "package.json"), path.join(path.dirname(DENO_BIN), "package.json")]) {
-    // Read at run time from the checkout; not a file for the bundle to trace.
-    hash.update(fs.readFileSync(/* turbopackIgnore: true */ file));
-  }
-  return hash.digest("hex").slice(0, 32);
 }
 
 function cachedSnapshot(dir: string, key: string): string | null {
@@ -106,8 +97,8 @@ export function sharedSnapshot(layers: SandboxLayers, opts: { gid: number; wasmM
   let cacheDir: string | null = null;
   let key = "";
   try {
-    cacheDir = trustedCacheDir();
-    key = cacheKey();
+    cacheDir = trustedCacheDir(layers);
+    key = runtimeKey(layers.runtime);
   } catch {
     cacheDir = null;
   }

@@ -186,6 +186,49 @@ describe("escape probes: the file system", () => {
   });
 });
 
+describe("escape probes: Workers (OS threads that outlive the call)", () => {
+  const disabled = expect.stringMatching(/Worker is not defined|Workers are disabled in the sandbox/);
+
+  it("the web Worker global is gone", async () => {
+    const exec = await probe(`from pyodide.code import run_js\nreturn run_js("String(new Worker('data:text/javascript,for(;;){}', { type: 'module' }))")`);
+    expect(exec).toMatchObject({ ok: false, error: disabled });
+  });
+
+  it("node:worker_threads' Worker (getBuiltinModule, createRequire) refuses to start", async () => {
+    const viaBuiltin = await probe(`from pyodide.code import run_js\nreturn run_js("String(new (process.getBuiltinModule('node:worker_threads').Worker)('for(;;){}', { eval: true }))")`);
+    expect(viaBuiltin).toMatchObject({ ok: false, error: disabled });
+    const viaRequire = await probe(
+      `from pyodide.code import run_js\nreturn run_js("const req = process.getBuiltinModule('module').createRequire('file:///x.js'); String(new (req('worker_threads').Worker)('for(;;){}', { eval: true }))")`,
+    );
+    expect(viaRequire).toMatchObject({ ok: false, error: disabled });
+  });
+
+  it("a dynamic import (of node:worker_threads or a data: module) gives a Worker that refuses to start, and its base class cannot be put back", async () => {
+    const companyId = "co_probe_worker_import";
+    const start = await probe(
+      [
+        "from pyodide.code import run_js",
+        `run_js("""`,
+        `const tries = [import('node:worker_threads'), import('data:text/javascript,export { Worker } from "node:worker_threads"')];`,
+        `globalThis.__workers = Promise.allSettled(tries.map((p) => p.then((m) => {`,
+        `  try { Object.setPrototypeOf(m.Worker, process.getBuiltinModule('events').EventEmitter); } catch {}`,
+        `  return String(new m.Worker('for(;;){}', { eval: true }));`,
+        `}))).then((r) => { globalThis.__outcome = JSON.stringify(r.map((x) => x.status === 'rejected' ? String(x.reason) : 'started')); });`,
+        `""")`,
+        `return "pending"`,
+      ].join("\n"),
+      companyId,
+    );
+    expect(start).toMatchObject({ ok: true, result: "pending" });
+    await sleep(300);
+    const outcome = await probe(`from pyodide.code import run_js\nreturn run_js("String(globalThis.__outcome)")`, companyId);
+    expect(outcome.ok).toBe(true);
+    const results = JSON.parse(String((outcome as { result: unknown }).result)) as string[];
+    expect(results).toHaveLength(2);
+    for (const r of results) expect(r).toMatch(/Workers are disabled in the sandbox/);
+  });
+});
+
 describe("escape probes: what a call leaves behind", () => {
   it("a JavaScript timer left burning CPU after the call gets the process recycled", async () => {
     const companyId = "co_probe_timer";

@@ -44,6 +44,20 @@ describe("outer layers", () => {
       const cgroups = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8");
       if (layers.cgroups.memory) expect(cgroups).toMatch(new RegExp(`:memory:.*/cockpit-sandbox-${pid}$`, "m"));
       if (layers.cgroups.pids) expect(cgroups).toMatch(new RegExp(`:pids:.*/cockpit-sandbox-${pid}$`, "m"));
+      if (layers.cgroups.cpu) {
+        // One core's quota (the test pool's cpuQuotaPercent 100): threads beyond it cannot take a second core.
+        const line = cgroups.split("\n").find((l) => l.split(":")[1]?.split(",").includes("cpu") || (layers.cgroups.cpu!.version === 2 && l.startsWith("0::")));
+        expect(line).toMatch(new RegExp(`/cockpit-sandbox-${pid}$`));
+        const dir = `${layers.cgroups.cpu.dir}/cockpit-sandbox-${pid}`;
+        if (layers.cgroups.cpu.version === 1) {
+          expect(fs.readFileSync(`${dir}/cpu.cfs_quota_us`, "utf8").trim()).toBe("100000");
+          expect(fs.readFileSync(`${dir}/cpu.cfs_period_us`, "utf8").trim()).toBe("100000");
+        } else {
+          expect(fs.readFileSync(`${dir}/cpu.max`, "utf8").trim()).toBe("100000 100000");
+        }
+      }
+      // Root with a writable cpu controller (as on our machines): the cpu cgroup must be on.
+      if (process.getuid?.() === 0 && fs.existsSync("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")) expect(layers.cgroups.cpu).toBeTruthy();
       if (layers.netns) expect(fs.readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(fs.readlinkSync("/proc/self/ns/net"));
       // Which layers this host gave (the README records the ones active on our machines and CI).
       process.stdout.write(`sandbox layers: ${JSON.stringify(layers)}\n`);

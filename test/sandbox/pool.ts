@@ -11,6 +11,7 @@ export function testPool(overrides: Partial<PoolConfig> = {}): SandboxPool {
     maxAgeMs: 600_000,
     maxRssBytes: 400 * 1024 * 1024,
     idleCpuMs: 50,
+    cpuQuotaPercent: 100,
     wasmMaxMb: 512,
     stdoutMax: 65_536,
     resultMax: 1024 * 1024,

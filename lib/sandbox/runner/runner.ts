@@ -55,6 +55,25 @@ const logErr = (s: string) => writeAll(writeErr, s.endsWith("\n") ? s : `${s}\n`
 // JavaScript reached from Python logging to the console must not corrupt the protocol on stdout.
 console.log = console.info = console.debug = console.error;
 
+/**
+ * A Worker is an OS thread that keeps running after the call returns: the web Worker global is
+ * removed, and node:worker_threads' Worker (reachable by import(), createRequire, data: modules)
+ * gets a base class that throws, frozen so it cannot be put back. Runs before any tool code.
+ */
+function disableWorkers(): void {
+  const g = globalThis as { Worker?: unknown; process?: { getBuiltinModule?(name: string): { Worker?: object } | undefined } };
+  delete g.Worker;
+  const nodeWorker = g.process?.getBuiltinModule?.("node:worker_threads")?.Worker;
+  if (!nodeWorker) return;
+  const refuse = function refuse() {
+    throw new TypeError("Workers are disabled in the sandbox");
+  };
+  // NodeWorker's constructor calls super() before it starts the thread.
+  Object.setPrototypeOf(nodeWorker, refuse);
+  Object.freeze(refuse);
+  Object.freeze(nodeWorker);
+}
+
 const [pyodideDir, stdoutCapArg, resultCapArg, snapshotArg] = Deno.args;
 if (!pyodideDir) {
   logErr("usage: runner.ts <pyodide dir> <stdout cap> <result cap> [<snapshot file> | --make-snapshot]");
@@ -80,6 +99,7 @@ if (makeSnapshot) {
   while (rest.length > 0) rest = rest.subarray(writeOut(rest));
   exit(0);
 }
+disableWorkers();
 pyodide.setStdout({ batched: logErr });
 pyodide.setStderr({ batched: logErr });
 
