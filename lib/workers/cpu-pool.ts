@@ -99,3 +99,9 @@ export async function countTokensOffLoop(texts: string[], limit: number): Promis
   const reply = await run({ op: "count", texts, limit });
   return reply.tokens as number | null;
 }
+
+/** The text cut to its first `maxTokens` o200k tokens, off the event loop (work bounded by maxTokens). */
+export async function truncateTokensOffLoop(text: string, maxTokens: number): Promise<{ text: string; truncated: boolean }> {
+  const reply = await run({ op: "truncate", text, maxTokens });
+  return { text: reply.text as string, truncated: reply.truncated as boolean };
+}

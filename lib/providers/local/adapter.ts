@@ -1,15 +1,9 @@
-import { countPromptTokens, countTextTokens, tokenizer } from "../tokens";
+import { countPromptTokens, countTextTokens, truncateTextTokens } from "../tokens";
 import type { CallOptions, ChatChunk, ChatRequest, ChatResult, ProviderAdapter } from "../types";
 import { chunkText, localReply } from "./respond";
 
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-
 function truncate(text: string, maxTokens: number | undefined): { text: string; truncated: boolean } {
-  if (maxTokens === undefined) return { text, truncated: false };
-  const { encode, decode } = tokenizer();
-  const tokens = encode(text, PLAIN_TEXT);
-  if (tokens.length <= maxTokens) return { text, truncated: false };
-  return { text: decode(tokens.slice(0, maxTokens)), truncated: true };
+  return maxTokens === undefined ? { text, truncated: false } : truncateTextTokens(text, maxTokens);
 }
 
 /** The offline models: no network, no key; usage counted with the real tokenizer. */
