@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { O200K_TOKEN_SPLIT_REGEX as O200K_PRE_TOKENS } from "gpt-tokenizer/esm/encodingParams/constants";
 import { MAX_TOKEN_CHARS, SLICE_CHARS, tokenSlices } from "@/lib/workers/token-slices.mjs";
-import { countPromptTokens, countTextTokens, promptTokenBound, tokenizer, truncateTextTokens } from "./tokens";
+import { countPromptTokens, countTextTokens, countTokensYielding, promptTokenBound, tokenizer, truncateTextTokens } from "./tokens";
 import type { ChatMessage } from "./types";
 
 describe("promptTokenBound", () => {
@@ -96,3 +96,11 @@ function longestPreToken(text: string): number {
   for (const m of text.matchAll(O200K_PRE_TOKENS)) max = Math.max(max, m[0].length);
   return max;
 }
+
+describe("countTokensYielding", () => {
+  it("counts as countTextTokens does, in windows (ordinary text, runs, both)", async () => {
+    const prose = "The quick brown fox jumps over the lazy dog.  Twice spaced.\n".repeat(3_000);
+    const texts = [prose, "a".repeat(300_000), `${prose}${" ".repeat(100_000)}${"-".repeat(100_000)}${prose}`, "short"];
+    expect(await countTokensYielding(texts)).toBe(texts.reduce((n, t) => n + countTextTokens(t), 0));
+  });
+});

@@ -33,6 +33,58 @@ export function countTextTokens(text: string): number {
 /** A text this short holds no pre-token long enough to matter: counted whole, with no scan. */
 const WHOLE_CHARS = 2 * SLICE_CHARS;
 
+/** Characters counted between two yields to the event loop by countTokensYielding. */
+const YIELD_EVERY_CHARS = 64 * 1024;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The token count of texts (as countTextTokens adds them up), yielding to the event loop after
+ * every YIELD_EVERY_CHARS counted, so a prompt of megabytes never holds it in one block.
+ */
+export async function countTokensYielding(texts: string[]): Promise<number> {
+  let n = 0;
+  let since = 0;
+  for (const text of texts) {
+    for (const piece of text.length <= YIELD_EVERY_CHARS ? [text] : windows(text)) {
+      n += countTextTokens(piece);
+      since += piece.length;
+      if (since >= YIELD_EVERY_CHARS) {
+        since = 0;
+        await yieldToLoop();
+      }
+    }
+  }
+  return n;
+}
+
+/** The text in windows of about YIELD_EVERY_CHARS, cut only where tokenSlices would cut or at whitespace. */
+function windows(text: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  for (const piece of tokenSlices(text)) {
+    if (piece.length > YIELD_EVERY_CHARS) {
+      // Ordinary text: cut before a space, where a pre-token starts.
+      for (let at = 0; at < piece.length; ) {
+        let end = Math.min(piece.length, at + YIELD_EVERY_CHARS);
+        const space = end < piece.length ? piece.lastIndexOf(" ", end) : -1;
+        if (space > at) end = space;
+        if (cur) out.push(cur);
+        cur = "";
+        out.push(piece.slice(at, end));
+        at = end;
+      }
+      continue;
+    }
+    cur += piece;
+    if (cur.length >= YIELD_EVERY_CHARS) {
+      out.push(cur);
+      cur = "";
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
 /** Counts of texts that recur call after call (system prompts, tool lists, roles), bounded. */
 const repeatedCounts = new Map<string, number>();
 const REPEATED_COUNTS_MAX = 512;
@@ -108,6 +160,12 @@ function promptSize(messages: ChatMessage[], tools: ToolDefinition[] | undefined
 
 export function countPromptTokens(messages: ChatMessage[], tools?: ToolDefinition[]): number {
   return promptSize(messages, tools, countTextTokens);
+}
+
+/** countPromptTokens yielding to the event loop as it goes (countTokensYielding). */
+export async function countPromptTokensYielding(messages: ChatMessage[], tools?: ToolDefinition[]): Promise<number> {
+  const { texts, fixed } = promptParts(messages, tools);
+  return fixed + (await countTokensYielding(texts));
 }
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");

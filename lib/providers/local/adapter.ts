@@ -1,4 +1,4 @@
-import { countPromptTokens, countTextTokens, truncateTextTokens } from "../tokens";
+import { countPromptTokensYielding, countTextTokens, countTokensYielding, truncateTextTokens } from "../tokens";
 import type { CallOptions, ChatChunk, ChatRequest, ChatResult, ProviderAdapter } from "../types";
 import { chunkText, localReply } from "./respond";
 
@@ -11,8 +11,9 @@ export const localAdapter: ProviderAdapter = {
   async complete(req: ChatRequest, opts: CallOptions): Promise<ChatResult> {
     opts.signal.throwIfAborted();
     opts.onDispatch?.(true);
+    // Prompts and replies of megabytes are counted in windows, letting other requests in between.
+    const promptTokens = await countPromptTokensYielding(req.messages, req.tools);
     const reply = localReply(req);
-    const promptTokens = countPromptTokens(req.messages, req.tools);
     if (reply.kind === "tool_call") {
       return {
         content: null,
@@ -26,7 +27,7 @@ export const localAdapter: ProviderAdapter = {
       content: text,
       toolCalls: [],
       finishReason: truncated ? "length" : "stop",
-      usage: { promptTokens, completionTokens: countTextTokens(text), cachedTokens: 0 },
+      usage: { promptTokens, completionTokens: await countTokensYielding([text]), cachedTokens: 0 },
     };
   },
 
