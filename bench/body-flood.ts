@@ -44,6 +44,7 @@ import { machineBusyPct, machineCpu, processTree, rssKb } from "./lib/proc";
 import { appEnv, prepareBuild, ROOT, startNext, type BuildInfo, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
 import { cleanupStack } from "./lib/cleanups";
+import { runLongRunRows, type LongRunRow } from "./body-flood-long-runs";
 
 export interface BodyFloodOptions {
   /** Seconds during which clients start new requests (20). */
@@ -66,6 +67,10 @@ export interface BodyFloodOptions {
   databaseInPlace?: boolean;
   /** Results file prefix (body-flood). */
   name?: string;
+  /** Seconds each long-run kind is sent after the flood (bench/body-flood-long-runs.ts; 10, 0 = none). */
+  longRunS?: number;
+  /** Concurrent clients per long-run kind (2). */
+  longRunClients?: number;
 }
 
 export interface BodyFloodResult {
@@ -234,6 +239,8 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     databaseUrl: options.databaseUrl ?? (process.env.DATABASE_URL || undefined),
     databaseInPlace: options.databaseInPlace ?? false,
     name: options.name ?? "body-flood",
+    longRunS: options.longRunS ?? 10,
+    longRunClients: options.longRunClients ?? 2,
   };
   const startedAt = new Date();
   const log = (m: string) => process.stderr.write(`[bench:body-flood +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
@@ -250,6 +257,7 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
   let floodMs = 0;
   let busyPct: number | null = null;
   let quiet: { waitedMs: number; busy: number | null } = { waitedMs: 0, busy: null };
+  let longRuns: LongRunRow[] = [];
 
   try {
     const prepared = await prepareBuild({ isolated: o.isolatedBuild, force: o.rebuild });
@@ -321,6 +329,19 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     busyPct = machineBusyPct(machine0, machineCpu());
     log(`flood over after ${Math.round(floodMs / 1000)} s: ${results.length} body requests, ${probes.length} probes`);
     if (server.exited()) errors.push(`the server exited during the flood\n${server.logTail()}`);
+    else if (o.longRunS > 0) {
+      longRuns = await runLongRunRows({
+        base: server.baseUrl,
+        databaseUrl: db.url,
+        companyId: paying,
+        key: normal.secret,
+        durationS: o.longRunS,
+        clients: o.longRunClients,
+        startProbe: () => startProbe(`${server.baseUrl}/api/health`, o.probeIntervalMs),
+        log,
+      });
+      if (server.exited()) errors.push(`the server exited during the long-run rows\n${server.logTail()}`);
+    }
   } catch (err) {
     errors.push((err as Error).stack ?? String(err));
     log(`ERROR: ${(err as Error).message}`);
@@ -359,6 +380,15 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
       result: Number.isNaN(peakRss) ? "n/a" : peakRss < TARGET_PEAK_RSS_MIB ? "PASS" : "MISS",
     },
   ];
+  for (const r of longRuns) {
+    verdicts.push({
+      name: `event-loop delay: /api/health p99 during long-run ${r.kind}s`,
+      value: Number.isNaN(r.p99Ms) ? null : r.p99Ms,
+      unit: "ms",
+      target: `< ${TARGET_PROBE_P99_MS} ms`,
+      result: Number.isNaN(r.p99Ms) ? "n/a" : r.p99Ms < TARGET_PROBE_P99_MS ? "PASS" : "MISS",
+    });
+  }
   const probeTable = renderTable(
     ["/api/health probe", "n", "failed", "p50 ms", "p99 ms", "max ms", ">= 100 ms", "idle RSS MiB", "peak RSS MiB", "end RSS MiB", "box busy %"],
     [
@@ -389,11 +419,24 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
       fmt(k.maxMs, 0),
     ]),
   );
+  const longRunTable = renderTable(
+    ["long unbroken run", "requests", "statuses", "probes", "health p99 ms", "health max ms"],
+    longRuns.map((r) => [
+      r.kind,
+      String(r.requests),
+      Object.entries(r.statuses)
+        .map(([s, n]) => `${s}×${n}`)
+        .join(" "),
+      String(r.probes),
+      fmt(r.p99Ms, 1),
+      fmt(r.maxMs, 1),
+    ]),
+  );
   const verdictTable = renderTable(
     ["goal", "value", "target", "result"],
     verdicts.map((v) => [v.name, v.value === null ? "-" : `${fmt(v.value, 1)} ${v.unit}`, v.target, v.result]),
   );
-  const table = `${probeTable}\n\n${kindTable}\n\n${verdictTable}`;
+  const table = `${probeTable}\n\n${kindTable}\n\n${longRuns.length ? `${longRunTable}\n\n` : ""}${verdictTable}`;
 
   const out = process.stdout;
   out.write(`\nBody-flood benchmark — ${startedAt.toISOString()}\n`);
@@ -427,6 +470,7 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     probe: { n: probes.length, failed: probeFailures, p50: percentile(latencies, 0.5), p99: probeP99, max: latencies.at(-1) ?? null, samples: probes },
     rss: { idleMb: idleRssMb, peakMb: peakRss, samples: rss },
     byKind,
+    longRuns,
     table,
   };
   let file: string | null = null;

@@ -152,6 +152,10 @@ const ServerEnv = DatabaseEnv.extend({
   EMBEDDING_PRICE_PER_M: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1_000_000).optional()),
   /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */
   TOOL_MAX_STEPS: intWithDefault(8, 1, 64),
+  /** Tool calls executed per model reply; the rest get an error result without running. */
+  TOOL_MAX_CALLS_PER_ROUND: intWithDefault(8, 1, 128),
+  /** Tool calls executed per run; past it the calls get an error result and the next model call offers no tools. */
+  TOOL_MAX_CALLS_PER_RUN: intWithDefault(32, 1, 1024),
   /** O₮ billed per CPU-second of company tools' Python (measured by the host); 0 bills nothing. */
   TOOL_CPU_OT_PER_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1_000_000).default(0)),
   OPENAI_API_KEY: optionalString,

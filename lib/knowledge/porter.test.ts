@@ -12,4 +12,10 @@ describe("porterStem", () => {
     ];
     for (const [w, s] of pairs) expect(porterStem(w), w).toBe(s);
   });
+
+  it("returns a giant word unchanged (a run of y was quadratic and overflowed the stack)", () => {
+    const word = `${"y".repeat(100_000)}ing`;
+    expect(porterStem(word)).toBe(word);
+    expect(porterStem("yyyying")).toBe("yyyi");
+  });
 });

@@ -60,9 +60,15 @@ const STEP3: [string, string][] = [
 ];
 const STEP4 = ["al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize"];
 
+/**
+ * Longer words are returned unchanged: no English word is this long, and the measure of a run of
+ * `y` walks back over the run at each letter (quadratic, and recursion as deep as the run).
+ */
+export const MAX_STEM_CHARS = 64;
+
 export function porterStem(word: string): string {
   let w = word;
-  if (w.length <= 2) return w;
+  if (w.length <= 2 || w.length > MAX_STEM_CHARS) return w;
 
   // Step 1a
   if (w.endsWith("sses")) w = w.slice(0, -2);

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { SLICE_CHARS, tokenSlices, truncateTokens } from "@/lib/workers/token-slices.mjs";
 import { imagePartTokens } from "./image-tokens";
 import type { ChatMessage, ToolDefinition } from "./types";
 
@@ -14,11 +15,74 @@ export function tokenizer(): O200k {
   return (o200k ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as O200k);
 }
 
-/** Token counts with a real BPE tokenizer (o200k_base, GPT-4o's), for local models and for providers that report no usage. */
+/**
+ * Token counts with a real BPE tokenizer (o200k_base, GPT-4o's), for local models and for providers
+ * that report no usage. A text with a long run is counted in slices (tokenSlices): a few tokens more
+ * than the whole's count at most, never fewer; other texts are counted exactly.
+ */
 export function countTextTokens(text: string): number {
   if (!text) return 0;
-  if (text.length > LONG_RUN_CHARS && LONG_RUN.test(text)) return countTamed(text);
-  return countPlain(text);
+  if (text.length <= WHOLE_CHARS) return countPlain(text);
+  const pieces = tokenSlices(text);
+  if (pieces.length === 1) return countPlain(text);
+  let n = 0;
+  for (const piece of pieces) n += countPlain(piece);
+  return n;
+}
+
+/** A text this short holds no pre-token long enough to matter: counted whole, with no scan. */
+const WHOLE_CHARS = 2 * SLICE_CHARS;
+
+/** Characters counted between two yields to the event loop by countTokensYielding. */
+const YIELD_EVERY_CHARS = 64 * 1024;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The token count of texts (as countTextTokens adds them up), yielding to the event loop after
+ * every YIELD_EVERY_CHARS counted, so a prompt of megabytes never holds it in one block.
+ */
+export async function countTokensYielding(texts: string[]): Promise<number> {
+  let n = 0;
+  let since = 0;
+  for (const text of texts) {
+    for (const piece of text.length <= YIELD_EVERY_CHARS ? [text] : windows(text)) {
+      n += countTextTokens(piece);
+      since += piece.length;
+      if (since >= YIELD_EVERY_CHARS) {
+        since = 0;
+        await yieldToLoop();
+      }
+    }
+  }
+  return n;
+}
+
+/** The text in windows of about YIELD_EVERY_CHARS, cut only where tokenSlices would cut or at whitespace. */
+function windows(text: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  for (const piece of tokenSlices(text)) {
+    if (piece.length > YIELD_EVERY_CHARS) {
+      // Ordinary text: cut before a space, where a pre-token starts.
+      for (let at = 0; at < piece.length; ) {
+        let end = Math.min(piece.length, at + YIELD_EVERY_CHARS);
+        const space = end < piece.length ? piece.lastIndexOf(" ", end) : -1;
+        if (space > at) end = space;
+        if (cur) out.push(cur);
+        cur = "";
+        out.push(piece.slice(at, end));
+        at = end;
+      }
+      continue;
+    }
+    cur += piece;
+    if (cur.length >= YIELD_EVERY_CHARS) {
+      out.push(cur);
+      cur = "";
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
 }
 
 /** Counts of texts that recur call after call (system prompts, tool lists, roles), bounded. */
@@ -39,29 +103,11 @@ export function countRepeatedTextTokens(text: string): number {
 // Special-token strings in user text ("<|endoftext|>") are counted as plain text, never thrown
 // on. Passing options costs ~20 µs per call (the tokenizer rebuilds its matcher), so only then.
 const countPlain = (text: string) => (text.includes("<|") ? tokenizer().countTokens(text, PLAIN_TEXT) : tokenizer().countTokens(text));
+const encodePlain = (text: string) => (text.includes("<|") ? tokenizer().encode(text, PLAIN_TEXT) : tokenizer().encode(text));
 
-/**
- * BPE merging is quadratic in the length of one pre-token, and a run without whitespace is one
- * pre-token: `"a".repeat(50_000)` took 1.2 s to count, on the event loop. A run longer than
- * LONG_RUN_CHARS is counted in slices of SLICE_CHARS (the slices' counts add up to about the
- * whole's, a few tokens more at most: an estimate for holds and for providers that report no
- * usage, never below what the text costs). The CPU worker (lib/workers/cpu-worker.mjs) does the same.
- */
-const LONG_RUN_CHARS = 512;
-const SLICE_CHARS = 256;
-const LONG_RUN = new RegExp(`\\S{${LONG_RUN_CHARS + 1},}`);
-const LONG_RUNS = new RegExp(LONG_RUN.source, "g");
-
-function countTamed(text: string): number {
-  let n = 0;
-  let at = 0;
-  for (const m of text.matchAll(LONG_RUNS)) {
-    if (m.index > at) n += countPlain(text.slice(at, m.index));
-    for (let i = 0; i < m[0].length; i += SLICE_CHARS) n += countPlain(m[0].slice(i, i + SLICE_CHARS));
-    at = m.index + m[0].length;
-  }
-  if (at < text.length) n += countPlain(text.slice(at));
-  return n;
+/** The text cut to its first `maxTokens` tokens (lib/workers/token-slices.mjs); work bounded by maxTokens. */
+export function truncateTextTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
+  return truncateTokens({ encode: encodePlain, decode: (tokens) => tokenizer().decode(tokens) }, text, maxTokens);
 }
 
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
@@ -114,6 +160,12 @@ function promptSize(messages: ChatMessage[], tools: ToolDefinition[] | undefined
 
 export function countPromptTokens(messages: ChatMessage[], tools?: ToolDefinition[]): number {
   return promptSize(messages, tools, countTextTokens);
+}
+
+/** countPromptTokens yielding to the event loop as it goes (countTokensYielding). */
+export async function countPromptTokensYielding(messages: ChatMessage[], tools?: ToolDefinition[]): Promise<number> {
+  const { texts, fixed } = promptParts(messages, tools);
+  return fixed + (await countTokensYielding(texts));
 }
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");

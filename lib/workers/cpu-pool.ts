@@ -113,3 +113,9 @@ export async function applyGuardrailsOffLoop(rules: PlainGuardrailRule[], texts:
   const reply = await run({ op: "guardrails", rules, texts });
   return reply.outcome;
 }
+
+/** The text cut to its first `maxTokens` o200k tokens, off the event loop (work bounded by maxTokens). */
+export async function truncateTokensOffLoop(text: string, maxTokens: number): Promise<{ text: string; truncated: boolean }> {
+  const reply = await run({ op: "truncate", text, maxTokens });
+  return { text: reply.text as string, truncated: reply.truncated as boolean };
+}

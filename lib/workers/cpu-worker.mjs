@@ -7,6 +7,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import { applyCompiledRules, compileMatcher } from "../guardrails/matchers.mjs";
+import { SLICE_CHARS, tokenSlices, truncateTokens } from "./token-slices.mjs";
 
 const require = createRequire(import.meta.url);
 /** @type {Record<string, number>} slug → context window (tokens) */
@@ -27,29 +28,22 @@ const collect = vm.runInNewContext("gc");
 const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
 
 let tokenizer;
-const countPlainWithin = (text, limit) => {
-  tokenizer ??= require("gpt-tokenizer/encoding/o200k_base");
-  // Special-token strings in user text are plain text here, as in lib/providers/tokens.ts.
-  return tokenizer.isWithinTokenLimit(text, limit, { disallowedSpecial: new Set() });
+const PLAIN_TEXT = { disallowedSpecial: new Set() };
+const o200k = () => (tokenizer ??= require("gpt-tokenizer/encoding/o200k_base"));
+// Special-token strings in user text are plain text here, as in lib/providers/tokens.ts.
+// Options cost a matcher rebuild per call, so they are passed only when a special token can be there.
+const countPlainWithin = (text, limit) =>
+  text.includes("<|") ? o200k().isWithinTokenLimit(text, limit, PLAIN_TEXT) : o200k().isWithinTokenLimit(text, limit);
+const codec = {
+  encode: (text) => (text.includes("<|") ? o200k().encode(text, PLAIN_TEXT) : o200k().encode(text)),
+  decode: (tokens) => o200k().decode(tokens),
 };
 
-// A run without whitespace is one pre-token, and BPE is quadratic in its length (a 1 MiB run of
-// "a" would hold this thread for minutes): runs over 512 characters are counted in 256-character
-// slices, as lib/providers/tokens.ts does on the event loop.
-const LONG_RUNS = /\S{513,}/g;
-const SLICE_CHARS = 256;
-
+// Long runs are counted in slices (./token-slices.mjs), as on the event loop: BPE is quadratic in
+// one pre-token's length, and a 1 MiB run would hold this thread for minutes.
 const countWithin = (text, limit) => {
-  if (text.length <= 512) return countPlainWithin(text, limit);
-  const pieces = [];
-  let at = 0;
-  for (const m of text.matchAll(LONG_RUNS)) {
-    if (m.index > at) pieces.push(text.slice(at, m.index));
-    for (let i = 0; i < m[0].length; i += SLICE_CHARS) pieces.push(m[0].slice(i, i + SLICE_CHARS));
-    at = m.index + m[0].length;
-  }
-  if (pieces.length === 0) return countPlainWithin(text, limit);
-  if (at < text.length) pieces.push(text.slice(at));
+  const pieces = text.length <= 2 * SLICE_CHARS ? [text] : tokenSlices(text);
+  if (pieces.length === 1) return countPlainWithin(text, limit);
   let total = 0;
   for (const piece of pieces) {
     const n = countPlainWithin(piece, Math.max(0, limit - total));
@@ -170,7 +164,8 @@ parentPort.on("message", (msg) => {
     else if (msg.op === "count") {
       const n = countTexts(msg.texts, msg.limit);
       out = { ok: true, tokens: n === false ? null : n };
-    } else out = fail(500, "internal_error", `unknown op ${msg.op}`);
+    } else if (msg.op === "truncate") out = { ok: true, ...truncateTokens(codec, msg.text, msg.maxTokens) };
+    else out = fail(500, "internal_error", `unknown op ${msg.op}`);
   } catch (err) {
     out = fail(500, "internal_error", err instanceof Error ? err.message : String(err));
   }

@@ -60,6 +60,8 @@ export interface FakeUpstreamOptions {
   usage?: UsageFn;
   /** Tool call to make when the request offers tools and tool_choice is not "none". */
   toolCall?: (body: any) => { name: string; arguments: Record<string, unknown> } | null;
+  /** How many times the tool call is repeated in one reply (OpenAI's non-streamed reply only); default 1. */
+  toolCallsPerReply?: number;
   /**
    * The body fields this upstream honours as its output cap, per request (default: OpenAI's
    * `max_completion_tokens` and `max_tokens`; Anthropic's `max_tokens`). Real providers differ:
@@ -260,7 +262,15 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
               {
                 index: 0,
                 message: tool
-                  ? { role: "assistant", content: null, tool_calls: [{ id: "call_fake1", type: "function", function: { name: tool.name, arguments: JSON.stringify(tool.arguments) } }] }
+                  ? {
+                      role: "assistant",
+                      content: null,
+                      tool_calls: Array.from({ length: opts.toolCallsPerReply ?? 1 }, (_, i) => ({
+                        id: `call_fake${i + 1}`,
+                        type: "function",
+                        function: { name: tool.name, arguments: JSON.stringify(tool.arguments) },
+                      })),
+                    }
                   : { role: "assistant", content: reply },
                 finish_reason: tool ? "tool_calls" : "stop",
               },

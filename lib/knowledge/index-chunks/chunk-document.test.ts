@@ -78,4 +78,12 @@ describe("chunkDocument", () => {
     expect(chunks.every((c) => c.tokens <= 66)).toBe(true);
     expect(chunkDocument({ kind: "txt", segments: [{ kind: "paragraph", text: "  " }] })).toEqual([]);
   });
+
+  it("cuts a word longer than a chunk (one unbroken run) into chunks of at most the size", () => {
+    const run = "a".repeat(200_000);
+    const chunks = chunkDocument({ kind: "txt", segments: [{ kind: "paragraph", text: `before ${run} after` }] }, { maxTokens: 512, overlapTokens: 0 });
+    expect(chunks.length).toBeGreaterThan(40);
+    expect(chunks.every((c) => c.tokens <= 514 && countTextTokens(c.text) <= 514)).toBe(true);
+    expect(chunks.map((c) => c.text).join("").replace(/\s/g, "")).toBe(`before${run}after`);
+  });
 });

@@ -1,4 +1,4 @@
-import { countTextTokens } from "@/lib/providers/tokens";
+import { countTextTokens, truncateTextTokens } from "@/lib/providers/tokens";
 import type { ChunkInput, ParsedDocument, Segment } from "../contracts";
 
 /**
@@ -27,14 +27,29 @@ interface Unit {
 // Sentence ends followed by whitespace; long paragraphs are packed sentence by sentence.
 const SENTENCE = /(?<=[.!?;:])\s+(?=\S)/u;
 
+/** A word longer than a chunk (one unbroken run) cut into pieces of at most `max` tokens. */
+function cutWord(word: string, max: number): string[] {
+  const pieces: string[] = [];
+  for (let rest = word; rest; ) {
+    const { text } = truncateTextTokens(rest, max);
+    // A token inside one character keeps nothing of it: that character goes alone.
+    const piece = text || String.fromCodePoint(rest.codePointAt(0)!);
+    pieces.push(piece);
+    rest = rest.slice(piece.length);
+  }
+  return pieces;
+}
+
 function splitLong(text: string, max: number): string[] {
   // A sentence longer than a chunk: cut on whitespace into pieces of at most `max` tokens.
-  const words = text.split(/(\s+)/);
+  const words = text.split(/(\s+)/).flatMap((w) => {
+    const t = countTextTokens(w);
+    return t > max ? cutWord(w, max).map((piece) => ({ w: piece, t: countTextTokens(piece) })) : [{ w, t }];
+  });
   const out: string[] = [];
   let cur = "";
   let curTokens = 0;
-  for (const w of words) {
-    const t = countTextTokens(w);
+  for (const { w, t } of words) {
     if (curTokens + t > max && cur.trim()) {
       out.push(cur.trim());
       cur = "";

@@ -1,15 +1,9 @@
-import { countPromptTokens, countTextTokens, tokenizer } from "../tokens";
+import { countPromptTokensYielding, countTextTokens, countTokensYielding, truncateTextTokens } from "../tokens";
 import type { CallOptions, ChatChunk, ChatRequest, ChatResult, ProviderAdapter } from "../types";
 import { chunkText, localReply } from "./respond";
 
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-
 function truncate(text: string, maxTokens: number | undefined): { text: string; truncated: boolean } {
-  if (maxTokens === undefined) return { text, truncated: false };
-  const { encode, decode } = tokenizer();
-  const tokens = encode(text, PLAIN_TEXT);
-  if (tokens.length <= maxTokens) return { text, truncated: false };
-  return { text: decode(tokens.slice(0, maxTokens)), truncated: true };
+  return maxTokens === undefined ? { text, truncated: false } : truncateTextTokens(text, maxTokens);
 }
 
 /** The offline models: no network, no key; usage counted with the real tokenizer. */
@@ -17,8 +11,9 @@ export const localAdapter: ProviderAdapter = {
   async complete(req: ChatRequest, opts: CallOptions): Promise<ChatResult> {
     opts.signal.throwIfAborted();
     opts.onDispatch?.(true);
+    // Prompts and replies of megabytes are counted in windows, letting other requests in between.
+    const promptTokens = await countPromptTokensYielding(req.messages, req.tools);
     const reply = localReply(req);
-    const promptTokens = countPromptTokens(req.messages, req.tools);
     if (reply.kind === "tool_call") {
       return {
         content: null,
@@ -32,7 +27,7 @@ export const localAdapter: ProviderAdapter = {
       content: text,
       toolCalls: [],
       finishReason: truncated ? "length" : "stop",
-      usage: { promptTokens, completionTokens: countTextTokens(text), cachedTokens: 0 },
+      usage: { promptTokens, completionTokens: await countTokensYielding([text]), cachedTokens: 0 },
     };
   },
 

@@ -59,6 +59,12 @@ describe("local models: tools (CONTRACT 7)", () => {
     expect(firstJsonObject('{"unclosed": 1 {"inner": true}')).toEqual({ inner: true });
   });
 
+  it("gives up on unclosed braces past its scan budget (each brace scans to the end: quadratic)", () => {
+    // 3,000 unclosed braces cost ~4.5 million characters of scanning before the object is reached.
+    expect(firstJsonObject(`${"{".repeat(3_000)} {"a": 1}`)).toBeNull();
+    expect(firstJsonObject(`${"{".repeat(500)} {"a": 1}`)).toEqual({ a: 1 });
+  });
+
   it("does not call a tool that is not offered, nor any tool with tool_choice none", () => {
     expect(localReply(req([user("call delete_everything")], { tools })).kind).toBe("text");
     expect(localReply(req([user("call get_weather")], { tools, toolChoice: "none" })).kind).toBe("text");

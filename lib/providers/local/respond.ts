@@ -12,12 +12,20 @@ function lastUserMessage(messages: ChatMessage[]): ChatMessage | undefined {
   return undefined;
 }
 
-/** The first balanced JSON object in the text that parses, or null. */
+/**
+ * Characters firstJsonObject may scan in all: each `{` starts a scan to its closing brace, so a
+ * text of unclosed braces ("{{{{…") would cost its length squared.
+ */
+const JSON_SCAN_CHARS = 1_000_000;
+
+/** The first balanced JSON object in the text that parses, or null (also past JSON_SCAN_CHARS of scanning). */
 export function firstJsonObject(text: string): Record<string, unknown> | null {
+  let budget = JSON_SCAN_CHARS;
   for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
     let depth = 0;
     let inString = false;
     for (let i = start; i < text.length; i++) {
+      if (--budget < 0) return null;
       const ch = text[i];
       if (inString) {
         if (ch === "\\") i++;

@@ -9,6 +9,7 @@ import { worstCaseMicro } from "@/lib/models";
 import { promptTokenBound } from "@/lib/providers/tokens";
 import type { ChatMessage, ToolCall, Usage } from "@/lib/providers/types";
 import { runTool } from "@/lib/sandbox";
+import { fitToolResults } from "@/lib/tools/fit-tool-results";
 import { re2RegExpEngine } from "@/lib/tools/json-schema";
 import { stageCallsMicro, type ExecutedToolCall, type RunContext, type ServerTool, type Stage } from "../context";
 import { addStep, STEP_TYPE } from "../steps";
@@ -81,6 +82,62 @@ async function execute(ctx: RunContext, call: ToolCall): Promise<{ executed: Exe
   return { executed, id: call.id };
 }
 
+/** Why a call is not executed: past the per-round or the per-run cap. */
+function overCap(ctx: RunContext, index: number): string | null {
+  if (index >= env.TOOL_MAX_CALLS_PER_ROUND) return `not executed: at most ${env.TOOL_MAX_CALLS_PER_ROUND} tool calls per model reply`;
+  if ((ctx.executedTools?.length ?? 0) >= env.TOOL_MAX_CALLS_PER_RUN) return `not executed: at most ${env.TOOL_MAX_CALLS_PER_RUN} tool calls per run`;
+  return null;
+}
+
+/**
+ * Executes the round's calls up to the caps (TOOL_MAX_CALLS_PER_ROUND, TOOL_MAX_CALLS_PER_RUN); a
+ * call past them is not run and gets an error result (every call needs its tool message), and one
+ * step names them. Each result as the content of its tool message.
+ */
+async function executeRound(ctx: RunContext, calls: ToolCall[]): Promise<{ id: string; content: string }[]> {
+  const results: { id: string; content: string }[] = [];
+  const unexecuted: string[] = [];
+  const started = performance.now();
+  for (const [i, call] of calls.entries()) {
+    const refused = overCap(ctx, i);
+    if (refused) {
+      unexecuted.push(call.function.name);
+      results.push({ id: call.id, content: JSON.stringify({ error: refused }) });
+      continue;
+    }
+    const r = await execute(ctx, call);
+    results.push({ id: r.id, content: JSON.stringify(r.executed.result) ?? "null" });
+  }
+  if (unexecuted.length) {
+    addStep(ctx, STEP_TYPE.tool_call, started, {
+      call_cap_reached: { per_round: env.TOOL_MAX_CALLS_PER_ROUND, per_run: env.TOOL_MAX_CALLS_PER_RUN },
+      unexecuted,
+    });
+    log.warn({ runId: ctx.runId, companyId: ctx.companyId, unexecuted: unexecuted.length }, "tool calls over the cap were not executed");
+  }
+  return results;
+}
+
+/**
+ * The round's tool messages, their contents cut (largest first, with a visible marker) when the
+ * next call's prompt would not fit the model's context window less the room kept for the answer
+ * (the output cap, at most a quarter of the window); a step records each cut. The output cap is
+ * lowered to what the window leaves, before the hold is extended, so the call fits and is held.
+ */
+async function fitResults(ctx: RunContext, assistant: ChatMessage, results: { id: string; content: string }[]): Promise<ChatMessage[]> {
+  const started = performance.now();
+  const window = ctx.model.model.contextWindow;
+  const answer = Math.min(ctx.maxOutputTokens ?? window, Math.floor(window / 4));
+  const fit = await fitToolResults({ messages: [...ctx.messages, assistant], tools: ctx.tools, results, budget: window - answer });
+  const { contents, cut } = fit;
+  if (ctx.maxOutputTokens !== undefined) ctx.maxOutputTokens = Math.max(1, Math.min(ctx.maxOutputTokens, window - fit.promptTokens));
+  if (cut.length) {
+    addStep(ctx, STEP_TYPE.tool_call, started, { results_truncated: cut.map((c) => ({ call_id: results[c.index]!.id, omitted_chars: c.omitted_chars })) });
+    log.info({ runId: ctx.runId, companyId: ctx.companyId, cut: cut.length }, "tool results cut to fit the context window");
+  }
+  return results.map((r, i): ChatMessage => ({ role: "tool", tool_call_id: r.id, content: contents[i]! }));
+}
+
 const addUsage = (a: Usage, b: Usage): Usage => ({
   promptTokens: a.promptTokens + b.promptTokens,
   completionTokens: a.completionTokens + b.completionTokens,
@@ -128,17 +185,14 @@ export const toolLoopStage: Stage = {
       }
       rounds++;
       const calls = ctx.toolCalls;
-      const results: { executed: ExecutedToolCall; id: string }[] = [];
-      for (const call of calls) results.push(await execute(ctx, call));
-      const added: ChatMessage[] = [
-        { role: "assistant", content: ctx.content || null, tool_calls: calls },
-        ...results.map((r): ChatMessage => ({ role: "tool", tool_call_id: r.id, content: JSON.stringify(r.executed.result) ?? "null" })),
-      ];
+      const results = await executeRound(ctx, calls);
+      const assistant: ChatMessage = { role: "assistant", content: ctx.content || null, tool_calls: calls };
+      const added: ChatMessage[] = [assistant, ...(await fitResults(ctx, assistant, results))];
       const spent = modelMicro + stageCallsMicro(ctx) + toolCpuMicro(ctx);
       await extendHold(ctx, added, spent);
       ctx.messages = [...ctx.messages, ...added];
       if (ctx.toolChoice && ctx.toolChoice !== "none") ctx.toolChoice = undefined;
-      if (rounds >= env.TOOL_MAX_STEPS) ctx.toolChoice = "none";
+      if (rounds >= env.TOOL_MAX_STEPS || (ctx.executedTools?.length ?? 0) >= env.TOOL_MAX_CALLS_PER_RUN) ctx.toolChoice = "none";
       ctx.content = "";
       ctx.toolCalls = [];
       ctx.usageReported = false;

@@ -1,0 +1,84 @@
+// The one bounded path to the o200k tokenizer, shared by the event loop (lib/providers/tokens.ts)
+// and the CPU worker (./cpu-worker.mjs). Plain JavaScript so the worker can load it as is.
+
+/**
+ * BPE merging is quadratic in the length of one pre-token, and the o200k pre-tokenizer makes one
+ * pre-token of a run of non-whitespace (`"a".repeat(100_000)`), of whitespace, and of punctuation
+ * followed by any mix of `\r`, `\n` and `/`. A text is cut inside every such run as soon as the run
+ * reaches SLICE_CHARS, so no piece holds a pre-token longer than about twice that; text without
+ * such runs stays one piece and is counted exactly.
+ */
+export const SLICE_CHARS = 256;
+
+/** JavaScript's `\s`, which the tokenizer's pre-tokenizer uses. */
+function isSpace(c) {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}
+
+/**
+ * The text cut into pieces that each tokenize in linear time; joined they give the text back. One
+ * linear scan, no regex (a `\S{513,}` over a 30 MiB run overflowed V8's regex stack). Never cuts
+ * between the two halves of a surrogate pair.
+ * @param {string} text
+ * @returns {string[]}
+ */
+export function tokenSlices(text) {
+  const pieces = [];
+  let start = 0;
+  let nonSpace = 0;
+  let space = 0;
+  let tail = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) {
+      space++;
+      nonSpace = 0;
+    } else {
+      nonSpace++;
+      space = 0;
+    }
+    tail = c === 10 || c === 13 || c === 47 ? tail + 1 : 0;
+    if ((nonSpace >= SLICE_CHARS || space >= SLICE_CHARS || tail >= SLICE_CHARS) && !(c >= 0xd800 && c <= 0xdbff)) {
+      pieces.push(text.slice(start, i + 1));
+      start = i + 1;
+      nonSpace = space = tail = 0;
+    }
+  }
+  if (start < text.length || pieces.length === 0) pieces.push(text.slice(start));
+  return pieces;
+}
+
+/** No o200k token stands for more characters than this, so n tokens never cover more than n × this. */
+export const MAX_TOKEN_CHARS = 128;
+
+/**
+ * The text cut to its first `maxTokens` tokens, encoded through tokenSlices, always a prefix of
+ * the text. Only the prefix that can hold maxTokens + 1 tokens is encoded, so the work is bounded
+ * by maxTokens whatever the text's length.
+ * @param {{ encode: (text: string) => number[]; decode: (tokens: number[]) => string }} codec
+ * @param {string} text
+ * @param {number} maxTokens
+ * @returns {{ text: string; truncated: boolean }}
+ */
+export function truncateTokens(codec, text, maxTokens) {
+  const reach = (maxTokens + 1) * MAX_TOKEN_CHARS;
+  const scope = text.length > reach ? text.slice(0, reach) : text;
+  const kept = [];
+  for (const piece of scope.length <= 2 * SLICE_CHARS ? [scope] : tokenSlices(scope)) {
+    for (const t of codec.encode(piece)) {
+      if (kept.length === maxTokens) return { text: prefixOf(text, codec.decode(kept)), truncated: true };
+      kept.push(t);
+    }
+  }
+  return scope === text ? { text, truncated: false } : { text: prefixOf(text, codec.decode(kept)), truncated: true };
+}
+
+/** The decoded tokens as a prefix of the text: a cut inside a character decodes to U+FFFD, dropped. */
+function prefixOf(text, decoded) {
+  let out = decoded;
+  while (out && !text.startsWith(out)) out = out.slice(0, -1);
+  return out;
+}
