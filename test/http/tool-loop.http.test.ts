@@ -75,6 +75,17 @@ describe("the tool loop", () => {
     expect(b.json.tool_calls[0].result.error).toMatch(/invalid arguments/);
   });
 
+  it("arguments nested too deep for JSON.stringify are a result, not a failure", async () => {
+    const { key } = await gw.tenant();
+    await tool(key, "add", "def add(a, b):\n    return a + b\n");
+    const deep = '{"a": 1, "b": ' + '{"x":'.repeat(6_000) + "1" + "}".repeat(6_000) + "}";
+    const forced = { model: "local-chat-latest", tool_choice: { type: "function", function: { name: "add" } } };
+    const res = await run(key, await thread(key, `call add ${deep}`), forced);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.status).toBe("completed");
+    expect(res.json.tool_calls[0].result.error).toMatch(/deeper than 64 levels/);
+  });
+
   it("use_tools: false and tool_choice: none suppress calls", async () => {
     const { key } = await gw.tenant();
     await tool(key, "add", "def add(a, b):\n    return a + b\n");

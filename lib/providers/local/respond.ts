@@ -20,6 +20,24 @@ const JSON_SCAN_CHARS = 1_000_000;
 
 /** The first balanced JSON object in the text that parses, or null (also past JSON_SCAN_CHARS of scanning). */
 export function firstJsonObject(text: string): Record<string, unknown> | null {
+  return findJsonObject(text)?.value ?? null;
+}
+
+/**
+ * The arguments of a call the local model makes: the first JSON object of the text, re-serialized
+ * compactly, or as written when it nests too deep for JSON.stringify; `{}` when there is none.
+ */
+function callArguments(text: string): string {
+  const found = findJsonObject(text);
+  if (!found) return "{}";
+  try {
+    return JSON.stringify(found.value);
+  } catch {
+    return found.source;
+  }
+}
+
+function findJsonObject(text: string): { value: Record<string, unknown>; source: string } | null {
   let budget = JSON_SCAN_CHARS;
   for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
     let depth = 0;
@@ -34,8 +52,9 @@ export function firstJsonObject(text: string): Record<string, unknown> | null {
       else if (ch === "{") depth++;
       else if (ch === "}" && --depth === 0) {
         try {
-          const value: unknown = JSON.parse(text.slice(start, i + 1));
-          if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+          const source = text.slice(start, i + 1);
+          const value: unknown = JSON.parse(source);
+          if (value && typeof value === "object" && !Array.isArray(value)) return { value: value as Record<string, unknown>, source };
         } catch {
           // not JSON; try the next brace
         }
@@ -105,10 +124,9 @@ export function localReply(req: ChatRequest): LocalReply {
     }
     if (!name && req.toolChoice === "required") name = [...offered][0];
     if (name && offered.has(name)) {
-      const args = firstJsonObject(userText) ?? {};
       return {
         kind: "tool_call",
-        call: { id: callId(`${name}:${userText}:${req.messages.length}`), type: "function", function: { name, arguments: JSON.stringify(args) } },
+        call: { id: callId(`${name}:${userText}:${req.messages.length}`), type: "function", function: { name, arguments: callArguments(userText) } },
       };
     }
   }

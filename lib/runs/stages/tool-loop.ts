@@ -4,6 +4,7 @@ import { endHold, holdCredit } from "@/lib/billing/lease";
 import { otToMicro } from "@/lib/billing/money";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { jsonNestsDeeper, MAX_JSON_DEPTH } from "@/lib/http/read-json";
 import { log } from "@/lib/log";
 import { worstCaseMicro } from "@/lib/models";
 import { promptTokenBound } from "@/lib/providers/tokens";
@@ -49,10 +50,15 @@ async function execute(ctx: RunContext, call: ToolCall): Promise<{ executed: Exe
   let args: unknown = call.function.arguments;
   let result: unknown;
   let detail: Record<string, unknown> = {};
-  try {
-    args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
-  } catch {
-    result = { error: "the arguments are not valid JSON" };
+  // Model-written JSON is checked like a request body: validating or passing on a 10,000-deep
+  // object would overflow the stack.
+  if (jsonNestsDeeper(call.function.arguments, MAX_JSON_DEPTH)) result = { error: `the arguments nest deeper than ${MAX_JSON_DEPTH} levels` };
+  else {
+    try {
+      args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
+    } catch {
+      result = { error: "the arguments are not valid JSON" };
+    }
   }
   if (result === undefined && !tool) result = { error: `no tool named '${name}' is offered to this run` };
   if (result === undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
