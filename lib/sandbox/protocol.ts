@@ -21,9 +21,14 @@ export const RunnerReply = z.object({
 });
 export type RunnerReply = z.infer<typeof RunnerReply>;
 
-/** Splits a byte stream into lines and refuses a line longer than `maxLine` characters. */
+/**
+ * Splits a byte stream into lines and refuses a line longer than `maxLine` characters. Each chunk
+ * is searched once and a partial line is kept in pieces: a megabyte reply arriving in 64 KiB chunks
+ * is never rescanned or recopied per chunk.
+ */
 export class LineSplitter {
-  private buffered = "";
+  private pending: string[] = [];
+  private pendingLength = 0;
 
   constructor(
     private readonly maxLine: number,
@@ -32,19 +37,27 @@ export class LineSplitter {
   ) {}
 
   push(chunk: string): void {
-    this.buffered += chunk;
+    let from = 0;
     let nl: number;
-    while ((nl = this.buffered.indexOf("\n")) >= 0) {
-      const line = this.buffered.slice(0, nl);
-      this.buffered = this.buffered.slice(nl + 1);
-      if (line.length > this.maxLine) return this.overflow();
+    while ((nl = chunk.indexOf("\n", from)) >= 0) {
+      const length = this.pendingLength + nl - from;
+      const line = this.pending.length > 0 ? this.pending.join("") + chunk.slice(from, nl) : chunk.slice(from, nl);
+      this.pending = [];
+      this.pendingLength = 0;
+      from = nl + 1;
+      if (length > this.maxLine) return this.overflow();
       this.onLine(line);
     }
-    if (this.buffered.length > this.maxLine) this.overflow();
+    if (from < chunk.length) {
+      this.pending.push(from === 0 ? chunk : chunk.slice(from));
+      this.pendingLength += chunk.length - from;
+    }
+    if (this.pendingLength > this.maxLine) this.overflow();
   }
 
   private overflow(): void {
-    this.buffered = "";
+    this.pending = [];
+    this.pendingLength = 0;
     this.onOverflow();
   }
 }
