@@ -1,6 +1,9 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { SMALL_BODY_BYTES, acquireBodyBytes } from "./body-budget";
+import { jsonNestsDeeper, MAX_JSON_DEPTH } from "./json-depth.mjs";
+
+export { jsonNestsDeeper, MAX_JSON_DEPTH };
 
 export const DEFAULT_JSON_LIMIT_BYTES = 1024 * 1024;
 /**
@@ -114,29 +117,6 @@ export async function readJson<S extends z.ZodType>(
 ): Promise<z.infer<S>> {
   const text = await readCapped(req, opts.limitBytes ?? DEFAULT_JSON_LIMIT_BYTES);
   return schema.parse(parseJsonObject(text, opts.optional));
-}
-
-/**
- * Deepest nesting of arrays and objects a request body may have. Validators and the code after
- * them walk JSON recursively, and thousands of levels overflow the stack (a RangeError, a 500).
- */
-export const MAX_JSON_DEPTH = 64;
-
-/** Whether JSON text nests arrays/objects deeper than `max`: one pass over the text, no recursion (brackets inside strings do not count). */
-export function jsonNestsDeeper(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
 }
 
 /**

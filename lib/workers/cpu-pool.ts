@@ -9,8 +9,9 @@ import { log } from "@/lib/log";
  * The CPU worker (lib/workers/cpu-worker.mjs): large request bodies are decoded, parsed, checked
  * against the model's context window and tokenized there, never on the event loop, where a 30 MiB
  * body cost seconds of stall for every other request (issue 8, finding 4). One worker thread,
- * started on first use; it is a plain .mjs file loaded from the project directory, outside the
- * Next.js bundle. A crashed worker is replaced on the next job; its jobs fail with a 500.
+ * started on first use; a plain .mjs file, which the Next.js build bundles as a worker-thread
+ * entry (a change to it needs a rebuild). A crashed worker is replaced on the next job; its jobs
+ * fail with a 500.
  */
 const WORKER_FILE = path.join(process.cwd(), "lib/workers/cpu-worker.mjs");
 

@@ -7,6 +7,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import { applyCompiledRules, compileMatcher } from "../guardrails/matchers.mjs";
+import { jsonNestsDeeper, MAX_JSON_DEPTH } from "../http/json-depth.mjs";
 import { SLICE_CHARS, tokenSlices, truncateTokens } from "./token-slices.mjs";
 
 const require = createRequire(import.meta.url);
@@ -105,9 +106,13 @@ function decodeChunks(chunks) {
 }
 
 function parseBody({ chunks }) {
+  const text = decodeChunks(chunks);
+  if (jsonNestsDeeper(text, MAX_JSON_DEPTH)) {
+    return fail(400, "json_too_deep", `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let body;
   try {
-    body = JSON.parse(decodeChunks(chunks));
+    body = JSON.parse(text);
   } catch {
     return fail(400, "invalid_json", "Request body is not valid JSON");
   }

@@ -67,7 +67,7 @@ describe("invalid trigger URLs are throttled per client address", () => {
 describe("JSON nested deeper than the limit is a 400, never a 500", () => {
   const tooDeep = (status: number, json: any) => {
     expect(status).toBe(400);
-    expect(json).toMatchObject({ error: { type: "invalid_request_error", code: "json_too_deep" } });
+    expect(json, JSON.stringify(json)).toMatchObject({ error: { type: "invalid_request_error", code: "json_too_deep" } });
   };
 
   it("a webhook payload nested 10,000 deep", async () => {
@@ -86,6 +86,11 @@ describe("JSON nested deeper than the limit is a 400, never a 500", () => {
       ["/v1/sdk/action", `{"service":"crm","action":"create_deal","input":{"title":${deep(10_000, '"x"')}}}`],
       ["/v1/tools", `{"name":"deep","description":"d","json_schema":{"type":"object","properties":{"a":${deep(10_000, "{}")}}},"python_code":"def deep():\\n    return 1\\n"}`],
       ["/v1/threads", `{"messages":[{"role":"user","content":${deep(10_000, '"x"')}}]}`],
+      // Over 1 MiB: decoded and parsed in the CPU worker, which measured the tools by serializing them.
+      [
+        "/v1/chat/completions",
+        `{"model":"gpt-4.1-mini","messages":[{"role":"user","content":"${"a ".repeat(600_000)}"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"x":${deep(10_000)}}}}]}`,
+      ],
     ];
     for (const [path, body] of bodies) {
       const res = await fetch(`${gw.server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });

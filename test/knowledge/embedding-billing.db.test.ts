@@ -78,7 +78,9 @@ describe("billed indexing", () => {
     const before = embedCalls().length;
     await Promise.all([indexDocument(db, args), indexDocument(db, args)]);
     const tokens = embedCalls().at(-1)!.usage!.prompt;
-    expect(embedCalls().length - before).toBe(2);
+    // The second may already find the first's chunks stored and reuse them: one call or two, one bill.
+    expect(embedCalls().length - before).toBeGreaterThanOrEqual(1);
+    expect(embedCalls().length - before).toBeLessThanOrEqual(2);
     const billed = await entries(t.companyId);
     expect(billed).toHaveLength(1);
     expect((await getBalance(db, t)).balanceMicro).toBe(10_000_000 - tokens * MICRO_PER_TOKEN);
