@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GuardrailAction, GuardrailMatchType } from "@/db/enums";
-import { applyRulesNow as applyRules } from "./apply";
+import { applyRules as applyRulesAnywhere, applyRulesNow as applyRules } from "./apply";
 import { compileMatcher as compile, patternProblem, REDACTED, scanText, type CompiledRule, type RuleMatch } from "./compile-rule";
 
 /** A matcher that takes plain strings, as the tests write them. */
@@ -114,5 +114,39 @@ describe("Unicode disguises", () => {
   it("a rule applied through applyRules redacts the original text", () => {
     const out = applyRules([rule("r", "keyword", "secret", "redact")], ["my ѕe\u200bcret and SECRET"]);
     expect(out.texts).toEqual([`my ${REDACTED} and ${REDACTED}`]);
+  });
+});
+
+/** Event-loop turns taken while `work` runs: none means it held the loop until it was done. */
+async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let live = true;
+  const spin = () => {
+    turns++;
+    if (live) setImmediate(spin);
+  };
+  setImmediate(spin);
+  const result = await work();
+  live = false;
+  return { result, turns };
+}
+
+describe("applyRules on a large text", () => {
+  const rules = [rule("f", "regex", "(?i)sk-[a-z0-9]{20,}", "flag"), rule("r", "keyword", "secret", "redact")];
+  const text = "plain words and more plain words. ".repeat(60_000) + "the ѕecret sk-abcdefghijklmnopqrstuvwxyz end";
+
+  it("scans off the event loop and answers as the inline scan does", async () => {
+    const { result, turns } = await turnsDuring(() => applyRulesAnywhere(rules, [text, "short secret"]));
+    expect(turns).toBeGreaterThan(0);
+    expect(result).toEqual(applyRules(rules, [text, "short secret"]));
+    expect(result.fired.map((r) => r.id)).toEqual(["f", "r"]);
+    expect(result.texts[0]!.endsWith(`the ${REDACTED} sk-abcdefghijklmnopqrstuvwxyz end`)).toBe(true);
+    expect(result.texts[1]).toBe(`short ${REDACTED}`);
+  });
+
+  it("scans a small text inline", async () => {
+    const { result, turns } = await turnsDuring(() => applyRulesAnywhere(rules, ["a secret"]));
+    expect(turns).toBe(0);
+    expect(result.texts).toEqual([`a ${REDACTED}`]);
   });
 });
