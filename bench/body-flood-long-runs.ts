@@ -27,9 +27,18 @@ type Probe = { stop: () => Promise<[number, number, number][]> };
 
 const json = (key: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
 
-async function post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; json: { id?: string } | null }> {
+async function post(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; json: { id?: string } | null }> {
   try {
-    const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
     const text = await res.text();
     let parsed: { id?: string } | null = null;
     try {
@@ -44,23 +53,51 @@ async function post(url: string, headers: Record<string, string>, body: unknown)
 }
 
 /** One request of each kind, ready to send again and again. */
-async function prepare(base: string, databaseUrl: string, companyId: string, key: string): Promise<Record<LongRunKind, () => Promise<number>>> {
+async function prepare(
+  base: string,
+  databaseUrl: string,
+  companyId: string,
+  key: string,
+): Promise<Record<LongRunKind, () => Promise<number>>> {
   const tool = await post(`${base}/v1/tools`, json(key), {
     name: "big",
     description: "returns a million a's",
     json_schema: { type: "object", properties: {} },
     python_code: 'def big():\n    return "a" * 1_000_000\n',
   });
-  if (tool.status !== 201 && tool.status !== 200) throw new Error(`creating the tool: ${tool.status} ${JSON.stringify(tool.json)}`);
+  if (tool.status !== 201 && tool.status !== 200)
+    throw new Error(`creating the tool: ${tool.status} ${JSON.stringify(tool.json)}`);
   const profile = await post(`${base}/v1/profiles`, json(key), { name: "Long-run agent", model_slug: "local-mini" });
-  const agent = await admin(databaseUrl, ["agent", "create", "--company", companyId, "--profile", String(profile.json?.id), "--name", "Long-run agent", "--topics", "long.*"]);
-  const hook = await admin(databaseUrl, ["webhook", "create", "--company", companyId, "--agent", String(agent.agent_id)]);
+  const agent = await admin(databaseUrl, [
+    "agent",
+    "create",
+    "--company",
+    companyId,
+    "--profile",
+    String(profile.json?.id),
+    "--name",
+    "Long-run agent",
+    "--topics",
+    "long.*",
+  ]);
+  const hook = await admin(databaseUrl, [
+    "webhook",
+    "create",
+    "--company",
+    companyId,
+    "--agent",
+    String(agent.agent_id),
+  ]);
   const dashes = "-".repeat(250_000);
   const completion = {
     model: "local-chat-latest",
     messages: [
       { role: "user", content: "run the tool" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "call_1", content: dashes },
     ],
   };
@@ -70,10 +107,14 @@ async function prepare(base: string, databaseUrl: string, companyId: string, key
     "tool result": async () => {
       const thread = await post(`${base}/v1/threads`, json(key), { messages: [{ role: "user", content: "run big" }] });
       if (thread.status !== 201) return thread.status;
-      const run = await post(`${base}/v1/threads/${thread.json?.id}/runs`, json(key), { model: "local-mini", tool_choice: { type: "function", function: { name: "big" } } });
+      const run = await post(`${base}/v1/threads/${thread.json?.id}/runs`, json(key), {
+        model: "local-mini",
+        tool_choice: { type: "function", function: { name: "big" } },
+      });
       return run.status;
     },
-    webhook: async () => (await post(`${base}${String(hook.url)}`, { "content-type": "application/json" }, payload)).status,
+    webhook: async () =>
+      (await post(`${base}${String(hook.url)}`, { "content-type": "application/json" }, payload)).status,
   };
 }
 
@@ -110,8 +151,17 @@ export async function runLongRunRows(args: {
     );
     const samples = await probe.stop();
     const ms = samples.map((s) => s[1]).sort((a, b) => a - b);
-    const row = { kind, requests: Object.values(statuses).reduce((a, b) => a + b, 0), statuses, probes: ms.length, p99Ms: percentile(ms, 0.99), maxMs: ms.at(-1) ?? Number.NaN };
-    args.log(`long run, ${kind}: ${row.requests} requests ${JSON.stringify(statuses)}, /api/health p99 ${row.p99Ms.toFixed(1)} ms, max ${row.maxMs.toFixed(1)} ms`);
+    const row = {
+      kind,
+      requests: Object.values(statuses).reduce((a, b) => a + b, 0),
+      statuses,
+      probes: ms.length,
+      p99Ms: percentile(ms, 0.99),
+      maxMs: ms.at(-1) ?? Number.NaN,
+    };
+    args.log(
+      `long run, ${kind}: ${row.requests} requests ${JSON.stringify(statuses)}, /api/health p99 ${row.p99Ms.toFixed(1)} ms, max ${row.maxMs.toFixed(1)} ms`,
+    );
     rows.push(row);
   }
   return rows;

@@ -124,13 +124,24 @@ function makeBodies(bytes: number): Record<"text" | "image", Buffer> {
     const n = bytes - overhead;
     return Buffer.from(template(unit.repeat(Math.ceil(n / unit.length)).slice(0, n)));
   };
-  const text = fill((t) => JSON.stringify({ model: MODEL, max_tokens: 16, messages: [{ role: "user", content: t }] }), "lorem ipsum dolor sit amet ");
+  const text = fill(
+    (t) => JSON.stringify({ model: MODEL, max_tokens: 16, messages: [{ role: "user", content: t }] }),
+    "lorem ipsum dolor sit amet ",
+  );
   const image = fill(
     (d) =>
       JSON.stringify({
         model: MODEL,
         max_tokens: 16,
-        messages: [{ role: "user", content: [{ type: "text", text: "What is in this image?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${d}` } }] }],
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is in this image?" },
+              { type: "image_url", image_url: { url: `data:image/png;base64,${d}` } },
+            ],
+          },
+        ],
       }),
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
   );
@@ -161,7 +172,11 @@ function postBody(url: URL, key: string, body: Buffer): Promise<Omit<BodyResult,
       path: url.pathname,
       method: "POST",
       agent: false,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(body.length) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "content-length": String(body.length),
+      },
     });
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error("timed out")));
     // A server that refuses early may close the connection while the body is still being sent:
@@ -243,7 +258,8 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     longRunClients: options.longRunClients ?? 2,
   };
   const startedAt = new Date();
-  const log = (m: string) => process.stderr.write(`[bench:body-flood +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
+  const log = (m: string) =>
+    process.stderr.write(`[bench:body-flood +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
   const { stack: cleanups, runAll: runCleanups } = cleanupStack(log);
 
   const errors: string[] = [];
@@ -264,20 +280,30 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     cleanups.push({ name: "isolated build", fn: async () => prepared.cleanup() });
     build = prepared.build;
     if (build.newerSources.length && !o.isolatedBuild) {
-      log(`WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build`);
+      log(
+        `WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build`,
+      );
     }
     if (o.databaseInPlace && !o.databaseUrl) throw new Error("--database-in-place needs DATABASE_URL");
     db = o.databaseInPlace ? await useDatabase(o.databaseUrl!) : await provisionDatabase({ serverUrl: o.databaseUrl });
     cleanups.push({ name: "database", fn: () => db!.cleanup() });
 
-    const [paying, broke] = await Promise.all([createCompany(db.url, "Bench body flood"), createCompany(db.url, "Bench body flood (no balance)")]);
+    const [paying, broke] = await Promise.all([
+      createCompany(db.url, "Bench body flood"),
+      createCompany(db.url, "Bench body flood (no balance)"),
+    ]);
     const [, normal, limited, noBalance] = await Promise.all([
       admin(db.url, ["credits", "grant", "--company", paying, "--amount", "100000", "--note", "body-flood bench"]),
       createKey(db.url, paying, { name: "body flood", rpm: MAX_RPM }),
       createKey(db.url, paying, { name: "body flood (rate limited)", rpm: 1 }),
       createKey(db.url, broke, { name: "body flood (no balance)", rpm: MAX_RPM }),
     ]);
-    const keys: Record<Kind, string> = { text: normal.secret, limited: limited.secret, "no-balance": noBalance.secret, image: normal.secret };
+    const keys: Record<Kind, string> = {
+      text: normal.secret,
+      limited: limited.secret,
+      "no-balance": noBalance.secret,
+      image: normal.secret,
+    };
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
     cleanups.push({ name: "data dir", fn: async () => fs.rmSync(dataDir, { recursive: true, force: true }) });
@@ -295,12 +321,20 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     if (over.status !== 429) log(`WARNING: the rate-limited key was answered ${over.status}, not 429`);
 
     const bodies = makeBodies(Math.round(o.bodyMiB * 1024 * 1024));
-    const bodyOf: Record<Kind, Buffer> = { text: bodies.text, limited: bodies.text, "no-balance": bodies.text, image: bodies.image };
+    const bodyOf: Record<Kind, Buffer> = {
+      text: bodies.text,
+      limited: bodies.text,
+      "no-balance": bodies.text,
+      image: bodies.image,
+    };
     log(`bodies: text ${fmt(bodies.text.length / 2 ** 20, 1)} MiB, image ${fmt(bodies.image.length / 2 ** 20, 1)} MiB`);
 
     if (o.quietWaitS > 0) {
       quiet = await waitForQuiet(0.3, o.quietWaitS * 1000);
-      if (quiet.waitedMs > 1_500) log(`waited ${Math.round(quiet.waitedMs / 1000)} s for unrelated load to drop (busy ${fmt(quiet.busy, 2)} cores)`);
+      if (quiet.waitedMs > 1_500)
+        log(
+          `waited ${Math.round(quiet.waitedMs / 1000)} s for unrelated load to drop (busy ${fmt(quiet.busy, 2)} cores)`,
+        );
     }
     const rssNow = () => processTree(server.pid).reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
     idleRssMb = rssNow();
@@ -313,7 +347,9 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     const machine0 = machineCpu();
     const url = new URL(`${server.baseUrl}${PATH}`);
     const endAt = t0 + o.durationS * 1000;
-    log(`flood: ${o.clients} clients × ${o.bodyMiB} MiB bodies for ${o.durationS} s, probing /api/health every ${o.probeIntervalMs} ms`);
+    log(
+      `flood: ${o.clients} clients × ${o.bodyMiB} MiB bodies for ${o.durationS} s, probing /api/health every ${o.probeIntervalMs} ms`,
+    );
     await Promise.all(
       Array.from({ length: o.clients }, async (_, client) => {
         // Each client cycles through the kinds from its own offset, so every kind is in flight throughout.
@@ -359,9 +395,18 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     const statuses: Record<string, number> = {};
     for (const r of rs) statuses[r.status || "error"] = (statuses[r.status || "error"] ?? 0) + 1;
     const ms = rs.map((r) => r.ms).sort((a, b) => a - b);
-    return { kind, requests: rs.length, statuses, p50Ms: percentile(ms, 0.5), maxMs: ms.length ? ms.at(-1)! : Number.NaN, firstError: rs.find((r) => r.error)?.error };
+    return {
+      kind,
+      requests: rs.length,
+      statuses,
+      p50Ms: percentile(ms, 0.5),
+      maxMs: ms.length ? ms.at(-1)! : Number.NaN,
+      firstError: rs.find((r) => r.error)?.error,
+    };
   });
-  for (const k of byKind) if (!errors.length && Object.keys(k.statuses).every((s) => s === "error")) invalid.push(`${k.kind}: no body request was answered (${k.firstError ?? "none sent"})`);
+  for (const k of byKind)
+    if (!errors.length && Object.keys(k.statuses).every((s) => s === "error"))
+      invalid.push(`${k.kind}: no body request was answered (${k.firstError ?? "none sent"})`);
   if (!errors.length && probes.length < MIN_PROBES) invalid.push(`only ${probes.length} health probes`);
 
   const verdicts: Verdict[] = [
@@ -390,7 +435,19 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     });
   }
   const probeTable = renderTable(
-    ["/api/health probe", "n", "failed", "p50 ms", "p99 ms", "max ms", ">= 100 ms", "idle RSS MiB", "peak RSS MiB", "end RSS MiB", "box busy %"],
+    [
+      "/api/health probe",
+      "n",
+      "failed",
+      "p50 ms",
+      "p99 ms",
+      "max ms",
+      ">= 100 ms",
+      "idle RSS MiB",
+      "peak RSS MiB",
+      "end RSS MiB",
+      "box busy %",
+    ],
     [
       [
         `every ${o.probeIntervalMs} ms`,
@@ -445,7 +502,10 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
       `node ${process.version}, ${os.cpus().length} cpu; ${o.clients} clients × ${o.bodyMiB} MiB for ${o.durationS} s (flood ended after ${fmt(floodMs / 1000, 1)} s)\n\n`,
   );
   out.write(`${table}\n`);
-  if (quiet.busy !== null && quiet.busy >= 0.3) out.write(`\nDISTURBED: ${fmt(quiet.busy, 2)} cores were busy with unrelated work when the flood started (waited ${Math.round(quiet.waitedMs / 1000)} s)\n`);
+  if (quiet.busy !== null && quiet.busy >= 0.3)
+    out.write(
+      `\nDISTURBED: ${fmt(quiet.busy, 2)} cores were busy with unrelated work when the flood started (waited ${Math.round(quiet.waitedMs / 1000)} s)\n`,
+    );
   if (invalid.length) out.write(`\nINVALID RUN:\n  ${invalid.join("\n  ")}\n`);
   if (errors.length) out.write(`\nERRORS:\n  ${errors.join("\n  ")}\n`);
 
@@ -457,8 +517,17 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     valid: invalid.length === 0 && errors.length === 0,
     invalid,
     errors,
-    git: { commit: git(["rev-parse", "HEAD"]), dirtyFiles: Number(git(["status", "--porcelain"])?.split("\n").filter(Boolean).length ?? 0) },
-    machine: { node: process.version, platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, totalMemMb: Math.round(os.totalmem() / 2 ** 20), loadavgAtStart: os.loadavg() },
+    git: {
+      commit: git(["rev-parse", "HEAD"]),
+      dirtyFiles: Number(git(["status", "--porcelain"])?.split("\n").filter(Boolean).length ?? 0),
+    },
+    machine: {
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      cpus: os.cpus().length,
+      totalMemMb: Math.round(os.totalmem() / 2 ** 20),
+      loadavgAtStart: os.loadavg(),
+    },
     build: build ? { ...build, isolated: o.isolatedBuild } : null,
     database: db ? { mode: db.mode, name: db.name, where: db.where } : null,
     settings: { ...o, databaseUrl: undefined, model: MODEL, kinds: KINDS, requestTimeoutMs: REQUEST_TIMEOUT_MS },
@@ -467,7 +536,14 @@ export async function runBodyFloodBench(options: BodyFloodOptions = {}): Promise
     quietWait: quiet,
     machineBusyPct: busyPct,
     floodMs,
-    probe: { n: probes.length, failed: probeFailures, p50: percentile(latencies, 0.5), p99: probeP99, max: latencies.at(-1) ?? null, samples: probes },
+    probe: {
+      n: probes.length,
+      failed: probeFailures,
+      p50: percentile(latencies, 0.5),
+      p99: probeP99,
+      max: latencies.at(-1) ?? null,
+      samples: probes,
+    },
     rss: { idleMb: idleRssMb, peakMb: peakRss, samples: rss },
     byKind,
     longRuns,

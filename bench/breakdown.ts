@@ -93,7 +93,11 @@ async function main(): Promise<void> {
             const after = await pgCounters(stats, db.name);
             const n = Math.max(1, m.total);
             // Minus the two counter queries themselves.
-            rows.push({ m, xactPerReq: (after.xact - before.xact - 1) / n, walBytesPerReq: Number(after.wal - before.wal) / n });
+            rows.push({
+              m,
+              xactPerReq: (after.xact - before.xact - 1) / n,
+              walBytesPerReq: Number(after.wal - before.wal) / n,
+            });
           }
         }
       } finally {
@@ -103,7 +107,9 @@ async function main(): Promise<void> {
     };
     await run(env, variants);
     if (await redisAnswers()) {
-      await run({ ...env, REDIS_URL: "redis://127.0.0.1:6379" }, [{ label: "me (redis rate limit)", path: "/v1/me", rotateHeaders: rotate }]);
+      await run({ ...env, REDIS_URL: "redis://127.0.0.1:6379" }, [
+        { label: "me (redis rate limit)", path: "/v1/me", rotateHeaders: rotate },
+      ]);
     }
   } finally {
     await stats.end({ timeout: 2 });
@@ -112,17 +118,34 @@ async function main(): Promise<void> {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
-  process.stdout.write(`\n/v1/me step by step (db ${db.mode}); srv = the server process (scripts/server/main.mjs), db = PostgreSQL processes\n\n`);
+  process.stdout.write(
+    `\n/v1/me step by step (db ${db.mode}); srv = the server process (scripts/server/main.mjs), db = PostgreSQL processes\n\n`,
+  );
   process.stdout.write(
     `${renderTable(
-      ["variant", "conns", "req/s", "p50 ms", "p99 ms", "status", "srv CPU ms/req", "srv sys %", "db CPU ms/req", "xact/req", "WAL B/req", "other cores"],
+      [
+        "variant",
+        "conns",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "status",
+        "srv CPU ms/req",
+        "srv sys %",
+        "db CPU ms/req",
+        "xact/req",
+        "WAL B/req",
+        "other cores",
+      ],
       rows.map(({ m, xactPerReq, walBytesPerReq }) => [
         m.label,
         String(m.connections),
         fmt(m.rps, 0),
         fmt(m.p50, 3),
         fmt(m.p99, 3),
-        Object.entries(m.statusCodes).map(([k, v]) => `${k}:${v}`).join(" "),
+        Object.entries(m.statusCodes)
+          .map(([k, v]) => `${k}:${v}`)
+          .join(" "),
         fmt(m.serverCpuMsPerReq, 3),
         fmt(m.serverSysShare * 100, 0),
         m.dbCpuMsPerReq === null ? "-" : fmt(m.dbCpuMsPerReq, 3),

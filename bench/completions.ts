@@ -78,7 +78,19 @@ import {
   sysTicksOf,
   writeSyscallsOf,
 } from "./lib/proc";
-import { appEnv, cleanEnv, currentBuildId, freePort, prepareBuild, ROOT, runningBuilds, startNext, waitForHealth, type BuildInfo, type NextServer } from "./lib/server";
+import {
+  appEnv,
+  cleanEnv,
+  currentBuildId,
+  freePort,
+  prepareBuild,
+  ROOT,
+  runningBuilds,
+  startNext,
+  waitForHealth,
+  type BuildInfo,
+  type NextServer,
+} from "./lib/server";
 import { startService, type Service } from "./lib/service";
 import { fmt, renderTable } from "./lib/table";
 import { cleanupStack } from "./lib/cleanups";
@@ -139,7 +151,12 @@ export const FAKE_USAGE = { prompt: 20, completion: 15 };
 const MESSAGES = [{ role: "user", content: "Say hello to the benchmark." }];
 export const BODIES: Record<Mode, string> = {
   json: JSON.stringify({ model: MODEL_SLUG, messages: MESSAGES }),
-  stream: JSON.stringify({ model: MODEL_SLUG, messages: MESSAGES, stream: true, stream_options: { include_usage: true } }),
+  stream: JSON.stringify({
+    model: MODEL_SLUG,
+    messages: MESSAGES,
+    stream: true,
+    stream_options: { include_usage: true },
+  }),
 };
 const PATH = "/v1/chat/completions";
 const KEY_COUNT = 4;
@@ -160,7 +177,6 @@ const NOISY_OTHER_CORES = 0.25;
 const TTFB_WARMUP = 20;
 const RESULTS_DIR = path.join(ROOT, "bench/results");
 const PORTKEY_START = path.join(ROOT, "node_modules/@portkey-ai/gateway/build/start-server.js");
-
 
 // --- result shapes -------------------------------------------------------------------------------
 
@@ -193,7 +209,14 @@ export interface Row extends LoadResult {
   /** CLOCK_MONOTONIC ns (process.hrtime.bigint) at the start and end of the measured run. */
   windowNs: [string, string];
   /** --db-proxy: database traffic per response. */
-  db?: { statementsPerReq: number; syncsPerReq: number; writesPerReq: number; waitMsPerReq: number; busyMsPerReq: number; byStatementPerReq: { sql: string; perReq: number; waitMsPerReq: number }[] };
+  db?: {
+    statementsPerReq: number;
+    syncsPerReq: number;
+    writesPerReq: number;
+    waitMsPerReq: number;
+    busyMsPerReq: number;
+    byStatementPerReq: { sql: string; perReq: number; waitMsPerReq: number }[];
+  };
 }
 
 export interface Ttfb {
@@ -336,10 +359,25 @@ export interface Upstream {
 
 /** The fake upstream (bench/fake-upstream-server.ts) in its own process; also used by bench/db-fault.ts. */
 export async function startUpstream(): Promise<Upstream> {
-  const service = startService("fake upstream", process.execPath, ["--import", "tsx", path.join(ROOT, "bench/fake-upstream-server.ts"), "--reply", FAKE_REPLY, "--prompt-tokens", String(FAKE_USAGE.prompt), "--completion-tokens", String(FAKE_USAGE.completion)], {
-    cwd: ROOT,
-    env: cleanEnv({ NODE_ENV: "production" }),
-  });
+  const service = startService(
+    "fake upstream",
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(ROOT, "bench/fake-upstream-server.ts"),
+      "--reply",
+      FAKE_REPLY,
+      "--prompt-tokens",
+      String(FAKE_USAGE.prompt),
+      "--completion-tokens",
+      String(FAKE_USAGE.completion),
+    ],
+    {
+      cwd: ROOT,
+      env: cleanEnv({ NODE_ENV: "production" }),
+    },
+  );
   try {
     const line = await service.waitForLine(/^\{.*"openaiBase"/, 30_000);
     const info = JSON.parse(line) as { url: string; openaiBase: string; control: string };
@@ -392,16 +430,23 @@ async function checkAnswer(t: Target, mode: Mode): Promise<void> {
     content = body.choices?.[0]?.message?.content ?? "";
     usage = body.usage;
   } else {
-    const frames = text.split("\n\n").map((f) => f.trim()).filter(Boolean);
+    const frames = text
+      .split("\n\n")
+      .map((f) => f.trim())
+      .filter(Boolean);
     if (frames.at(-1) !== "data: [DONE]") throw fail("stream does not end with [DONE]");
     for (const f of frames.slice(0, -1)) {
-      const chunk = JSON.parse(f.replace(/^data: /, "")) as { choices?: { delta?: { content?: string } }[]; usage?: typeof usage };
+      const chunk = JSON.parse(f.replace(/^data: /, "")) as {
+        choices?: { delta?: { content?: string } }[];
+        usage?: typeof usage;
+      };
       content += chunk.choices?.[0]?.delta?.content ?? "";
       if (chunk.usage) usage = chunk.usage;
     }
   }
   if (content !== FAKE_REPLY) throw fail(`content ${JSON.stringify(content)} is not the fake upstream's reply`);
-  if (usage?.prompt_tokens !== FAKE_USAGE.prompt || usage?.completion_tokens !== FAKE_USAGE.completion) throw fail(`usage ${JSON.stringify(usage)}`);
+  if (usage?.prompt_tokens !== FAKE_USAGE.prompt || usage?.completion_tokens !== FAKE_USAGE.completion)
+    throw fail(`usage ${JSON.stringify(usage)}`);
 }
 
 interface OneTiming {
@@ -434,7 +479,15 @@ function timedRequest(agent: http.Agent, url: URL, headers: Record<string, strin
         chunks.push(c);
       });
       res.on("error", reject);
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headersMs, firstByteMs, totalMs: performance.now() - t0, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headersMs,
+          firstByteMs,
+          totalMs: performance.now() - t0,
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
     });
     req.end(body);
   });
@@ -444,7 +497,12 @@ function timedRequest(agent: http.Agent, url: URL, headers: Record<string, strin
  * Time to first streamed byte: `n` sequential streaming requests on one keep-alive connection;
  * by default the chat-completions stream body, else `req` (request `i` to `req.path(i)`).
  */
-export async function measureTtfb(t: Target, n: number, warmup = TTFB_WARMUP, req?: { path: (i: number) => string; body: string }): Promise<Ttfb> {
+export async function measureTtfb(
+  t: Target,
+  n: number,
+  warmup = TTFB_WARMUP,
+  req?: { path: (i: number) => string; body: string },
+): Promise<Ttfb> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(`${t.baseUrl}${PATH}`);
   const first: number[] = [];
@@ -457,7 +515,9 @@ export async function measureTtfb(t: Target, n: number, warmup = TTFB_WARMUP, re
     for (let i = 0; i < warmup + n; i++) {
       const headers = { ...t.headers, ...(t.rotate ? t.rotate[i % t.rotate.length] : {}) };
       try {
-        const r = req ? await timedRequest(agent, new URL(`${t.baseUrl}${req.path(i)}`), headers, req.body) : await timedRequest(agent, url, headers, BODIES.stream);
+        const r = req
+          ? await timedRequest(agent, new URL(`${t.baseUrl}${req.path(i)}`), headers, req.body)
+          : await timedRequest(agent, url, headers, BODIES.stream);
         const good = r.status === 200 && r.text.trimEnd().endsWith("data: [DONE]");
         if (good) ok++;
         else {
@@ -521,7 +581,16 @@ function loadSpec(t: Target, mode: Mode, connections: number, durationS: number)
  * One measured autocannon run with CPU / RSS accounting of gateway, upstream and database; `spec`
  * replaces the chat-completions request (the runs rows).
  */
-export async function measureRun(t: Target, up: Upstream, mode: Mode, connections: number, durationS: number, warmupS: number, quietWaitMs: number, spec?: LoadOptions): Promise<Row> {
+export async function measureRun(
+  t: Target,
+  up: Upstream,
+  mode: Mode,
+  connections: number,
+  durationS: number,
+  warmupS: number,
+  quietWaitMs: number,
+  spec?: LoadOptions,
+): Promise<Row> {
   const gwBefore = t.pid ? processTree(t.pid) : [];
   const upPids = processTree(up.service.pid);
   const dbBeforePids = await dbPids(t.db);
@@ -626,10 +695,14 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   };
   const startedAt = new Date();
   const log = (m: string) => {
-    if (o.print) process.stderr.write(`[bench:completions +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
+    if (o.print)
+      process.stderr.write(`[bench:completions +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
   };
   // The checkout's state when the run starts (the isolated copy, if any, is taken right after).
-  const gitAtStart = { commit: git(["rev-parse", "HEAD"]), dirtyFiles: git(["status", "--porcelain"])?.split("\n").filter(Boolean) ?? [] };
+  const gitAtStart = {
+    commit: git(["rev-parse", "HEAD"]),
+    dirtyFiles: git(["status", "--porcelain"])?.split("\n").filter(Boolean) ?? [],
+  };
   const lowC = Math.min(...o.connections);
   const highC = Math.max(...o.connections);
 
@@ -646,7 +719,13 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   let build: BuildInfo | undefined;
   let appRoot = ROOT;
   let db: BenchDatabase | undefined;
-  let ledger: { completionRows: number; expected2xx: number; cutOffAllowance: number; runsByStatus: Record<string, number>; upstreamRequests: number } | null = null;
+  let ledger: {
+    completionRows: number;
+    expected2xx: number;
+    cutOffAllowance: number;
+    runsByStatus: Record<string, number>;
+    upstreamRequests: number;
+  } | null = null;
   let runs: RunsResult | null = null;
   /** Status counts of the runs company's runs once ours stopped. */
   let runsByStatus: Record<string, number> | null = null;
@@ -663,7 +742,9 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       appRoot = prepared.appRoot;
       build = prepared.build;
       if (build.newerSources.length && !o.isolatedBuild) {
-        log(`WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build`);
+        log(
+          `WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build`,
+        );
       }
     }
 
@@ -690,9 +771,38 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       oursCompanyId = companyId;
       runsCompanyId = runsCompany;
       const [, , , created, createdRouted, createdRuns] = await Promise.all([
-        admin(db.url, ["credits", "grant", "--company", companyId, "--amount", String(CREDITS_OT), "--note", "completions bench"]),
-        admin(db.url, ["credits", "grant", "--company", routedCompanyId, "--amount", String(CREDITS_OT), "--note", "completions bench"]),
-        o.runs ? admin(db.url, ["credits", "grant", "--company", runsCompany, "--amount", String(CREDITS_OT), "--note", "runs bench"]) : null,
+        admin(db.url, [
+          "credits",
+          "grant",
+          "--company",
+          companyId,
+          "--amount",
+          String(CREDITS_OT),
+          "--note",
+          "completions bench",
+        ]),
+        admin(db.url, [
+          "credits",
+          "grant",
+          "--company",
+          routedCompanyId,
+          "--amount",
+          String(CREDITS_OT),
+          "--note",
+          "completions bench",
+        ]),
+        o.runs
+          ? admin(db.url, [
+              "credits",
+              "grant",
+              "--company",
+              runsCompany,
+              "--amount",
+              String(CREDITS_OT),
+              "--note",
+              "runs bench",
+            ])
+          : null,
         createKeys(db.url, companyId, KEY_COUNT),
         createKeys(db.url, routedCompanyId, KEY_COUNT),
         o.runs ? createKeys(db.url, runsCompany, KEY_COUNT) : [],
@@ -723,7 +833,14 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       let server: NextServer | undefined;
       let profileDir: string | undefined;
       if (id === "direct") {
-        target = { id, label: "direct (fake upstream)", baseUrl: up.url, headers: { authorization: `Bearer ${UPSTREAM_KEY}` }, pid: null, rss: null };
+        target = {
+          id,
+          label: "direct (fake upstream)",
+          baseUrl: up.url,
+          headers: { authorization: `Bearer ${UPSTREAM_KEY}` },
+          pid: null,
+          rss: null,
+        };
       } else if (id === "peer") {
         const pk = await startPortkey();
         const rss = new RssSampler(pk.service.pid).start();
@@ -735,7 +852,11 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           id,
           label: "peer (Portkey 1.15.2)",
           baseUrl: pk.baseUrl,
-          headers: { authorization: `Bearer ${UPSTREAM_KEY}`, "x-portkey-provider": "openai", "x-portkey-custom-host": up.openaiBase },
+          headers: {
+            authorization: `Bearer ${UPSTREAM_KEY}`,
+            "x-portkey-provider": "openai",
+            "x-portkey-custom-host": up.openaiBase,
+          },
           pid: pk.service.pid,
           rss,
         };
@@ -767,9 +888,21 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           rss.stop();
           await s.stop();
         };
-        log(`${id}: server pid ${s.pid} on ${s.baseUrl}, healthy after ${Date.now() - t} ms${o.cpuProf ? " (--cpu-prof)" : ""}${proxy ? " (database through the counting proxy)" : ""}`);
+        log(
+          `${id}: server pid ${s.pid} on ${s.baseUrl}, healthy after ${Date.now() - t} ms${o.cpuProf ? " (--cpu-prof)" : ""}${proxy ? " (database through the counting proxy)" : ""}`,
+        );
         const label = routed ? "ours, Next.js router only" : "ours";
-        target = { id, label, baseUrl: s.baseUrl, headers: {}, rotate: routed ? routedKeys : keys, pid: s.pid, rss, db, proxy };
+        target = {
+          id,
+          label,
+          baseUrl: s.baseUrl,
+          headers: {},
+          rotate: routed ? routedKeys : keys,
+          pid: s.pid,
+          rss,
+          db,
+          proxy,
+        };
         if (!routed) oursUpstream0 = (await up.stats()).total;
       }
 
@@ -783,7 +916,8 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           if (id === "ours") oursCounted2xx++;
         }
         const q = o.quietWaitS > 0 ? await waitForQuiet(0.3, o.quietWaitS * 1000) : { waitedMs: 0, busy: null };
-        if (q.waitedMs > 1_500) log(`waited ${Math.round(q.waitedMs / 1000)} s for unrelated load to drop (busy ${fmt(q.busy, 2)} cores)`);
+        if (q.waitedMs > 1_500)
+          log(`waited ${Math.round(q.waitedMs / 1000)} s for unrelated load to drop (busy ${fmt(q.busy, 2)} cores)`);
 
         for (const mode of ["json", "stream"] as Mode[]) {
           if (o.warmupS > 0) {
@@ -793,7 +927,10 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
               oursCounted2xx += w.ok2xx;
               oursAllowance += highC;
             }
-            if (w.non2xx || w.errors) invalid.push(`${id} ${mode} warm-up: ${w.non2xx} non-2xx ${JSON.stringify(w.statusCodes)}, ${w.errors} errors`);
+            if (w.non2xx || w.errors)
+              invalid.push(
+                `${id} ${mode} warm-up: ${w.non2xx} non-2xx ${JSON.stringify(w.statusCodes)}, ${w.errors} errors`,
+              );
           }
           for (const c of o.connections) {
             log(`${id} ${mode} @${c}c: ${o.durationS} s`);
@@ -804,9 +941,14 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
               oursAllowance += c;
             }
             if (row.non2xx || row.errors) {
-              invalid.push(`${id} ${mode} @${c}c: ${row.non2xx} non-2xx ${JSON.stringify(row.statusCodes)}, ${row.errors} errors (${row.timeouts} timeouts)`);
+              invalid.push(
+                `${id} ${mode} @${c}c: ${row.non2xx} non-2xx ${JSON.stringify(row.statusCodes)}, ${row.errors} errors (${row.timeouts} timeouts)`,
+              );
             }
-            if (row.upstreamRequests < row.ok2xx) invalid.push(`${id} ${mode} @${c}c: ${row.ok2xx} 2xx but the upstream saw only ${row.upstreamRequests} requests`);
+            if (row.upstreamRequests < row.ok2xx)
+              invalid.push(
+                `${id} ${mode} @${c}c: ${row.ok2xx} 2xx but the upstream saw only ${row.upstreamRequests} requests`,
+              );
           }
           if (mode === "stream" && o.ttfbRequests > 0) {
             log(`${id}: time to first streamed byte, ${o.ttfbRequests} sequential requests`);
@@ -821,7 +963,14 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           const before = (await up.stats()).total;
           runs = await runRunsRows({
             ours: { ...target, rotate: runsKeys },
-            direct: { id: "direct", label: "direct", baseUrl: up.url, headers: { authorization: `Bearer ${UPSTREAM_KEY}` }, pid: null, rss: null },
+            direct: {
+              id: "direct",
+              label: "direct",
+              baseUrl: up.url,
+              headers: { authorization: `Bearer ${UPSTREAM_KEY}` },
+              pid: null,
+              rss: null,
+            },
             up,
             keys: runsKeys,
             model: MODEL_SLUG,
@@ -838,7 +987,8 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
             databaseUrl: db!.url,
             quietWaitS: o.quietWaitS,
             completionsSpec: (c, durationS) => loadSpec({ ...target, rotate: runsKeys }, "json", c, durationS),
-            measure: (t, mode, c, durationS, spec) => measureRun(t, up, mode, c, durationS, o.warmupS, q.waitedMs, spec),
+            measure: (t, mode, c, durationS, spec) =>
+              measureRun(t, up, mode, c, durationS, o.warmupS, q.waitedMs, spec),
             ttfb: (t, n, warmup, req) => measureTtfb(t, n, warmup, req),
             log,
           });
@@ -850,7 +1000,11 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           log(`ours: RSS soak ${o.soakS} s @${highC}c json, sampling RSS every second`);
           const samples: { t: number; rssMb: number }[] = [];
           const t0 = performance.now();
-          const tick = () => samples.push({ t: (performance.now() - t0) / 1000, rssMb: processTree(target.pid!).reduce((s, p) => s + rssKb(p), 0) / 1024 });
+          const tick = () =>
+            samples.push({
+              t: (performance.now() - t0) / 1000,
+              rssMb: processTree(target.pid!).reduce((s, p) => s + rssKb(p), 0) / 1024,
+            });
           const gw = processTree(target.pid!);
           const cpu0 = cpuTicksOf(gw);
           tick();
@@ -866,7 +1020,8 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           const cpuMs = cpuMsBetween(cpu0, cpuTicksOf([...new Set([...gw, ...processTree(target.pid!)])]));
           oursCounted2xx += r.ok2xx;
           oursAllowance += highC;
-          if (r.non2xx || r.errors) invalid.push(`ours soak: ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`);
+          if (r.non2xx || r.errors)
+            invalid.push(`ours soak: ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`);
           const mbs = samples.map((s) => s.rssMb);
           soak = {
             durationS: o.soakS,
@@ -901,11 +1056,17 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
         // The server is stopped: whatever it answered is committed. Count the ledger.
         const sql = postgres(db!.url, { max: 1, onnotice: () => {} });
         try {
-          const [l] = await sql<{ n: string }[]>`select count(*)::text as n from ledger_entries where kind = 'completion' and company_id = ${oursCompanyId}`;
-          const byStatus = await sql<{ status: string; n: string }[]>`select status::text, count(*)::text as n from runs where company_id = ${oursCompanyId} group by status`;
+          const [l] = await sql<
+            { n: string }[]
+          >`select count(*)::text as n from ledger_entries where kind = 'completion' and company_id = ${oursCompanyId}`;
+          const byStatus = await sql<
+            { status: string; n: string }[]
+          >`select status::text, count(*)::text as n from runs where company_id = ${oursCompanyId} group by status`;
           const upTotal = (await up.stats()).total - oursUpstream0 - runsUpstream;
           if (runsCompanyId) {
-            const rs = await sql<{ status: string; n: string }[]>`select status::text, count(*)::text as n from runs where company_id = ${runsCompanyId} group by status`;
+            const rs = await sql<
+              { status: string; n: string }[]
+            >`select status::text, count(*)::text as n from runs where company_id = ${runsCompanyId} group by status`;
             runsByStatus = Object.fromEntries(rs.map((r) => [r.status, Number(r.n)]));
           }
           ledger = {
@@ -919,24 +1080,58 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           await sql.end({ timeout: 5 });
         }
         const { completionRows, expected2xx, cutOffAllowance } = ledger;
-        log(`ledger: ${completionRows} completion rows for ${expected2xx} 2xx completions (+ up to ${cutOffAllowance} cut off in flight at run ends)`);
+        log(
+          `ledger: ${completionRows} completion rows for ${expected2xx} 2xx completions (+ up to ${cutOffAllowance} cut off in flight at run ends)`,
+        );
         if (completionRows < expected2xx || completionRows > expected2xx + cutOffAllowance) {
-          invalid.push(`ledger: ${completionRows} completion rows, expected ${expected2xx} (2xx answers) to ${expected2xx + cutOffAllowance} (+ requests in flight when a load run stopped)`);
+          invalid.push(
+            `ledger: ${completionRows} completion rows, expected ${expected2xx} (2xx answers) to ${expected2xx + cutOffAllowance} (+ requests in flight when a load run stopped)`,
+          );
         }
         if (profileDir) {
-          const inclusive = ["lib/runs/stages/history", "lib/runs/claim-thread", "lib/runs/create-run", "lib/threads/", "next/dist/server", "lib/auth/", "lib/rate-limit/", "lib/billing/", "lib/runs/persist-run", "lib/runs/stages/reserve-credit", "lib/providers/", "lib/completions/", "lib/models/", "lib/http/", "lib/ids", "drizzle-orm", "postgres", "zod", "gpt-tokenizer", "pino"];
+          const inclusive = [
+            "lib/runs/stages/history",
+            "lib/runs/claim-thread",
+            "lib/runs/create-run",
+            "lib/threads/",
+            "next/dist/server",
+            "lib/auth/",
+            "lib/rate-limit/",
+            "lib/billing/",
+            "lib/runs/persist-run",
+            "lib/runs/stages/reserve-credit",
+            "lib/providers/",
+            "lib/completions/",
+            "lib/models/",
+            "lib/http/",
+            "lib/ids",
+            "drizzle-orm",
+            "postgres",
+            "zod",
+            "gpt-tokenizer",
+            "pino",
+          ];
           for (const f of fs.readdirSync(profileDir).filter((n) => n.endsWith(".cpuprofile"))) {
             const file = path.join(profileDir, f);
             profiles.push(summarizeProfile(file, { top: 30, root: appRoot, inclusive }));
             // The same profile over each measured run only: per-request costs without start-up and warm-up.
             for (const r of rows.filter((x) => x.target === "ours")) {
               const w = { fromNs: BigInt(r.windowNs[0]), toNs: BigInt(r.windowNs[1]), requests: r.total };
-              windowed.push({ mode: r.mode, connections: r.connections, ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }) });
+              windowed.push({
+                mode: r.mode,
+                connections: r.connections,
+                ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }),
+              });
             }
             // The runs rows at the high connection count: completions baseline and runs, pair by pair.
             for (const r of runs?.rows.filter((x) => x.case === "json-throughput") ?? []) {
               const w = { fromNs: BigInt(r.windowNs[0]), toNs: BigInt(r.windowNs[1]), requests: r.total };
-              windowed.push({ mode: r.mode, connections: r.connections, label: `${r.label} rep ${r.repetition}`, ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }) });
+              windowed.push({
+                mode: r.mode,
+                connections: r.connections,
+                label: `${r.label} rep ${r.repetition}`,
+                ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }),
+              });
             }
           }
         }
@@ -951,12 +1146,18 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
 
   // --- report ------------------------------------------------------------------------------------
   if (build && !o.isolatedBuild) {
-    if (currentBuildId() !== build.buildId) invalid.push(`.next was rebuilt during the run (build ${build.buildId} → ${currentBuildId() ?? "none"}); use --isolated-build`);
-    else if (runningBuilds().length > 0) invalid.push(`a next build is running in this project (pid ${runningBuilds().join(", ")}); use --isolated-build`);
+    if (currentBuildId() !== build.buildId)
+      invalid.push(
+        `.next was rebuilt during the run (build ${build.buildId} → ${currentBuildId() ?? "none"}); use --isolated-build`,
+      );
+    else if (runningBuilds().length > 0)
+      invalid.push(`a next build is running in this project (pid ${runningBuilds().join(", ")}); use --isolated-build`);
   }
-  const find = (id: TargetId, mode: Mode, c: number) => rows.find((r) => r.target === id && r.mode === mode && r.connections === c);
+  const find = (id: TargetId, mode: Mode, c: number) =>
+    rows.find((r) => r.target === id && r.mode === mode && r.connections === c);
   const tt = (id: TargetId) => ttfbs.find((x) => x.target === id);
-  const noisy = (...rs: (Row | undefined)[]) => rs.some((r) => r?.otherCores != null && r.otherCores > NOISY_OTHER_CORES);
+  const noisy = (...rs: (Row | undefined)[]) =>
+    rs.some((r) => r?.otherCores != null && r.otherCores > NOISY_OTHER_CORES);
   const verdicts: Verdict[] = [];
   for (const mode of ["json", "stream"] as Mode[]) {
     const ours = find("ours", mode, highC);
@@ -1022,7 +1223,24 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   }
 
   const table = renderTable(
-    ["target", "mode", "conns", "req/s", "p50 ms", "p99 ms", "TTFB p50", "TTFB p99", "gw CPU ms/req", "gw sys %", "gw writes/req", "upstream ms/req", "db ms/req", "peak RSS MiB", "non-2xx", "other cores"],
+    [
+      "target",
+      "mode",
+      "conns",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "TTFB p50",
+      "TTFB p99",
+      "gw CPU ms/req",
+      "gw sys %",
+      "gw writes/req",
+      "upstream ms/req",
+      "db ms/req",
+      "peak RSS MiB",
+      "non-2xx",
+      "other cores",
+    ],
     rows.map((r) => {
       const t = r.mode === "stream" && r.connections === lowC ? tt(r.target) : undefined;
       return [
@@ -1048,8 +1266,24 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
   );
   const ttfbTable = ttfbs.length
     ? renderTable(
-        ["stream, 1 connection, sequential", "n", "TTFB p50 ms", "TTFB p99 ms", "TTFB mean", "headers p50", "whole p50"],
-        ttfbs.map((x) => [x.label, String(x.n), fmt(x.p50, 3), fmt(x.p99, 3), fmt(x.mean, 3), fmt(x.headersP50, 3), fmt(x.totalP50, 3)]),
+        [
+          "stream, 1 connection, sequential",
+          "n",
+          "TTFB p50 ms",
+          "TTFB p99 ms",
+          "TTFB mean",
+          "headers p50",
+          "whole p50",
+        ],
+        ttfbs.map((x) => [
+          x.label,
+          String(x.n),
+          fmt(x.p50, 3),
+          fmt(x.p99, 3),
+          fmt(x.mean, 3),
+          fmt(x.headersP50, 3),
+          fmt(x.totalP50, 3),
+        ]),
       )
     : "";
   const verdictTable = renderTable(
@@ -1066,7 +1300,11 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     }),
   );
   const idleLine = Object.keys(idleRss).length
-    ? `Gateway RSS idle after start (before any completion): ${Object.entries(idleRss).map(([k, v]) => `${k} ${fmt(v, 0)} MiB (${fmt(idleBreakdown[k]?.anonMb, 0)} anonymous)`).join(", ")}; overall peak: ${Object.entries(gatewayPeaks).map(([k, v]) => `${k} ${fmt(v, 0)} MiB`).join(", ")}`
+    ? `Gateway RSS idle after start (before any completion): ${Object.entries(idleRss)
+        .map(([k, v]) => `${k} ${fmt(v, 0)} MiB (${fmt(idleBreakdown[k]?.anonMb, 0)} anonymous)`)
+        .join(", ")}; overall peak: ${Object.entries(gatewayPeaks)
+        .map(([k, v]) => `${k} ${fmt(v, 0)} MiB`)
+        .join(", ")}`
     : "";
   const soakLine = soak
     ? `RSS soak, ours, ${soak.durationS} s @${soak.connections}c json: ${fmt(soak.rps, 0)} req/s, RSS start ${fmt(soak.startMb, 0)} / peak ${fmt(soak.peakMb, 0)} / end ${fmt(soak.endMb, 0)} MiB, slope ${fmt(soak.slopeMbPerMin, 2)} MiB/min over all ${soak.samples.length} samples, ${fmt(soak.floorSlopeMbPerMin, 2)} MiB/min over the ${FLOOR_WINDOW_S}-s minima; at the end ${fmt(soak.endBreakdown.anonMb, 0)} MiB anonymous (JS heap, buffers, malloc) + ${fmt(soak.endBreakdown.fileMb, 0)} MiB file-backed + ${fmt(soak.endBreakdown.shmemMb, 0)} MiB shared`
@@ -1076,16 +1314,31 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     : "";
   const noisyRows = rows
     .filter((r) => r.otherCores !== null && r.otherCores > NOISY_OTHER_CORES)
-    .map((r) => `${r.target} ${r.mode} @${r.connections}c: other processes kept ${fmt(r.otherCores, 2)} cores busy (${r.otherTop.map((x) => `${x.comm} ${fmt(x.cores, 2)}`).join(", ")})`);
+    .map(
+      (r) =>
+        `${r.target} ${r.mode} @${r.connections}c: other processes kept ${fmt(r.otherCores, 2)} cores busy (${r.otherTop.map((x) => `${x.comm} ${fmt(x.cores, 2)}`).join(", ")})`,
+    );
 
   const profileText = [
-    ...profiles.map((p) => `CPU profile ${path.relative(ROOT, p.file)}: ${fmt(p.totalMs, 0)} ms non-idle over the server's whole life (start-up included); per measured run:`),
+    ...profiles.map(
+      (p) =>
+        `CPU profile ${path.relative(ROOT, p.file)}: ${fmt(p.totalMs, 0)} ms non-idle over the server's whole life (start-up included); per measured run:`,
+    ),
     ...windowed.map((w) =>
       [
         `${w.label ?? "ours"} ${w.mode} @${w.connections}c: ${fmt(w.busyMs, 0)} ms sampled CPU over ${fmt(w.windowMs / 1000, 1)} s, ${w.requests} requests → ${fmt(w.busyMsPerReq, 3)} ms CPU per request`,
-        renderTable(["self time by area", "ms/req", "%"], w.byArea.slice(0, 14).map((a) => [a.area, fmt(a.perReqMs, 3), fmt(a.pct, 1)])),
-        renderTable(["top self-time functions", "ms/req", "%"], w.byFunction.slice(0, 22).map((f) => [f.fn.slice(0, 120), fmt(f.perReqMs, 3), fmt(f.pct, 1)])),
-        renderTable(["inclusive (synchronous stack)", "ms/req", "%"], w.inclusive.map((i) => [i.match, fmt(i.perReqMs, 3), fmt(i.pct, 1)])),
+        renderTable(
+          ["self time by area", "ms/req", "%"],
+          w.byArea.slice(0, 14).map((a) => [a.area, fmt(a.perReqMs, 3), fmt(a.pct, 1)]),
+        ),
+        renderTable(
+          ["top self-time functions", "ms/req", "%"],
+          w.byFunction.slice(0, 22).map((f) => [f.fn.slice(0, 120), fmt(f.perReqMs, 3), fmt(f.pct, 1)]),
+        ),
+        renderTable(
+          ["inclusive (synchronous stack)", "ms/req", "%"],
+          w.inclusive.map((i) => [i.match, fmt(i.perReqMs, 3), fmt(i.pct, 1)]),
+        ),
       ].join("\n\n"),
     ),
   ].join("\n\n");
@@ -1095,7 +1348,11 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       (r) =>
         `database traffic per request, ${r.label} ${r.mode} @${r.connections}c: ${fmt(r.db!.statementsPerReq, 2)} statements, ${fmt(r.db!.syncsPerReq, 2)} syncs (round trips), ${fmt(r.db!.writesPerReq, 2)} client writes; database wait ${fmt(r.db!.waitMsPerReq, 3)} ms summed over syncs, ${fmt(r.db!.busyMsPerReq, 3)} ms wall with a query outstanding (per request; includes the proxy hop)\n` +
         `  per req   wait ms/req  statement\n` +
-        r.db!.byStatementPerReq.map((s) => `  ${fmt(s.perReq, 2).padStart(7)}  ${fmt(s.waitMsPerReq, 3).padStart(11)}  ${s.sql.slice(0, 110)}`).join("\n"),
+        r
+          .db!.byStatementPerReq.map(
+            (s) => `  ${fmt(s.perReq, 2).padStart(7)}  ${fmt(s.waitMsPerReq, 3).padStart(11)}  ${s.sql.slice(0, 110)}`,
+          )
+          .join("\n"),
     )
     .join("\n\n");
 
@@ -1228,7 +1485,9 @@ if (isMain) {
   });
   const profile = flags.profile!;
   const targets = (profile ? "ours" : flags.targets!).split(",").map((s) => s.trim()) as TargetId[];
-  for (const t of targets) if (!["direct", "peer", "ours", "routed"].includes(t)) throw new Error(`unknown target '${t}' (direct, peer, ours, routed)`);
+  for (const t of targets)
+    if (!["direct", "peer", "ours", "routed"].includes(t))
+      throw new Error(`unknown target '${t}' (direct, peer, ours, routed)`);
   runCompletionsBench({
     durationS: Number(flags.duration),
     warmupS: Number(flags.warmup),

@@ -168,7 +168,15 @@ function otherKind(a: Answer): string {
 }
 
 /** One POST; resolves (never rejects) with the answer. */
-function call(url: URL, agent: http.Agent, key: string, stream: boolean, n: number, client: number, t0: number): Promise<Answer> {
+function call(
+  url: URL,
+  agent: http.Agent,
+  key: string,
+  stream: boolean,
+  n: number,
+  client: number,
+  t0: number,
+): Promise<Answer> {
   const body = JSON.stringify({
     model: MODEL_SLUG,
     messages: [{ role: "user", content: `db-fault call ${n}` }],
@@ -207,7 +215,11 @@ function call(url: URL, agent: http.Agent, key: string, stream: boolean, n: numb
       path: url.pathname,
       method: "POST",
       agent,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(body)),
+      },
     });
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer after ${REQUEST_TIMEOUT_MS / 1000} s`)));
     req.on("error", (err) => finish(null, (err as NodeJS.ErrnoException).code ?? err.message));
@@ -290,7 +302,9 @@ async function countBills(databaseUrl: string, companyId: string, answers: Answe
     const okIds = answers.filter((a) => classify(a) === "ok").map((a) => a.id!);
     const otherIds = new Set(answers.filter((a) => classify(a) === "other" && a.id).map((a) => a.id!));
     const count = async () => {
-      const [r] = await sql<{ n: string }[]>`select count(*)::text as n from ledger_entries where company_id = ${companyId} and kind = 'completion'`;
+      const [r] = await sql<
+        { n: string }[]
+      >`select count(*)::text as n from ledger_entries where company_id = ${companyId} and kind = 'completion'`;
       return Number(r!.n);
     };
     const t = Date.now();
@@ -308,7 +322,9 @@ async function countBills(databaseUrl: string, companyId: string, answers: Answe
       select l.reference_id, l.created_at > r.completed_at as journaled
       from ledger_entries l left join runs r on r.id = l.metadata->>'run_id'
       where l.company_id = ${companyId} and l.kind = 'completion'`;
-    const runs = await sql<{ status: string; n: string }[]>`select status::text, count(*)::text as n from runs where company_id = ${companyId} group by status`;
+    const runs = await sql<
+      { status: string; n: string }[]
+    >`select status::text, count(*)::text as n from runs where company_id = ${companyId} group by status`;
     const held = async () => {
       const [r] = await sql<{ rows: string; micro: string; balance: string }[]>`
         select count(*)::text as rows, coalesce(sum(amount_micro), 0)::text as micro,
@@ -317,7 +333,12 @@ async function countBills(databaseUrl: string, companyId: string, answers: Answe
       return { rows: Number(r!.rows), micro: Number(r!.micro), balanceMicro: Number(r!.balance) };
     };
     let heldAfterLoad = await held();
-    for (const until = Date.now() + LEASE_WAIT_MS; heldAfterLoad.rows > 0 && Date.now() < until; heldAfterLoad = await held()) await sleep(250);
+    for (
+      const until = Date.now() + LEASE_WAIT_MS;
+      heldAfterLoad.rows > 0 && Date.now() < until;
+      heldAfterLoad = await held()
+    )
+      await sleep(250);
     const seen = new Map<string, number>();
     for (const r of rows) seen.set(r.reference_id ?? "(none)", (seen.get(r.reference_id ?? "(none)") ?? 0) + 1);
     const okSet = new Set(okIds);
@@ -380,9 +401,11 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
     name: options.name ?? "db-fault",
   };
   if (!FAULT_MODES.includes(o.faultMode)) throw new Error(`--fault-mode must be one of ${FAULT_MODES.join(", ")}`);
-  if (o.cutAtS + o.cutForS > o.durationS) throw new Error(`the cut (${o.cutAtS} s + ${o.cutForS} s) must end within the run (${o.durationS} s)`);
+  if (o.cutAtS + o.cutForS > o.durationS)
+    throw new Error(`the cut (${o.cutAtS} s + ${o.cutForS} s) must end within the run (${o.durationS} s)`);
   const startedAt = new Date();
-  const log = (m: string) => process.stderr.write(`[bench:db-fault +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
+  const log = (m: string) =>
+    process.stderr.write(`[bench:db-fault +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
   const { stack: cleanups, runAll: runCleanups } = cleanupStack(log);
 
   const errors: string[] = [];
@@ -406,7 +429,9 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
     cleanups.push({ name: "isolated build", fn: async () => prepared.cleanup() });
     build = prepared.build;
     if (build.newerSources.length && !o.isolatedBuild) {
-      log(`WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build`);
+      log(
+        `WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build`,
+      );
     }
     if (o.databaseInPlace && !o.databaseUrl) throw new Error("--database-in-place needs DATABASE_URL");
     db = o.databaseInPlace ? await useDatabase(o.databaseUrl!) : await provisionDatabase({ serverUrl: o.databaseUrl });
@@ -414,7 +439,16 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
 
     const companyId = await createCompany(db.url, "Bench db fault");
     const [, keys] = await Promise.all([
-      admin(db.url, ["credits", "grant", "--company", companyId, "--amount", String(CREDITS_OT), "--note", "db-fault bench"]),
+      admin(db.url, [
+        "credits",
+        "grant",
+        "--company",
+        companyId,
+        "--amount",
+        String(CREDITS_OT),
+        "--note",
+        "db-fault bench",
+      ]),
       createKeys(db.url, companyId, KEY_COUNT, KEY_COUNT),
     ]);
 
@@ -439,7 +473,9 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
       appRoot: prepared.appRoot,
     });
     cleanups.push({ name: "server", fn: () => server.stop() });
-    log(`server pid ${server.pid} on ${server.baseUrl} (PostgreSQL through the proxy on :${proxy.port}), healthy after ${Date.now() - t} ms`);
+    log(
+      `server pid ${server.pid} on ${server.baseUrl} (PostgreSQL through the proxy on :${proxy.port}), healthy after ${Date.now() - t} ms`,
+    );
 
     const url = new URL(`${server.baseUrl}${PATH}`);
     const agent = new http.Agent({ keepAlive: true, maxSockets: o.clients });
@@ -449,17 +485,27 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
     // Warm-up: one call per client (key cache, credit lease, rate-limit grants, connections);
     // billed like the rest, so part of the bill count.
     const warmT0 = Date.now();
-    const warm = await Promise.all(Array.from({ length: o.clients }, (_, c) => call(url, agent, keyOf(c), c % 2 === 1, -1 - c, c, warmT0)));
+    const warm = await Promise.all(
+      Array.from({ length: o.clients }, (_, c) => call(url, agent, keyOf(c), c % 2 === 1, -1 - c, c, warmT0)),
+    );
     for (const a of warm) answers.push({ ...a, warmup: true, startMs: Number.NaN, endMs: Number.NaN });
     const warmBad = warm.filter((a) => classify(a) !== "ok");
-    if (warmBad.length) throw new Error(`warm-up: ${warmBad.length} of ${warm.length} calls not answered 200 (${otherKind(warmBad[0]!)} ${warmBad[0]!.body ?? ""})\n${server.logTail(20)}`);
+    if (warmBad.length)
+      throw new Error(
+        `warm-up: ${warmBad.length} of ${warm.length} calls not answered 200 (${otherKind(warmBad[0]!)} ${warmBad[0]!.body ?? ""})\n${server.logTail(20)}`,
+      );
 
     if (o.quietWaitS > 0) {
       quiet = await waitForQuiet(0.3, o.quietWaitS * 1000);
-      if (quiet.waitedMs > 1_500) log(`waited ${Math.round(quiet.waitedMs / 1000)} s for unrelated load to drop (busy ${fmt(quiet.busy, 2)} cores)`);
+      if (quiet.waitedMs > 1_500)
+        log(
+          `waited ${Math.round(quiet.waitedMs / 1000)} s for unrelated load to drop (busy ${fmt(quiet.busy, 2)} cores)`,
+        );
     }
 
-    log(`${o.clients} clients (half streaming) for ${o.durationS} s; PostgreSQL cut (${o.faultMode}) at ${o.cutAtS} s for ${o.cutForS} s`);
+    log(
+      `${o.clients} clients (half streaming) for ${o.durationS} s; PostgreSQL cut (${o.faultMode}) at ${o.cutAtS} s for ${o.cutForS} s`,
+    );
     const machine0 = machineCpu();
     const serverCpu0 = cpuTicksOf(processTree(server.pid));
     const upstreamCpu0 = cpuTicksOf([up.service.pid]);
@@ -512,11 +558,15 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
       benchProcess: (self.user + self.system) / 1000 / loadEndMs,
       upstream: cpuMsBetween(upstreamCpu0, cpuTicksOf([up.service.pid])) / loadEndMs,
     };
-    log(`load over after ${fmt(loadEndMs / 1000, 1)} s: ${answers.length} calls; waiting up to ${BILL_WAIT_MS / 1000} s for the bills`);
+    log(
+      `load over after ${fmt(loadEndMs / 1000, 1)} s: ${answers.length} calls; waiting up to ${BILL_WAIT_MS / 1000} s for the bills`,
+    );
     if (server.exited()) invalid.push(`the server exited during the run\n${server.logTail()}`);
     else {
       bills = await countBills(db.url, companyId, answers, BILL_WAIT_MS);
-      log(`bills: ${bills.ledgerRows} completion ledger rows for ${bills.expected} 200s (${bills.recovered} from the journal)`);
+      log(
+        `bills: ${bills.ledgerRows} completion ledger rows for ${bills.expected} 200s (${bills.recovered} from the journal)`,
+      );
     }
     logSummary = serverLogSummary(server.logTail(400));
   } catch (err) {
@@ -549,12 +599,25 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
   const readyUp = ready.find(([at, s]) => at >= cutEndMs && s === 200);
   const okBillable = answers.filter((a) => classify(a) === "ok").length;
 
-  if (!errors.length && !Number.isNaN(cutStartMs) && !ok.some((a) => a.endMs < cutStartMs)) invalid.push("no call was answered 200 before the cut");
+  if (!errors.length && !Number.isNaN(cutStartMs) && !ok.some((a) => a.endMs < cutStartMs))
+    invalid.push("no call was answered 200 before the cut");
   if (bills) {
-    if (bills.ledgerRows !== bills.expected) invalid.push(`bills: ${bills.ledgerRows} completion ledger rows for ${bills.expected} answers 200 (${bills.recovered} written from the journal)`);
-    if (bills.missing.length) invalid.push(`bills: ${bills.missing.length} answers 200 without a bill, e.g. ${bills.missing.slice(0, 5).join(", ")}`);
-    if (bills.extraCount) invalid.push(`bills: ${bills.extraCount} bills for no answer 200 (${bills.billedOthers} of answers counted as other), e.g. ${bills.extra.slice(0, 5).join(", ")}`);
-    if (bills.duplicates.length) invalid.push(`bills: ${bills.duplicates.length} answers billed more than once, e.g. ${bills.duplicates.slice(0, 5).join(", ")}`);
+    if (bills.ledgerRows !== bills.expected)
+      invalid.push(
+        `bills: ${bills.ledgerRows} completion ledger rows for ${bills.expected} answers 200 (${bills.recovered} written from the journal)`,
+      );
+    if (bills.missing.length)
+      invalid.push(
+        `bills: ${bills.missing.length} answers 200 without a bill, e.g. ${bills.missing.slice(0, 5).join(", ")}`,
+      );
+    if (bills.extraCount)
+      invalid.push(
+        `bills: ${bills.extraCount} bills for no answer 200 (${bills.billedOthers} of answers counted as other), e.g. ${bills.extra.slice(0, 5).join(", ")}`,
+      );
+    if (bills.duplicates.length)
+      invalid.push(
+        `bills: ${bills.duplicates.length} answers billed more than once, e.g. ${bills.duplicates.slice(0, 5).join(", ")}`,
+      );
   }
 
   const endMs = Math.max(loadEndMs || 0, ...timed.map((a) => a.endMs));
@@ -570,7 +633,14 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
     const inS = timed.filter((a) => Math.floor(a.endMs / 1000) === s);
     const lat = inS.map(latency).sort((x, y) => x - y);
     const c = (k: Class) => inS.filter((a) => classify(a) === k).length;
-    return { s, ok: c("ok"), unavailable: c("unavailable"), other: c("other"), p50Ms: percentile(lat, 0.5), p99Ms: percentile(lat, 0.99) };
+    return {
+      s,
+      ok: c("ok"),
+      unavailable: c("unavailable"),
+      other: c("other"),
+      p50Ms: percentile(lat, 0.5),
+      p99Ms: percentile(lat, 0.99),
+    };
   });
 
   const verdicts: Verdict[] = [
@@ -586,7 +656,14 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
       value: firstOkAfterCutMs,
       unit: "ms",
       target: `< ${TARGET_FIRST_200_MS} ms`,
-      result: firstOkAfterCutMs === null ? (Number.isNaN(cutEndMs) ? "n/a" : "MISS") : firstOkAfterCutMs < TARGET_FIRST_200_MS ? "PASS" : "MISS",
+      result:
+        firstOkAfterCutMs === null
+          ? Number.isNaN(cutEndMs)
+            ? "n/a"
+            : "MISS"
+          : firstOkAfterCutMs < TARGET_FIRST_200_MS
+            ? "PASS"
+            : "MISS",
     },
     {
       name: "other answers (500s, broken streams, transport errors, hangs)",
@@ -600,12 +677,24 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
       value: bills ? bills.ledgerRows - bills.expected : null,
       unit: "",
       target: "0 (and the same ids)",
-      result: !bills ? "n/a" : bills.ledgerRows === bills.expected && !bills.missing.length && !bills.extraCount && !bills.duplicates.length ? "PASS" : "MISS",
+      result: !bills
+        ? "n/a"
+        : bills.ledgerRows === bills.expected && !bills.missing.length && !bills.extraCount && !bills.duplicates.length
+          ? "PASS"
+          : "MISS",
     },
   ];
 
   const phaseOf = (from: number, to: number) =>
-    to <= cutStartMs ? "" : from >= cutEndMs ? (from < cutEndMs + o.bucketS * 1000 ? "restored" : "") : from >= cutStartMs && to <= cutEndMs ? "CUT" : "cut";
+    to <= cutStartMs
+      ? ""
+      : from >= cutEndMs
+        ? from < cutEndMs + o.bucketS * 1000
+          ? "restored"
+          : ""
+        : from >= cutStartMs && to <= cutEndMs
+          ? "CUT"
+          : "cut";
   // The last bucket also takes the answers of calls still in flight when the load stopped.
   const bucketCount = Math.max(1, Math.ceil(o.durationS / o.bucketS));
   const buckets = Array.from({ length: bucketCount }, (_, b) => {
@@ -627,16 +716,37 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
       fmt(lat.at(-1), 0),
     ];
   });
-  const bucketTable = renderTable(["t (answer end)", "db", "200", "200/s", "503", "other", "p50 ms", "p99 ms", "max ms"], buckets);
+  const bucketTable = renderTable(
+    ["t (answer end)", "db", "200", "200/s", "503", "other", "p50 ms", "p99 ms", "max ms"],
+    buckets,
+  );
   const phaseTable = renderTable(
     ["phase", "from s", "to s", "200", "200/s", "answers/s", "503", "other", "p50 ms", "p99 ms", "max ms"],
-    phases.map((p) => [p.name, fmt(p.fromS, 1), fmt(p.toS, 1), String(p.ok), fmt(p.okPerS, 0), fmt(p.answersPerS, 0), String(p.unavailable), String(p.other), fmt(p.p50Ms, 1), fmt(p.p99Ms, 1), fmt(p.maxMs, 0)]),
+    phases.map((p) => [
+      p.name,
+      fmt(p.fromS, 1),
+      fmt(p.toS, 1),
+      String(p.ok),
+      fmt(p.okPerS, 0),
+      fmt(p.answersPerS, 0),
+      String(p.unavailable),
+      String(p.other),
+      fmt(p.p50Ms, 1),
+      fmt(p.p99Ms, 1),
+      fmt(p.maxMs, 0),
+    ]),
   );
   const verdictTable = renderTable(
     ["goal", "value", "target", "result"],
-    verdicts.map((v) => [v.name, v.value === null ? "-" : `${fmt(v.value, 0)}${v.unit ? ` ${v.unit}` : ""}`, v.target, v.result]),
+    verdicts.map((v) => [
+      v.name,
+      v.value === null ? "-" : `${fmt(v.value, 0)}${v.unit ? ` ${v.unit}` : ""}`,
+      v.target,
+      v.result,
+    ]),
   );
-  const ms = (v: number | null | undefined) => (v === null || v === undefined || Number.isNaN(v) ? "-" : `${fmt(v, 0)} ms`);
+  const ms = (v: number | null | undefined) =>
+    v === null || v === undefined || Number.isNaN(v) ? "-" : `${fmt(v, 0)} ms`;
   const summary = [
     `calls: ${timed.length} (+ ${answers.length - timed.length} warm-up); 200 ${ok.length}, 503 ${unavailable.length} (${noRetryAfter} without Retry-After), other ${others.length}${others.length ? ` ${JSON.stringify(otherKinds)}` : ""}`,
     `cut: ${ms(cutStartMs)} → ${ms(cutEndMs)} (${o.faultMode}); last 200 before it ${lastOkBefore ? ms(cutStartMs - lastOkBefore.endMs) : "-"} before, first 503 ${first503 ? ms(first503.endMs - cutStartMs) : "-"} after it began; slowest answer of a call in flight during the cut ${ms(maxDuringCutMs)}`,
@@ -656,7 +766,10 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
       `${o.clients} clients (half streaming, ${o.backoffMs} ms pause after a 503) × ${o.durationS} s, model ${MODEL_SLUG} (fake upstream); PostgreSQL cut ${o.faultMode} at ${o.cutAtS} s for ${o.cutForS} s\n\n`,
   );
   out.write(`${table}\n`);
-  if (quiet.busy !== null && quiet.busy >= 0.3) out.write(`\nDISTURBED: ${fmt(quiet.busy, 2)} cores were busy with unrelated work when the run started (waited ${Math.round(quiet.waitedMs / 1000)} s)\n`);
+  if (quiet.busy !== null && quiet.busy >= 0.3)
+    out.write(
+      `\nDISTURBED: ${fmt(quiet.busy, 2)} cores were busy with unrelated work when the run started (waited ${Math.round(quiet.waitedMs / 1000)} s)\n`,
+    );
   if (invalid.length) out.write(`\nINVALID RUN:\n  ${invalid.join("\n  ")}\n`);
   if (errors.length) out.write(`\nERRORS:\n  ${errors.join("\n  ")}\n`);
 
@@ -668,7 +781,10 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
     valid: invalid.length === 0 && errors.length === 0,
     invalid,
     errors,
-    git: { commit: git(["rev-parse", "HEAD"]), dirtyFiles: Number(git(["status", "--porcelain"])?.split("\n").filter(Boolean).length ?? 0) },
+    git: {
+      commit: git(["rev-parse", "HEAD"]),
+      dirtyFiles: Number(git(["status", "--porcelain"])?.split("\n").filter(Boolean).length ?? 0),
+    },
     machine: {
       node: process.version,
       platform: `${os.platform()} ${os.release()}`,
@@ -679,7 +795,14 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
     },
     build: build ? { ...build, isolated: o.isolatedBuild } : null,
     database: db ? { mode: db.mode, name: db.name, where: db.where } : null,
-    settings: { ...o, databaseUrl: undefined, model: MODEL_SLUG, keys: KEY_COUNT, requestTimeoutMs: REQUEST_TIMEOUT_MS, billWaitMs: BILL_WAIT_MS },
+    settings: {
+      ...o,
+      databaseUrl: undefined,
+      model: MODEL_SLUG,
+      keys: KEY_COUNT,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      billWaitMs: BILL_WAIT_MS,
+    },
     targets: { max503Ms: TARGET_503_MS, first200AfterCutMs: TARGET_FIRST_200_MS, otherAnswers: 0 },
     verdicts,
     quietWait: quiet,
@@ -687,11 +810,24 @@ export async function runDbFaultBench(options: DbFaultOptions = {}): Promise<DbF
     cores,
     cut: { mode: o.faultMode, startMs: cutStartMs, endMs: cutEndMs },
     loadEndMs,
-    totals: { calls: timed.length, warmup: answers.length - timed.length, ok: ok.length, unavailable: unavailable.length, other: others.length, statuses, otherKinds, unavailableWithoutRetryAfter: noRetryAfter },
+    totals: {
+      calls: timed.length,
+      warmup: answers.length - timed.length,
+      ok: ok.length,
+      unavailable: unavailable.length,
+      other: others.length,
+      statuses,
+      otherKinds,
+      unavailableWithoutRetryAfter: noRetryAfter,
+    },
     max503Ms,
     maxLatencyDuringCutMs: maxDuringCutMs,
     firstOkAfterCutMs,
-    readiness: { notReadyAfterCutStartMs: readyDown ? readyDown[0] - cutStartMs : null, readyAfterCutEndMs: readyUp ? readyUp[0] - cutEndMs : null, samples: ready },
+    readiness: {
+      notReadyAfterCutStartMs: readyDown ? readyDown[0] - cutStartMs : null,
+      readyAfterCutEndMs: readyUp ? readyUp[0] - cutEndMs : null,
+      samples: ready,
+    },
     phases,
     perSecond,
     bills,

@@ -13,7 +13,12 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import Redis from "ioredis";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
-import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
+import {
+  RateLimiterDrizzle,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
 import * as schema from "../db/schema";
 import { createCompany } from "./lib/admin";
 import { provisionDatabase } from "./lib/db";
@@ -70,9 +75,24 @@ async function main(): Promise<void> {
     const sqlAsync = pool({ max: 4, connection: { synchronous_commit: "off" } });
     const dbAsync = drizzle(sqlAsync, { schema });
 
-    const drizzleLimiter = new RateLimiterDrizzle({ ...limiterOpts("rl"), storeClient: db, schema: schema.rateLimits, clearExpiredByTimeout: false });
-    const drizzleLimiterAsync = new RateLimiterDrizzle({ ...limiterOpts("rla"), storeClient: dbAsync, schema: schema.rateLimits, clearExpiredByTimeout: false });
-    const drizzleLimiterUnlogged = new RateLimiterDrizzle({ ...limiterOpts("rlu"), storeClient: db, schema: rateLimitsUnlogged, clearExpiredByTimeout: false });
+    const drizzleLimiter = new RateLimiterDrizzle({
+      ...limiterOpts("rl"),
+      storeClient: db,
+      schema: schema.rateLimits,
+      clearExpiredByTimeout: false,
+    });
+    const drizzleLimiterAsync = new RateLimiterDrizzle({
+      ...limiterOpts("rla"),
+      storeClient: dbAsync,
+      schema: schema.rateLimits,
+      clearExpiredByTimeout: false,
+    });
+    const drizzleLimiterUnlogged = new RateLimiterDrizzle({
+      ...limiterOpts("rlu"),
+      storeClient: db,
+      schema: rateLimitsUnlogged,
+      clearExpiredByTimeout: false,
+    });
     const memLimiter = new RateLimiterMemory({ points: POINTS * 1000, duration: 60 });
     let redisLimiter: RateLimiterAbstract | undefined;
     if (await redisAnswers()) {
@@ -88,7 +108,10 @@ async function main(): Promise<void> {
         "postgres.js unsafe, unprepared (drizzle's protocol) company by id",
         () => sql.unsafe("select * from companies where id = $1 limit 1", [companyId]),
       ],
-      ["drizzle company by id (getCompany)", () => db.select().from(schema.companies).where(eq(schema.companies.id, companyId)).limit(1)],
+      [
+        "drizzle company by id (getCompany)",
+        () => db.select().from(schema.companies).where(eq(schema.companies.id, companyId)).limit(1),
+      ],
       ["drizzle .prepare()d company by id", () => getCompanyPrepared.execute({ id: companyId })],
       [
         "postgres.js rate-limit upsert, 1 key",
@@ -102,11 +125,16 @@ async function main(): Promise<void> {
       ["RateLimiterDrizzle consume, 1 key", (i) => drizzleLimiter.consume(keys(1)(i))],
       ["RateLimiterDrizzle consume, 3 keys", (i) => drizzleLimiter.consume(`k3:${keys(3)(i)}`)],
       ["RateLimiterDrizzle consume, 32 keys", (i) => drizzleLimiter.consume(`k32:${keys(32)(i)}`)],
-      ["RateLimiterDrizzle consume, 3 keys, synchronous_commit=off (pool 4, = app)", (i) => drizzleLimiterAsync.consume(keys(3)(i))],
+      [
+        "RateLimiterDrizzle consume, 3 keys, synchronous_commit=off (pool 4, = app)",
+        (i) => drizzleLimiterAsync.consume(keys(3)(i)),
+      ],
       ["RateLimiterDrizzle consume, 3 keys, UNLOGGED table", (i) => drizzleLimiterUnlogged.consume(keys(3)(i))],
       [
         "postgres.js prepared upsert, 3 keys, synchronous_commit=off (pool 4)",
-        (i) => sqlAsync`insert into rate_limits (key, points, expire) values (${`raw3:${keys(3)(i)}`}, 1, now() + interval '60 s')
+        (
+          i,
+        ) => sqlAsync`insert into rate_limits (key, points, expire) values (${`raw3:${keys(3)(i)}`}, 1, now() + interval '60 s')
                   on conflict (key) do update set
                     points = case when rate_limits.expire <= now() then 1 else rate_limits.points + 1 end,
                     expire = case when rate_limits.expire <= now() then now() + interval '60 s' else rate_limits.expire end
@@ -114,13 +142,20 @@ async function main(): Promise<void> {
       ],
       [
         "postgres.js upsert, 3 keys, UNLOGGED table",
-        (i) => sql`insert into rate_limits_unlogged (key, points, expire) values (${keys(3)(i)}, 1, now() + interval '60 s')
+        (
+          i,
+        ) => sql`insert into rate_limits_unlogged (key, points, expire) values (${keys(3)(i)}, 1, now() + interval '60 s')
                   on conflict (key) do update set
                     points = case when rate_limits_unlogged.expire <= now() then 1 else rate_limits_unlogged.points + 1 end,
                     expire = case when rate_limits_unlogged.expire <= now() then now() + interval '60 s' else rate_limits_unlogged.expire end
                   returning *`,
       ],
-      ...(redisLimiter ? ([["RateLimiterRedis consume, 3 keys", (i: number) => redisLimiter.consume(keys(3)(i))]] as [string, (i: number) => Promise<unknown>][]) : []),
+      ...(redisLimiter
+        ? ([["RateLimiterRedis consume, 3 keys", (i: number) => redisLimiter.consume(keys(3)(i))]] as [
+            string,
+            (i: number) => Promise<unknown>,
+          ][])
+        : []),
     ];
     for (const c of CONC) {
       for (const [name, op] of ops) {
@@ -137,7 +172,15 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${renderTable(
       ["operation", "conc", "ops/s", "p50 ms", "p99 ms", "client CPU ms/op", "errors"],
-      results.map((r) => [r.name, String(r.concurrency), fmt(r.opsPerSec, 0), fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cpuMsPerOp, 3), r.errors ? `${r.errors} (${r.firstError})` : "0"]),
+      results.map((r) => [
+        r.name,
+        String(r.concurrency),
+        fmt(r.opsPerSec, 0),
+        fmt(r.p50, 3),
+        fmt(r.p99, 3),
+        fmt(r.cpuMsPerOp, 3),
+        r.errors ? `${r.errors} (${r.firstError})` : "0",
+      ]),
     )}\n`,
   );
 }

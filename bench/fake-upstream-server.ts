@@ -89,7 +89,10 @@ async function main(): Promise<void> {
     closing = true;
     clearInterval(timer);
     control.closeAllConnections();
-    await Promise.race([Promise.all([up.close(), new Promise<void>((r) => control.close(() => r()))]), new Promise((r) => setTimeout(r, 2_000))]);
+    await Promise.race([
+      Promise.all([up.close(), new Promise<void>((r) => control.close(() => r()))]),
+      new Promise((r) => setTimeout(r, 2_000)),
+    ]);
     process.exit(code);
   }
   process.on("SIGTERM", () => void shutdown(0));
@@ -99,7 +102,9 @@ async function main(): Promise<void> {
   process.stdin.on("error", () => void shutdown(0));
   process.stdin.resume();
 
-  process.stdout.write(`${JSON.stringify({ url: up.url, openaiBase: up.openaiBase, control: controlUrl, pid: process.pid })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: up.url, openaiBase: up.openaiBase, control: controlUrl, pid: process.pid })}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

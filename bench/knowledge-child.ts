@@ -12,7 +12,13 @@ import { search, type SearchOptions } from "@/lib/knowledge/search";
 import { cranParsed, loadCranfield, type CranDoc } from "./lib/cranfield";
 
 type Command =
-  | { cmd: "index-cranfield"; companyId: string; collectionId: string; docPrefix: string; chunking?: { maxTokens: number; overlapTokens: number } }
+  | {
+      cmd: "index-cranfield";
+      companyId: string;
+      collectionId: string;
+      docPrefix: string;
+      chunking?: { maxTokens: number; overlapTokens: number };
+    }
   | { cmd: "eval"; companyId: string; collectionId: string; variants: string[] }
   | { cmd: "synth"; companyId: string; collectionId: string; target: number; docsPerFile: number }
   | { cmd: "parse-throughput"; companyId: string; collectionId: string; files: number; docsPerFile: number };
@@ -34,7 +40,14 @@ function rng(seed: number) {
 /** A Cranfield abstract varied: sentences shuffled, ~10 % of words dropped, a copy marker added. */
 function vary(d: CranDoc, copy: number, rand: () => number): CranDoc {
   const sentences = d.text.split(/(?<=\.)\s+/).sort(() => rand() - 0.5);
-  const text = sentences.map((s) => s.split(/\s+/).filter(() => rand() > 0.1).join(" ")).join(" ");
+  const text = sentences
+    .map((s) =>
+      s
+        .split(/\s+/)
+        .filter(() => rand() > 0.1)
+        .join(" "),
+    )
+    .join(" ");
   return { id: d.id, title: `${d.title} (variant ${copy})`, text };
 }
 
@@ -54,7 +67,12 @@ async function run(c: Command): Promise<unknown> {
       const parsed = cranParsed(d);
       bytes += Buffer.byteLength(d.title + d.text);
       const r = await indexDocument(db, {
-        companyId: c.companyId, collectionId: c.collectionId, documentId: `${c.docPrefix}${d.id}`, filename: `cran-${d.id}.txt`, folderPath: "cranfield", parsed,
+        companyId: c.companyId,
+        collectionId: c.collectionId,
+        documentId: `${c.docPrefix}${d.id}`,
+        filename: `cran-${d.id}.txt`,
+        folderPath: "cranfield",
+        parsed,
         chunking: c.chunking,
       });
       chunks += r.chunkCount;
@@ -77,8 +95,13 @@ async function run(c: Command): Promise<unknown> {
             ORDER BY ts_rank_cd(tsv, q.q, ${norm}) DESC, id LIMIT 50`);
           ranked[q.n] = dedupe((rows as unknown as { document_id: string }[]).map((r) => r.document_id));
         } else {
-          const opts: SearchOptions = v === "hybrid" ? {} : v === "hybrid-noprf" ? { prf: false } : { rankers: v as "lexical" | "dense" };
-          const rows = await search(db, { companyId: c.companyId, collectionIds: [c.collectionId], query: q.text, topK: 50 }, opts);
+          const opts: SearchOptions =
+            v === "hybrid" ? {} : v === "hybrid-noprf" ? { prf: false } : { rankers: v as "lexical" | "dense" };
+          const rows = await search(
+            db,
+            { companyId: c.companyId, collectionIds: [c.collectionId], query: q.text, topK: 50 },
+            opts,
+          );
           ranked[q.n] = dedupe(rows.map((r) => r.documentId));
         }
       }
@@ -102,7 +125,11 @@ async function run(c: Command): Promise<unknown> {
       for (const d of cran.docs.slice(i, i + c.docsPerFile)) segments.push(...cranParsed(vary(d, copy, rand)).segments);
       bytes += segments.reduce((a, s) => a + Buffer.byteLength(s.text), 0);
       const r = await indexDocument(db, {
-        companyId: c.companyId, collectionId: c.collectionId, documentId: `doc_synth_${c.target}_${copy}_${i}`, filename: `synth-${c.target}-${copy}-${i}.txt`, folderPath: "synthetic",
+        companyId: c.companyId,
+        collectionId: c.collectionId,
+        documentId: `doc_synth_${c.target}_${copy}_${i}`,
+        filename: `synth-${c.target}-${copy}-${i}.txt`,
+        folderPath: "synthetic",
         parsed: { kind: "txt", segments },
       });
       chunks += r.chunkCount;
@@ -185,12 +212,24 @@ async function parseThroughput(c: { companyId: string; collectionId: string; fil
       const parsed = await parseDocument({ bytes: file, filename: `bench-${i}.${kind}`, kind });
       parseMs += performance.now() - p;
       const r = await indexDocument(db, {
-        companyId: c.companyId, collectionId: c.collectionId, documentId: `doc_${kind}_${i}`, filename: `bench-${i}.${kind}`, parsed,
+        companyId: c.companyId,
+        collectionId: c.collectionId,
+        documentId: `doc_${kind}_${i}`,
+        filename: `bench-${i}.${kind}`,
+        parsed,
       });
       chunks += r.chunkCount;
     }
     const s = (performance.now() - t) / 1000;
-    result[kind] = { files: files[kind].length, mb: bytes / 1e6, chunks, seconds: s, docsPerS: files[kind].length / s, mbPerS: bytes / 1e6 / s, parseShare: parseMs / 1000 / s };
+    result[kind] = {
+      files: files[kind].length,
+      mb: bytes / 1e6,
+      chunks,
+      seconds: s,
+      docsPerS: files[kind].length / s,
+      mbPerS: bytes / 1e6 / s,
+      parseShare: parseMs / 1000 / s,
+    };
   }
   return result;
 }

@@ -52,11 +52,21 @@ const RESULTS_DIR = path.join(ROOT, "bench/results");
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the child's one JSON line, shaped by its command
 function child(databaseUrl: string, command: Record<string, unknown>): Promise<any> {
-  const proc = spawn(process.execPath, ["--max-old-space-size=4096", TSX_CLI, "--conditions=react-server", "bench/knowledge-child.ts", JSON.stringify(command)], {
-    cwd: ROOT,
-    env: cleanEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", NODE_ENV: "production" }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      "--max-old-space-size=4096",
+      TSX_CLI,
+      "--conditions=react-server",
+      "bench/knowledge-child.ts",
+      JSON.stringify(command),
+    ],
+    {
+      cwd: ROOT,
+      env: cleanEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", NODE_ENV: "production" }),
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   let err = "";
   proc.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
@@ -64,7 +74,10 @@ function child(databaseUrl: string, command: Record<string, unknown>): Promise<a
   return new Promise((resolve, reject) => {
     proc.on("error", reject);
     proc.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`knowledge-child ${String(command.cmd)} failed (exit ${code}): ${err.trim().slice(-2000)}`));
+      if (code !== 0)
+        return reject(
+          new Error(`knowledge-child ${String(command.cmd)} failed (exit ${code}): ${err.trim().slice(-2000)}`),
+        );
       resolve(JSON.parse(out.trim().split("\n").pop()!));
     });
   });
@@ -80,22 +93,28 @@ function peer(cran: Cranfield, fields: string[]): { quality: Quality; indexMs: n
   };
   const t = performance.now();
   const ms = new MiniSearch({ fields, storeFields: [], processTerm });
-  ms.addAll(cran.docs.map((d) => ({ id: d.id, title: d.title, text: fields.length === 1 ? `${d.title}\n${d.text}` : d.text })));
+  ms.addAll(
+    cran.docs.map((d) => ({ id: d.id, title: d.title, text: fields.length === 1 ? `${d.title}\n${d.text}` : d.text })),
+  );
   const indexMs = performance.now() - t;
   const ranked = new Map(cran.queries.map((q) => [q.n, ms.search(q.text).map((r) => r.id as number)]));
   return { quality: quality(cran, ranked), indexMs };
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-export async function runKnowledgeBench(options: KnowledgeBenchOptions = {}): Promise<{ valid: boolean; skipped?: string }> {
+export async function runKnowledgeBench(
+  options: KnowledgeBenchOptions = {},
+): Promise<{ valid: boolean; skipped?: string }> {
   const o = {
     sizes: options.sizes ?? [10_000, 100_000],
     latencyQueries: options.latencyQueries ?? 200,
     print: options.print ?? true,
   };
   const started = Date.now();
-  const log = (m: string) => o.print && process.stderr.write(`[bench:knowledge +${Math.round((Date.now() - started) / 1000)}s] ${m}\n`);
+  const log = (m: string) =>
+    o.print && process.stderr.write(`[bench:knowledge +${Math.round((Date.now() - started) / 1000)}s] ${m}\n`);
   const cran = loadCranfield();
   if (!cran) {
     const skipped = `Cranfield not found in ${process.env.CRANFIELD_DIR || "../shared/data/cranfield"} (set CRANFIELD_DIR): knowledge bench skipped`;
@@ -124,22 +143,58 @@ export async function runKnowledgeBench(options: KnowledgeBenchOptions = {}): Pr
     // (a) quality: index, ablations in-process, then the measured run through the endpoint.
     const cranTenant = await tenant("cranfield");
     log("indexing Cranfield (chunk + embed + index)");
-    const cranIndex = await child(db.url, { cmd: "index-cranfield", companyId: cranTenant.companyId, collectionId: cranTenant.collectionId, docPrefix: "doc_cran_" });
+    const cranIndex = await child(db.url, {
+      cmd: "index-cranfield",
+      companyId: cranTenant.companyId,
+      collectionId: cranTenant.collectionId,
+      docPrefix: "doc_cran_",
+    });
     log(`indexed ${cranIndex.docs} docs into ${cranIndex.chunks} chunks in ${cranIndex.seconds.toFixed(1)} s`);
     const variants = ["hybrid", "hybrid-noprf", "lexical", "dense", "ts_rank_cd:0", "ts_rank_cd:1", "ts_rank_cd:32"];
-    const ablationRuns = (await child(db.url, { cmd: "eval", companyId: cranTenant.companyId, collectionId: cranTenant.collectionId, variants })) as Record<string, Record<string, number[]>>;
+    const ablationRuns = (await child(db.url, {
+      cmd: "eval",
+      companyId: cranTenant.companyId,
+      collectionId: cranTenant.collectionId,
+      variants,
+    })) as Record<string, Record<string, number[]>>;
     const ablations = Object.fromEntries(Object.entries(ablationRuns).map(([v, r]) => [v, quality(cran, toMap(r))]));
 
     let chunkSweep: Record<string, { chunks: number; hybrid: Quality; lexical: Quality }> | null = null;
     if (options.chunkSweep) {
       chunkSweep = {};
-      for (const [maxTokens, overlapTokens] of [[64, 8], [128, 16], [192, 24], [256, 0], [256, 32], [256, 64], [384, 48], [512, 64]] as const) {
+      for (const [maxTokens, overlapTokens] of [
+        [64, 8],
+        [128, 16],
+        [192, 24],
+        [256, 0],
+        [256, 32],
+        [256, 64],
+        [384, 48],
+        [512, 64],
+      ] as const) {
         const companyId = `co_sweep_${maxTokens}_${overlapTokens}`;
         const collectionId = `kb_${companyId}`;
-        const idx = await child(db.url, { cmd: "index-cranfield", companyId, collectionId, docPrefix: `doc_${companyId}_`, chunking: { maxTokens, overlapTokens } });
-        const r = (await child(db.url, { cmd: "eval", companyId, collectionId, variants: ["hybrid", "lexical"] })) as Record<string, Record<string, number[]>>;
-        chunkSweep[`${maxTokens}/${overlapTokens}`] = { chunks: idx.chunks, hybrid: quality(cran, toMap(r.hybrid!)), lexical: quality(cran, toMap(r.lexical!)) };
-        log(`chunk sweep ${maxTokens}/${overlapTokens}: hybrid nDCG@10 ${chunkSweep[`${maxTokens}/${overlapTokens}`]!.hybrid.ndcg10}`);
+        const idx = await child(db.url, {
+          cmd: "index-cranfield",
+          companyId,
+          collectionId,
+          docPrefix: `doc_${companyId}_`,
+          chunking: { maxTokens, overlapTokens },
+        });
+        const r = (await child(db.url, {
+          cmd: "eval",
+          companyId,
+          collectionId,
+          variants: ["hybrid", "lexical"],
+        })) as Record<string, Record<string, number[]>>;
+        chunkSweep[`${maxTokens}/${overlapTokens}`] = {
+          chunks: idx.chunks,
+          hybrid: quality(cran, toMap(r.hybrid!)),
+          lexical: quality(cran, toMap(r.lexical!)),
+        };
+        log(
+          `chunk sweep ${maxTokens}/${overlapTokens}: hybrid nDCG@10 ${chunkSweep[`${maxTokens}/${overlapTokens}`]!.hybrid.ndcg10}`,
+        );
       }
     }
 
@@ -169,13 +224,26 @@ export async function runKnowledgeBench(options: KnowledgeBenchOptions = {}): Pr
 
     // (b) latency and (c) throughput: one company grown to each size.
     const latTenant = await tenant("latency");
-    const latency: { chunks: number; coldMs: number; p50Ms: number; p95Ms: number; meanMs: number; queries: number }[] = [];
+    const latency: { chunks: number; coldMs: number; p50Ms: number; p95Ms: number; meanMs: number; queries: number }[] =
+      [];
     const synth: unknown[] = [];
     for (const size of o.sizes) {
       log(`growing the latency company to ${size} chunks`);
-      synth.push({ target: size, ...(await child(db.url, { cmd: "synth", companyId: latTenant.companyId, collectionId: latTenant.collectionId, target: size, docsPerFile: 50 })) });
+      synth.push({
+        target: size,
+        ...(await child(db.url, {
+          cmd: "synth",
+          companyId: latTenant.companyId,
+          collectionId: latTenant.collectionId,
+          target: size,
+          docsPerFile: 50,
+        })),
+      });
       await sqlc`VACUUM ANALYZE knowledge_chunks`;
-      const [{ n }] = (await sqlc`SELECT count(*)::int AS n FROM knowledge_chunks WHERE company_id = ${latTenant.companyId}`) as unknown as [{ n: number }];
+      const [{ n }] =
+        (await sqlc`SELECT count(*)::int AS n FROM knowledge_chunks WHERE company_id = ${latTenant.companyId}`) as unknown as [
+          { n: number },
+        ];
       let t = performance.now();
       await searchHttp(latTenant, cran.queries[0]!.text, 10);
       const coldMs = performance.now() - t;
@@ -186,19 +254,46 @@ export async function runKnowledgeBench(options: KnowledgeBenchOptions = {}): Pr
         times.push(performance.now() - t);
       }
       times.sort((a, b) => a - b);
-      latency.push({ chunks: n, coldMs, p50Ms: pct(times, 50), p95Ms: pct(times, 95), meanMs: times.reduce((a, b) => a + b, 0) / times.length, queries: times.length });
-      log(`${n} chunks: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms (first query, cache load: ${coldMs.toFixed(0)} ms)`);
+      latency.push({
+        chunks: n,
+        coldMs,
+        p50Ms: pct(times, 50),
+        p95Ms: pct(times, 95),
+        meanMs: times.reduce((a, b) => a + b, 0) / times.length,
+        queries: times.length,
+      });
+      log(
+        `${n} chunks: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms (first query, cache load: ${coldMs.toFixed(0)} ms)`,
+      );
     }
     const biggest = latency.at(-1);
     // Dense search never uses pgvector; noted so a run on a server that has it is read as such.
-    const [pgvector] = (await sqlc`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`) as unknown as [{ n: number }];
+    const [pgvector] =
+      (await sqlc`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`) as unknown as [
+        { n: number },
+      ];
     const parserPresent = fs.existsSync(path.join(ROOT, "lib/knowledge/parse/index.ts"));
-    type Throughput = { files: number; mb: number; chunks: number; seconds: number; docsPerS: number; mbPerS: number; parseShare: number };
-    let parsers: { pdf: Throughput; docx: Throughput } | string = "skipped: lib/knowledge/parse (the parsers) is not on this branch; chunk + embed + index only";
+    type Throughput = {
+      files: number;
+      mb: number;
+      chunks: number;
+      seconds: number;
+      docsPerS: number;
+      mbPerS: number;
+      parseShare: number;
+    };
+    let parsers: { pdf: Throughput; docx: Throughput } | string =
+      "skipped: lib/knowledge/parse (the parsers) is not on this branch; chunk + embed + index only";
     if (parserPresent) {
       log("indexing PDF and DOCX files (parse + chunk + embed + index)");
       const t = await tenant("files");
-      parsers = await child(db.url, { cmd: "parse-throughput", companyId: t.companyId, collectionId: t.collectionId, files: 10, docsPerFile: 50 });
+      parsers = await child(db.url, {
+        cmd: "parse-throughput",
+        companyId: t.companyId,
+        collectionId: t.collectionId,
+        files: 10,
+        docsPerFile: 50,
+      });
     }
 
     const record = {
@@ -219,7 +314,11 @@ export async function runKnowledgeBench(options: KnowledgeBenchOptions = {}): Pr
         ablations,
         chunkSweep,
       },
-      latency: { results: latency, goal: `p95 < ${TARGET_P95_MS} ms at 100,000 chunks, no pgvector`, pass: !!biggest && biggest.chunks >= 100_000 && biggest.p95Ms < TARGET_P95_MS },
+      latency: {
+        results: latency,
+        goal: `p95 < ${TARGET_P95_MS} ms at 100,000 chunks, no pgvector`,
+        pass: !!biggest && biggest.chunks >= 100_000 && biggest.p95Ms < TARGET_P95_MS,
+      },
       indexing: {
         cranfield: cranIndex,
         synthetic: synth,
@@ -232,7 +331,9 @@ export async function runKnowledgeBench(options: KnowledgeBenchOptions = {}): Pr
     if (o.print) {
       const q = (name: string, x: Quality) => [name, x.ndcg10, x.ndcg10Linear, x.recall10];
       const out = process.stdout;
-      out.write(`\nRetrieval quality, Cranfield (${cran.docs.length} docs, ${cran.queries.length} queries, ${cranIndex.chunks} chunks)\n\n`);
+      out.write(
+        `\nRetrieval quality, Cranfield (${cran.docs.length} docs, ${cran.queries.length} queries, ${cranIndex.chunks} chunks)\n\n`,
+      );
       out.write(
         renderTable(
           ["system", "nDCG@10 (2^(5-g)-1)", "nDCG@10 (5-g)", "recall@10"],
@@ -244,22 +345,57 @@ export async function runKnowledgeBench(options: KnowledgeBenchOptions = {}): Pr
           ].map((r) => r.map((c) => (typeof c === "number" ? fmt(c, 4) : c))),
         ) + "\n",
       );
-      out.write(`ours / peer nDCG@10 = ${ratio.toFixed(3)} (goal >= ${TARGET_RATIO}): ${ratio >= TARGET_RATIO ? "PASS" : "MISS"}\n`);
+      out.write(
+        `ours / peer nDCG@10 = ${ratio.toFixed(3)} (goal >= ${TARGET_RATIO}): ${ratio >= TARGET_RATIO ? "PASS" : "MISS"}\n`,
+      );
       if (chunkSweep) {
         out.write("\nChunk size sweep (max/overlap tokens)\n\n");
-        out.write(renderTable(["size", "chunks", "hybrid nDCG@10", "lexical nDCG@10", "hybrid recall@10"], Object.entries(chunkSweep).map(([k, v]) => [k, String(v.chunks), fmt(v.hybrid.ndcg10, 4), fmt(v.lexical.ndcg10, 4), fmt(v.hybrid.recall10, 4)])) + "\n");
+        out.write(
+          renderTable(
+            ["size", "chunks", "hybrid nDCG@10", "lexical nDCG@10", "hybrid recall@10"],
+            Object.entries(chunkSweep).map(([k, v]) => [
+              k,
+              String(v.chunks),
+              fmt(v.hybrid.ndcg10, 4),
+              fmt(v.lexical.ndcg10, 4),
+              fmt(v.hybrid.recall10, 4),
+            ]),
+          ) + "\n",
+        );
       }
       out.write("\nSearch latency through the endpoint, one company, sequential queries\n\n");
-      out.write(renderTable(["chunks", "first query ms", "p50 ms", "p95 ms", "mean ms"], latency.map((l) => [String(l.chunks), l.coldMs, l.p50Ms, l.p95Ms, l.meanMs])) + "\n");
+      out.write(
+        renderTable(
+          ["chunks", "first query ms", "p50 ms", "p95 ms", "mean ms"],
+          latency.map((l) => [String(l.chunks), l.coldMs, l.p50Ms, l.p95Ms, l.meanMs]),
+        ) + "\n",
+      );
       out.write(`p95 at 100,000 chunks < ${TARGET_P95_MS} ms: ${record.latency.pass ? "PASS" : "MISS"}\n`);
-      out.write(`\nIndexing (chunk + embed + index): Cranfield ${fmt(cranIndex.docsPerS, 0)} docs/s, ${fmt(cranIndex.mbPerS, 2)} MB/s\n`);
+      out.write(
+        `\nIndexing (chunk + embed + index): Cranfield ${fmt(cranIndex.docsPerS, 0)} docs/s, ${fmt(cranIndex.mbPerS, 2)} MB/s\n`,
+      );
       if (typeof parsers === "string") out.write(`PDF/DOCX: ${parsers}\n`);
       else {
-        out.write("\nIndexing files (parse in its capped child process + chunk + embed + index), 10 files of 50 Cranfield abstracts (one page each in a PDF), sequential\n\n");
-        out.write(renderTable(["kind", "files", "MB", "chunks", "docs/s", "MB/s", "parse share"], (["pdf", "docx"] as const).map((k) => {
-          const x = parsers[k];
-          return [k, String(x.files), x.mb, String(x.chunks), x.docsPerS, x.mbPerS, `${Math.round(x.parseShare * 100)} %`];
-        })) + "\n");
+        out.write(
+          "\nIndexing files (parse in its capped child process + chunk + embed + index), 10 files of 50 Cranfield abstracts (one page each in a PDF), sequential\n\n",
+        );
+        out.write(
+          renderTable(
+            ["kind", "files", "MB", "chunks", "docs/s", "MB/s", "parse share"],
+            (["pdf", "docx"] as const).map((k) => {
+              const x = parsers[k];
+              return [
+                k,
+                String(x.files),
+                x.mb,
+                String(x.chunks),
+                x.docsPerS,
+                x.mbPerS,
+                `${Math.round(x.parseShare * 100)} %`,
+              ];
+            }),
+          ) + "\n",
+        );
       }
     }
     return { valid: true };

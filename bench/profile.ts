@@ -63,10 +63,27 @@ function report(files: string[], requests?: number, appRoot = ROOT): void {
     const s = summarizeProfile(f, { top, inclusive: INCLUSIVE, root: appRoot });
     // µs per request: the profile spans start-up + warm-up + the measured run, so this slightly overstates.
     const per = (ms: number) => (requests ? fmt((ms * 1000) / requests, 0) : "-");
-    process.stdout.write(`\nprofile ${path.relative(ROOT, s.file)}: ${fmt(s.totalMs, 0)} ms of non-idle samples${requests ? ` over ${requests} requests (${per(s.totalMs)} µs/req)` : ""}\n\n`);
-    process.stdout.write(`${renderTable(["area (self time)", "ms", "%", "µs/req"], s.byArea.map((a) => [a.area, fmt(a.selfMs, 0), fmt(a.pct, 1), per(a.selfMs)]))}\n\n`);
-    process.stdout.write(`${renderTable(["function (self time)", "ms", "%", "µs/req"], s.byFunction.map((a) => [a.fn, fmt(a.selfMs, 0), fmt(a.pct, 1), per(a.selfMs)]))}\n\n`);
-    process.stdout.write(`${renderTable(["inclusive (stack contains)", "ms", "%", "µs/req"], s.inclusive.map((a) => [a.match, fmt(a.totalMs, 0), fmt(a.pct, 1), per(a.totalMs)]))}\n`);
+    process.stdout.write(
+      `\nprofile ${path.relative(ROOT, s.file)}: ${fmt(s.totalMs, 0)} ms of non-idle samples${requests ? ` over ${requests} requests (${per(s.totalMs)} µs/req)` : ""}\n\n`,
+    );
+    process.stdout.write(
+      `${renderTable(
+        ["area (self time)", "ms", "%", "µs/req"],
+        s.byArea.map((a) => [a.area, fmt(a.selfMs, 0), fmt(a.pct, 1), per(a.selfMs)]),
+      )}\n\n`,
+    );
+    process.stdout.write(
+      `${renderTable(
+        ["function (self time)", "ms", "%", "µs/req"],
+        s.byFunction.map((a) => [a.fn, fmt(a.selfMs, 0), fmt(a.pct, 1), per(a.selfMs)]),
+      )}\n\n`,
+    );
+    process.stdout.write(
+      `${renderTable(
+        ["inclusive (stack contains)", "ms", "%", "µs/req"],
+        s.inclusive.map((a) => [a.match, fmt(a.totalMs, 0), fmt(a.pct, 1), per(a.totalMs)]),
+      )}\n`,
+    );
   }
 }
 
@@ -82,7 +99,11 @@ async function main(): Promise<void> {
 
 async function profileOnce(appRoot: string): Promise<void> {
   const stamp = new Date().toISOString().replaceAll(":", "-");
-  const profDir = path.join(ROOT, "bench/results/profiles", `${stamp}-${flags.path!.replace(/\W+/g, "_")}${flags.redis ? "-redis" : ""}`);
+  const profDir = path.join(
+    ROOT,
+    "bench/results/profiles",
+    `${stamp}-${flags.path!.replace(/\W+/g, "_")}${flags.redis ? "-redis" : ""}`,
+  );
   fs.mkdirSync(profDir, { recursive: true });
   let db: BenchDatabase | undefined;
   let server: NextServer | undefined;
@@ -127,7 +148,11 @@ async function profileOnce(appRoot: string): Promise<void> {
   const files = fs.readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"));
   if (files.length === 0) throw new Error(`no .cpuprofile written in ${profDir}`);
   // Before the isolated copy goes: its .next holds the source maps.
-  report(files.map((f) => path.join(profDir, f)), requests, appRoot);
+  report(
+    files.map((f) => path.join(profDir, f)),
+    requests,
+    appRoot,
+  );
 }
 
 main().then(

@@ -42,7 +42,9 @@ interface ProfileNode {
 }
 
 async function sample(port: string, seconds: number, interval: number, all: boolean): Promise<ProfileNode> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
   if (!targets[0]) throw new Error(`no inspector target on port ${port}`);
   const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
   await new Promise<void>((resolve, reject) => {
@@ -70,7 +72,11 @@ async function sample(port: string, seconds: number, interval: number, all: bool
       ws.send(JSON.stringify({ id, method, params }));
     });
   await call("HeapProfiler.enable");
-  await call("HeapProfiler.startSampling", { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: all });
+  await call("HeapProfiler.startSampling", {
+    samplingInterval: interval,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: all,
+  });
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const { profile } = await call<{ profile: { head: ProfileNode } }>("HeapProfiler.stopSampling");
   ws.close();
@@ -81,12 +87,16 @@ async function sample(port: string, seconds: number, interval: number, all: bool
  * The app's own code, as resolveFrame names it: a bundled source (lib/…, app/…) or a file of the
  * checkout run as it is (scripts/server/*.mjs, the fast lane). Packages and node internals are not.
  */
-const isApp = (f: Frame) => /^(lib|db|app|scripts|components)\//.test(f.area) || (f.area.startsWith(`${ROOT}/`) && !f.area.includes("/node_modules/"));
+const isApp = (f: Frame) =>
+  /^(lib|db|app|scripts|components)\//.test(f.area) ||
+  (f.area.startsWith(`${ROOT}/`) && !f.area.includes("/node_modules/"));
 const shown = (f: Frame) => `${f.fn} ${f.where.startsWith(`${ROOT}/`) ? f.where.slice(ROOT.length + 1) : f.where}`;
 
 async function main(): Promise<void> {
   const seconds = Number(flags.seconds);
-  process.stderr.write(`[bench] sampling ${flags.all ? "all" : "promoted"} allocations on port ${flags.port} for ${seconds} s\n`);
+  process.stderr.write(
+    `[bench] sampling ${flags.all ? "all" : "promoted"} allocations on port ${flags.port} for ${seconds} s\n`,
+  );
   const head = await sample(flags.port, seconds, Number(flags.interval), flags.all!);
   if (flags.out) fs.writeFileSync(flags.out, JSON.stringify(head));
   const byFrame = new Map<string, number>();
@@ -101,9 +111,14 @@ async function main(): Promise<void> {
     for (const c of node.children ?? []) walk(c, own);
   };
   walk(head, "(no app frame: runtime, drivers, Next.js)");
-  process.stdout.write(`${flags.all ? "allocated" : "promoted"} (sampled) in ${seconds} s: ${(total / 1048576).toFixed(1)} MiB, ${(total / 1048576 / seconds).toFixed(2)} MiB/s\n`);
+  process.stdout.write(
+    `${flags.all ? "allocated" : "promoted"} (sampled) in ${seconds} s: ${(total / 1048576).toFixed(1)} MiB, ${(total / 1048576 / seconds).toFixed(2)} MiB/s\n`,
+  );
   const rows = [...byFrame.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(flags.top));
-  for (const [key, bytes] of rows) process.stdout.write(`${(bytes / 1048576).toFixed(2).padStart(8)} MiB ${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${key}\n`);
+  for (const [key, bytes] of rows)
+    process.stdout.write(
+      `${(bytes / 1048576).toFixed(2).padStart(8)} MiB ${((100 * bytes) / total).toFixed(1).padStart(5)} %  ${key}\n`,
+    );
 }
 
 main().catch((err: unknown) => {

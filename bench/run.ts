@@ -50,7 +50,17 @@ import { createCompany, createKeys, MAX_RPM, type CreatedKey } from "./lib/admin
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { measure, type Measurement } from "./lib/measure";
 import { RssSampler } from "./lib/proc";
-import { appEnv, currentBuildId, prepareBuild, redisAnswers, ROOT, runningBuilds, startNext, type BuildInfo, type NextServer } from "./lib/server";
+import {
+  appEnv,
+  currentBuildId,
+  prepareBuild,
+  redisAnswers,
+  ROOT,
+  runningBuilds,
+  startNext,
+  type BuildInfo,
+  type NextServer,
+} from "./lib/server";
 import { summarizeProfile, type ProfileSummary } from "./lib/cpuprofile";
 import { fmt, renderTable } from "./lib/table";
 import { runBodyFloodBench } from "./body-flood";
@@ -113,7 +123,8 @@ const CONNECTIONS = flags.connections!.split(",").map(Number);
 const LOW_C = Math.min(...CONNECTIONS);
 const HIGH_C = Math.max(...CONNECTIONS);
 const REDIS_URL = "redis://127.0.0.1:6379";
-const QUIET = Number(flags["quiet-wait"]) > 0 ? { cores: 0.3, maxWaitMs: Number(flags["quiet-wait"]) * 1000 } : undefined;
+const QUIET =
+  Number(flags["quiet-wait"]) > 0 ? { cores: 0.3, maxWaitMs: Number(flags["quiet-wait"]) * 1000 } : undefined;
 /** Above this many cores of unrelated load during a run, its numbers are flagged as disturbed. */
 const NOISY_OTHER_CORES = 0.25;
 const TARGET_ADDED_P50_MS = 1;
@@ -156,7 +167,11 @@ interface Phase {
   env: Record<string, string>;
 }
 
-async function withServer<T>(phase: Phase, baseEnv: Record<string, string>, fn: (s: NextServer, rss: RssSampler) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  phase: Phase,
+  baseEnv: Record<string, string>,
+  fn: (s: NextServer, rss: RssSampler) => Promise<T>,
+): Promise<T> {
   const nodeArgs: string[] = [];
   let dir: string | undefined;
   if (flags["cpu-prof"]) {
@@ -194,7 +209,8 @@ async function checkMe(server: NextServer, key: CreatedKey, companyId: string): 
     throw new Error(`/v1/me sanity check failed: HTTP ${res.status} ${JSON.stringify(body)}\n${server.logTail()}`);
   }
   const limit = res.headers.get("x-ratelimit-limit-requests");
-  if (limit !== String(key.rpm)) throw new Error(`/v1/me: expected x-ratelimit-limit-requests ${key.rpm}, got ${limit}`);
+  if (limit !== String(key.rpm))
+    throw new Error(`/v1/me: expected x-ratelimit-limit-requests ${key.rpm}, got ${limit}`);
 }
 
 // --- results -------------------------------------------------------------------------------------
@@ -247,7 +263,8 @@ function verdicts(meLabel: string): Verdict[] {
   const meN = find(meLabel, HIGH_C);
   const added = bare1 && me1 ? me1.p50 - bare1.p50 : null;
   const pct = bareN && meN ? (meN.rps / bareN.rps) * 100 : null;
-  const noisy = (...ms: (Measurement | undefined)[]) => ms.some((m) => m?.otherCores != null && m.otherCores > NOISY_OTHER_CORES);
+  const noisy = (...ms: (Measurement | undefined)[]) =>
+    ms.some((m) => m?.otherCores != null && m.otherCores > NOISY_OTHER_CORES);
   return [
     {
       name: `${meLabel}: added p50 over bare @${LOW_C}c`,
@@ -305,7 +322,11 @@ function sandbox() {
 }
 
 function knowledge() {
-  return runKnowledgeBench({ isolatedBuild: flags["isolated-build"], rebuild: flags.rebuild, chunkSweep: flags["chunk-sweep"] });
+  return runKnowledgeBench({
+    isolatedBuild: flags["isolated-build"],
+    rebuild: flags.rebuild,
+    chunkSweep: flags["chunk-sweep"],
+  });
 }
 
 function sdk() {
@@ -320,11 +341,17 @@ function sdk() {
 }
 
 function widget() {
-  return runWidgetBench({ runs: Number(flags["widget-runs"]), quietWaitS: Number(flags["quiet-wait"]), isolatedBuild: flags["isolated-build"], rebuild: flags.rebuild });
+  return runWidgetBench({
+    runs: Number(flags["widget-runs"]),
+    quietWaitS: Number(flags["quiet-wait"]),
+    isolatedBuild: flags["isolated-build"],
+    rebuild: flags.rebuild,
+  });
 }
 
 async function main(): Promise<number> {
-  if (!(FAULT_MODES as readonly string[]).includes(flags["fault-mode"]!)) throw new Error(`--fault-mode must be one of ${FAULT_MODES.join(", ")}`);
+  if (!(FAULT_MODES as readonly string[]).includes(flags["fault-mode"]!))
+    throw new Error(`--fault-mode must be one of ${FAULT_MODES.join(", ")}`);
   if (flags["body-flood-only"]) return (await bodyFlood()).valid ? 0 : 1;
   if (flags["db-fault-only"]) return (await dbFault()).valid ? 0 : 1;
   if (flags["sandbox-only"]) return (await sandbox()).valid ? 0 : 1;
@@ -343,7 +370,9 @@ async function main(): Promise<number> {
     appRoot = prepared.appRoot;
     build = prepared.build;
     if (build.newerSources.length > 0 && !flags["isolated-build"]) {
-      log(`WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build, rerun with --rebuild to include them`);
+      log(
+        `WARNING: ${build.newerSources.length} source file(s) changed after the build (e.g. ${build.newerSources.slice(0, 3).join(", ")}); numbers are for the build, rerun with --rebuild to include them`,
+      );
     }
 
     db = await provisionDatabase({ serverUrl: process.env.DATABASE_URL || undefined });
@@ -372,14 +401,23 @@ async function main(): Promise<number> {
       // The target rows use keys whose limit is counted call by call in the store (below the grant
       // threshold), the store's worst case; one more row shows busy keys, whose limit is taken in grants.
       keyCount = Math.ceil(expected / (PER_CALL_RPM * 0.9)) + 1;
-      log(`creating ${keyCount} keys (--rpm ${PER_CALL_RPM}, counted per call) for up to ~${Math.round(expected)} /v1/me requests`);
+      log(
+        `creating ${keyCount} keys (--rpm ${PER_CALL_RPM}, counted per call) for up to ~${Math.round(expected)} /v1/me requests`,
+      );
       keys = await createKeys(db!.url, companyId, keyCount, 4, PER_CALL_RPM);
       await checkMe(server, keys[0]!, companyId);
       const rotate = keys.map((k) => ({ authorization: `Bearer ${k.secret}` }));
       for (const c of CONNECTIONS) {
         log(`me @${c}c: warmup ${WARMUP_S}s + ${DURATION_S}s`);
         measurements.push(
-          await measureBest(ctx, { ...common, label: "me", variant: "pg rate limit", path: "/v1/me", connections: c, rotateHeaders: rotate }),
+          await measureBest(ctx, {
+            ...common,
+            label: "me",
+            variant: "pg rate limit",
+            path: "/v1/me",
+            connections: c,
+            rotateHeaders: rotate,
+          }),
         );
       }
       const busyKeys = await createKeys(db!.url, companyId, Math.ceil(expected / KEY_BUDGET) + 1);
@@ -387,7 +425,14 @@ async function main(): Promise<number> {
       for (const c of CONNECTIONS) {
         log(`me (${MAX_RPM}/min keys, grants) @${c}c: warmup ${WARMUP_S}s + ${DURATION_S}s`);
         measurements.push(
-          await measureBest(ctx, { ...common, label: "me (grants)", variant: "pg rate limit, grants", path: "/v1/me", connections: c, rotateHeaders: rotateBusy }),
+          await measureBest(ctx, {
+            ...common,
+            label: "me (grants)",
+            variant: "pg rate limit, grants",
+            path: "/v1/me",
+            connections: c,
+            rotateHeaders: rotateBusy,
+          }),
         );
       }
     });
@@ -427,14 +472,20 @@ async function main(): Promise<number> {
   const invalid: string[] = [];
   if (build && !flags["isolated-build"]) {
     if (currentBuildId() !== build.buildId) {
-      invalid.push(`.next was rebuilt during the run (build ${build.buildId} → ${currentBuildId() ?? "none"}): servers may have run a half-written build; use --isolated-build`);
+      invalid.push(
+        `.next was rebuilt during the run (build ${build.buildId} → ${currentBuildId() ?? "none"}): servers may have run a half-written build; use --isolated-build`,
+      );
     } else if (runningBuilds().length > 0) {
-      invalid.push(`a next build is running in this project (pid ${runningBuilds().join(", ")}): .next may have changed under the server; use --isolated-build`);
+      invalid.push(
+        `a next build is running in this project (pid ${runningBuilds().join(", ")}): .next may have changed under the server; use --isolated-build`,
+      );
     }
   }
   for (const m of measurements) {
-    if (m.label.startsWith("me") && m.non2xx > 0) invalid.push(`${m.label} @${m.connections}c: ${m.non2xx} non-2xx ${JSON.stringify(m.statusCodes)}`);
-    if (m.errors > 0) invalid.push(`${m.label} @${m.connections}c: ${m.errors} connection errors (${m.timeouts} timeouts)`);
+    if (m.label.startsWith("me") && m.non2xx > 0)
+      invalid.push(`${m.label} @${m.connections}c: ${m.non2xx} non-2xx ${JSON.stringify(m.statusCodes)}`);
+    if (m.errors > 0)
+      invalid.push(`${m.label} @${m.connections}c: ${m.errors} connection errors (${m.timeouts} timeouts)`);
   }
   const noisy = measurements
     .filter((m) => m.otherCores !== null && m.otherCores > NOISY_OTHER_CORES)
@@ -449,7 +500,21 @@ async function main(): Promise<number> {
   ];
 
   const table = renderTable(
-    ["target", "conns", "req/s", "p50 ms", "p99 ms", "non-2xx", "srv CPU ms/req", "srv cores", "db CPU ms/req", "gen ms/req", "peak RSS MB", "box busy %", "other cores"],
+    [
+      "target",
+      "conns",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "non-2xx",
+      "srv CPU ms/req",
+      "srv cores",
+      "db CPU ms/req",
+      "gen ms/req",
+      "peak RSS MB",
+      "box busy %",
+      "other cores",
+    ],
     measurements.map((m) => [
       m.label,
       String(m.connections),
@@ -478,10 +543,17 @@ async function main(): Promise<number> {
 
   const out = process.stdout;
   out.write(`\nFoundation benchmark — ${startedAt.toISOString()}\n`);
-  out.write(`db: ${db ? `${db.mode} ${db.name} @ ${db.where}` : "-"}; build ${build?.buildId ?? "-"}${flags["isolated-build"] ? " (isolated copy, built now)" : build?.newerSources.length ? ` (STALE: ${build.newerSources.length} newer source files)` : ""}; `);
-  out.write(`node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}); ${keyCount} keys rotated; warmup ${WARMUP_S}s, ${DURATION_S}s per run${REPEAT > 1 ? ` (median of ${REPEAT}, undisturbed repetitions only)` : ""}, pipelining 1\n\n`);
+  out.write(
+    `db: ${db ? `${db.mode} ${db.name} @ ${db.where}` : "-"}; build ${build?.buildId ?? "-"}${flags["isolated-build"] ? " (isolated copy, built now)" : build?.newerSources.length ? ` (STALE: ${build.newerSources.length} newer source files)` : ""}; `,
+  );
+  out.write(
+    `node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}); ${keyCount} keys rotated; warmup ${WARMUP_S}s, ${DURATION_S}s per run${REPEAT > 1 ? ` (median of ${REPEAT}, undisturbed repetitions only)` : ""}, pipelining 1\n\n`,
+  );
   out.write(`${table}\n\n${verdictTable}\n`);
-  if (noisy.length) out.write(`\nDISTURBED (unrelated load on this ${os.cpus().length}-core machine; numbers are pessimistic):\n  ${noisy.join("\n  ")}\n`);
+  if (noisy.length)
+    out.write(
+      `\nDISTURBED (unrelated load on this ${os.cpus().length}-core machine; numbers are pessimistic):\n  ${noisy.join("\n  ")}\n`,
+    );
   if (invalid.length) out.write(`\nINVALID RUN:\n  ${invalid.join("\n  ")}\n`);
   if (errors.length) out.write(`\nERRORS:\n  ${errors.join("\n  ")}\n`);
 
@@ -494,7 +566,10 @@ async function main(): Promise<number> {
     invalid,
     disturbed: noisy,
     errors,
-    git: { commit: git(["rev-parse", "HEAD"]), dirtyFiles: Number(git(["status", "--porcelain"])?.split("\n").filter(Boolean).length ?? 0) },
+    git: {
+      commit: git(["rev-parse", "HEAD"]),
+      dirtyFiles: Number(git(["status", "--porcelain"])?.split("\n").filter(Boolean).length ?? 0),
+    },
     machine: {
       node: process.version,
       platform: `${os.platform()} ${os.release()}`,
@@ -539,7 +614,16 @@ async function main(): Promise<number> {
   const kn = await knowledge();
   const sdkResult = await sdk();
   const wd = await widget();
-  return record.valid && completions.valid && flood.valid && fault.valid && kn.valid && sandboxResult.valid && sdkResult.valid && wd.valid ? 0 : 1;
+  return record.valid &&
+    completions.valid &&
+    flood.valid &&
+    fault.valid &&
+    kn.valid &&
+    sandboxResult.valid &&
+    sdkResult.valid &&
+    wd.valid
+    ? 0
+    : 1;
 }
 
 main()

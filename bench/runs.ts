@@ -142,7 +142,8 @@ const sentences = [
 export function threadMessages(n: number, offset = 0): { role: string; content: string }[] {
   return Array.from({ length: n }, (_, i) => {
     const k = i + offset;
-    const text = `${sentences[k % sentences.length]} ${k % 3 === 0 ? sentences[(k * 5 + 3) % sentences.length] : ""}`.trim();
+    const text =
+      `${sentences[k % sentences.length]} ${k % 3 === 0 ? sentences[(k * 5 + 3) % sentences.length] : ""}`.trim();
     return { role: (n - 1 - i) % 2 === 0 ? "user" : "assistant", content: `(${k + 1}) ${text}` };
   });
 }
@@ -162,7 +163,12 @@ class ApiError extends Error {
   }
 }
 
-async function api(ctx: RunsRowsContext, method: string, path: string, body?: unknown): Promise<{ status: number; text: string; json: () => Record<string, unknown> }> {
+async function api(
+  ctx: RunsRowsContext,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; text: string; json: () => Record<string, unknown> }> {
   const res = await fetch(`${ctx.ours.baseUrl}${path}`, {
     method,
     headers: { "content-type": "application/json", ...ctx.keys[0] },
@@ -203,9 +209,15 @@ async function createLongThread(ctx: RunsRowsContext, n: number): Promise<string
 const runPath = (threadId: string) => `/v1/threads/${threadId}/runs`;
 
 /** One run, checked in full (status, reply, usage, SSE framing); returns the upstream body it caused. */
-async function checkRun(ctx: RunsRowsContext, threadId: string, model: string, stream: boolean): Promise<Record<string, unknown>> {
+async function checkRun(
+  ctx: RunsRowsContext,
+  threadId: string,
+  model: string,
+  stream: boolean,
+): Promise<Record<string, unknown>> {
   const r = await api(ctx, "POST", runPath(threadId), { model, stream });
-  const fail = (why: string) => new ApiError(`run ${model}${stream ? " stream" : ""}: ${why}: HTTP ${r.status} ${r.text.slice(0, 600)}`, r.status);
+  const fail = (why: string) =>
+    new ApiError(`run ${model}${stream ? " stream" : ""}: ${why}: HTTP ${r.status} ${r.text.slice(0, 600)}`, r.status);
   if (r.status !== 200) throw fail("not 200");
   let content = "";
   let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
@@ -216,17 +228,26 @@ async function checkRun(ctx: RunsRowsContext, threadId: string, model: string, s
     content = body.content ?? "";
     usage = body.usage;
   } else {
-    const frames = r.text.split("\n\n").map((f) => f.trim()).filter(Boolean);
+    const frames = r.text
+      .split("\n\n")
+      .map((f) => f.trim())
+      .filter(Boolean);
     if (frames.at(-1) !== "data: [DONE]") throw fail("stream does not end with [DONE]");
     for (const f of frames.slice(0, -1)) {
-      const frame = JSON.parse(f.replace(/^data: /, "")) as { delta?: string; done?: boolean; usage?: typeof usage; error?: unknown };
+      const frame = JSON.parse(f.replace(/^data: /, "")) as {
+        delta?: string;
+        done?: boolean;
+        usage?: typeof usage;
+        error?: unknown;
+      };
       if (frame.error) throw fail("error frame");
       content += frame.delta ?? "";
       if (frame.done) usage = frame.usage;
     }
   }
   if (content !== ctx.reply) throw fail(`content ${JSON.stringify(content)} is not the fake upstream's reply`);
-  if (usage?.prompt_tokens !== ctx.usage.prompt || usage?.completion_tokens !== ctx.usage.completion) throw fail(`usage ${JSON.stringify(usage)}`);
+  if (usage?.prompt_tokens !== ctx.usage.prompt || usage?.completion_tokens !== ctx.usage.completion)
+    throw fail(`usage ${JSON.stringify(usage)}`);
   const last = (await (await fetch(`${ctx.up.control}/last`)).json()) as Record<string, unknown> | null;
   if (!last || last.model === undefined) throw new Error(`run ${model}: the fake upstream recorded no call`);
   return last;
@@ -271,7 +292,9 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   const longModel = await checkRun(ctx, await createThread(ctx, threadMessages(THREAD_MESSAGES)), LONG_MODEL, false);
 
   const t0 = Date.now();
-  ctx.log(`runs: seeding ${out.threads.throughputPool + LATENCY_POOL} threads of ${THREAD_MESSAGES} messages and one of ${LONG_THREAD_MESSAGES}`);
+  ctx.log(
+    `runs: seeding ${out.threads.throughputPool + LATENCY_POOL} threads of ${THREAD_MESSAGES} messages and one of ${LONG_THREAD_MESSAGES}`,
+  );
   const [throughputPool, latencyPool, longThread] = await Promise.all([
     createThreads(ctx, out.threads.throughputPool, THREAD_MESSAGES),
     createThreads(ctx, LATENCY_POOL, THREAD_MESSAGES),
@@ -290,16 +313,24 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   const quiet = async () => {
     if (ctx.quietWaitS <= 0) return;
     const q = await waitForQuiet(0.3, ctx.quietWaitS * 1000);
-    if (q.waitedMs > 1_500) ctx.log(`runs: waited ${Math.round(q.waitedMs / 1000)} s for unrelated load to drop (busy ${fmt(q.busy, 2)} cores)`);
+    if (q.waitedMs > 1_500)
+      ctx.log(
+        `runs: waited ${Math.round(q.waitedMs / 1000)} s for unrelated load to drop (busy ${fmt(q.busy, 2)} cores)`,
+      );
   };
   const longCall = await checkRun(ctx, longThread, LONG_MODEL, false);
   const bodies = { json, stream, longModel, longCall };
   for (const [k, b] of Object.entries(bodies)) {
-    out.upstreamBodies[k] = { messages: Array.isArray(b.messages) ? b.messages.length : 0, bytes: Buffer.byteLength(JSON.stringify(b)) };
+    out.upstreamBodies[k] = {
+      messages: Array.isArray(b.messages) ? b.messages.length : 0,
+      bytes: Buffer.byteLength(JSON.stringify(b)),
+    };
   }
   out.threads.longCallMessages = out.upstreamBodies.longCall!.messages;
   out.threads.longCallBytes = out.upstreamBodies.longCall!.bytes;
-  ctx.log(`runs: the ${LONG_THREAD_MESSAGES}-message thread's upstream call carries ${out.threads.longCallMessages} messages (${out.threads.longCallBytes} bytes)`);
+  ctx.log(
+    `runs: the ${LONG_THREAD_MESSAGES}-message thread's upstream call carries ${out.threads.longCallMessages} messages (${out.threads.longCallBytes} bytes)`,
+  );
 
   const runsOn = new Map<string, number>();
   const use = (id: string) => {
@@ -307,8 +338,12 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
     return runPath(id);
   };
   const headers = { "content-type": "application/json" };
-  const check = (label: string, r: { non2xx: number; errors: number; statusCodes: Record<string, number>; timeouts?: number }) => {
-    if (r.non2xx || r.errors) out.invalid.push(`${label}: ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`);
+  const check = (
+    label: string,
+    r: { non2xx: number; errors: number; statusCodes: Record<string, number>; timeouts?: number },
+  ) => {
+    if (r.non2xx || r.errors)
+      out.invalid.push(`${label}: ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors`);
   };
 
   // --- throughput: connection i rotates over threads i*K .. i*K+K-1 ---------------------------
@@ -317,9 +352,19 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   let set = 0;
   const perSet = ctx.highC * THREADS_PER_CONNECTION;
   const perConnection = (c: number) =>
-    use(throughputPool[set * perSet + (c % ctx.highC) * THREADS_PER_CONNECTION + (cursors[c % ctx.highC]!++ % THREADS_PER_CONNECTION)]!);
+    use(
+      throughputPool[
+        set * perSet + (c % ctx.highC) * THREADS_PER_CONNECTION + (cursors[c % ctx.highC]!++ % THREADS_PER_CONNECTION)
+      ]!,
+    );
   const runBody = (model: string, stream: boolean) => JSON.stringify({ model, stream });
-  const runSpec = (connections: number, durationS: number, body: string, pathFor: (c: number) => string, amount?: number): LoadOptions => ({
+  const runSpec = (
+    connections: number,
+    durationS: number,
+    body: string,
+    pathFor: (c: number) => string,
+    amount?: number,
+  ): LoadOptions => ({
     url: `${ctx.ours.baseUrl}/v1/threads`,
     method: "POST",
     headers,
@@ -334,7 +379,13 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   const ours = (label: string): Target => ({ ...ctx.ours, label });
   if (ctx.warmupS > 0) {
     ctx.log(`runs json: warm-up ${ctx.warmupS} s @${ctx.highC}c`);
-    const w = await ctx.measure(ours("run (warm-up)"), "json", ctx.highC, ctx.warmupS, runSpec(ctx.highC, ctx.warmupS, runBody(ctx.model, false), perConnection));
+    const w = await ctx.measure(
+      ours("run (warm-up)"),
+      "json",
+      ctx.highC,
+      ctx.warmupS,
+      runSpec(ctx.highC, ctx.warmupS, runBody(ctx.model, false), perConnection),
+    );
     check("runs json warm-up", w);
   }
   // Runs cut off when the warm-up stopped may still be finishing on their threads.
@@ -352,9 +403,20 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
     durationS: ctx.durationS,
     pipelining: 1,
   };
-  const measureSameMessages = async (rep: number, rowCase: RunRow["case"], connections: number, durationS: number, amount?: number) => {
+  const measureSameMessages = async (
+    rep: number,
+    rowCase: RunRow["case"],
+    connections: number,
+    durationS: number,
+    amount?: number,
+  ) => {
     const label = `chat completions ${ctx.model}, the same ${THREAD_MESSAGES} messages`;
-    const cp = await ctx.measure(ours(label), "json", connections, durationS, { ...sameMessagesSpec, connections, durationS, amount });
+    const cp = await ctx.measure(ours(label), "json", connections, durationS, {
+      ...sameMessagesSpec,
+      connections,
+      durationS,
+      amount,
+    });
     check(`${label} @${connections}c rep ${rep}`, cp);
     out.rows.push({ ...cp, kind: "completions", case: rowCase, model: ctx.model, repetition: rep });
   };
@@ -366,7 +428,13 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   const completionsRow = {
     name: "chat completions",
     async measure(rep: number) {
-      const cp = await ctx.measure(ours(`chat completions ${ctx.model} (baseline)`), "json", ctx.highC, ctx.durationS, ctx.completionsSpec(ctx.highC, ctx.durationS));
+      const cp = await ctx.measure(
+        ours(`chat completions ${ctx.model} (baseline)`),
+        "json",
+        ctx.highC,
+        ctx.durationS,
+        ctx.completionsSpec(ctx.highC, ctx.durationS),
+      );
       check(`runs baseline completions @${ctx.highC}c rep ${rep}`, cp);
       out.rows.push({ ...cp, kind: "completions", case: "json-throughput", model: ctx.model, repetition: rep });
     },
@@ -375,7 +443,13 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
     name: "runs",
     async measure(rep: number) {
       set = rep;
-      const tp = await ctx.measure(ours(`run ${ctx.model}, ${THREAD_MESSAGES}-msg threads`), "json", ctx.highC, ctx.durationS, runSpec(ctx.highC, ctx.durationS, runBody(ctx.model, false), perConnection));
+      const tp = await ctx.measure(
+        ours(`run ${ctx.model}, ${THREAD_MESSAGES}-msg threads`),
+        "json",
+        ctx.highC,
+        ctx.durationS,
+        runSpec(ctx.highC, ctx.durationS, runBody(ctx.model, false), perConnection),
+      );
       check(`runs json @${ctx.highC}c rep ${rep}`, tp);
       out.rows.push({ ...tp, kind: "run", case: "json-throughput", model: ctx.model, repetition: rep });
     },
@@ -391,14 +465,18 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
     // (runs first).
     const pair = rep % 2 === 1 ? [completionsRow, runsRow] : [runsRow, completionsRow];
     const apart = async () => {
-      ctx.log(`runs: chat completions with the same ${THREAD_MESSAGES} messages json @${ctx.highC}c, ${ctx.durationS} s, repetition ${rep}/${ctx.repeat}`);
+      ctx.log(
+        `runs: chat completions with the same ${THREAD_MESSAGES} messages json @${ctx.highC}c, ${ctx.durationS} s, repetition ${rep}/${ctx.repeat}`,
+      );
       await measureSameMessages(rep, "json-throughput-same", ctx.highC, ctx.durationS);
     };
     if (rep % 2 === 0) {
       await apart();
       await settle();
     }
-    ctx.log(`runs: ${pair[0]!.name} json @${ctx.highC}c then ${pair[1]!.name} json @${ctx.highC}c, ${ctx.durationS} s each, repetition ${rep}/${ctx.repeat}`);
+    ctx.log(
+      `runs: ${pair[0]!.name} json @${ctx.highC}c then ${pair[1]!.name} json @${ctx.highC}c, ${ctx.durationS} s each, repetition ${rep}/${ctx.repeat}`,
+    );
     for (const row of pair) await row.measure(rep);
     if (rep % 2 === 1) {
       await settle();
@@ -412,10 +490,34 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   const nextLatency = () => use(latencyPool[latencyNext++ % LATENCY_POOL]!);
   const n = ctx.latencyRequests;
   const c = ctx.lowC;
-  const cases: { case: RunCase; model: string; upstream: Record<string, unknown>; path: () => string; label: string }[] = [
-    { case: "json", model: ctx.model, upstream: json, path: nextLatency, label: `run ${ctx.model}, ${THREAD_MESSAGES}-msg threads` },
-    { case: "json-long-model", model: LONG_MODEL, upstream: longModel, path: nextLatency, label: `run ${LONG_MODEL}, ${THREAD_MESSAGES}-msg threads` },
-    { case: "json-long-thread", model: LONG_MODEL, upstream: longCall, path: () => use(longThread), label: `run ${LONG_MODEL}, ${LONG_THREAD_MESSAGES}-msg thread` },
+  const cases: {
+    case: RunCase;
+    model: string;
+    upstream: Record<string, unknown>;
+    path: () => string;
+    label: string;
+  }[] = [
+    {
+      case: "json",
+      model: ctx.model,
+      upstream: json,
+      path: nextLatency,
+      label: `run ${ctx.model}, ${THREAD_MESSAGES}-msg threads`,
+    },
+    {
+      case: "json-long-model",
+      model: LONG_MODEL,
+      upstream: longModel,
+      path: nextLatency,
+      label: `run ${LONG_MODEL}, ${THREAD_MESSAGES}-msg threads`,
+    },
+    {
+      case: "json-long-thread",
+      model: LONG_MODEL,
+      upstream: longCall,
+      path: () => use(longThread),
+      label: `run ${LONG_MODEL}, ${LONG_THREAD_MESSAGES}-msg thread`,
+    },
   ];
   const directSpec = (body: Record<string, unknown>, amount: number): LoadOptions => ({
     url: `${ctx.direct.baseUrl}${ctx.upstreamPath}`,
@@ -429,14 +531,28 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
   });
   for (const k of cases) {
     // Warm-up: this model's and this thread's paths (the 32c warm-up ran gpt-4.1-mini on 20 messages only).
-    const w = await ctx.measure(ours("run (warm-up)"), "json", c, 60, runSpec(c, 60, runBody(k.model, false), k.path, LATENCY_WARMUP));
+    const w = await ctx.measure(
+      ours("run (warm-up)"),
+      "json",
+      c,
+      60,
+      runSpec(c, 60, runBody(k.model, false), k.path, LATENCY_WARMUP),
+    );
     check(`runs ${k.case} warm-up`, w);
   }
   for (let rep = 1; rep <= ctx.repeat; rep++) {
     await quiet();
     for (const k of cases) {
-      ctx.log(`runs ${k.case} @${c}c, repetition ${rep}/${ctx.repeat}: ${n} direct, ${n} runs${k.case === "json" ? `, ${n} completions` : ""}`);
-      const d = await ctx.measure({ ...ctx.direct, label: `direct (${k.label.replace(/^run /, "the upstream call of a run ")})` }, "json", c, 60, directSpec(k.upstream, n));
+      ctx.log(
+        `runs ${k.case} @${c}c, repetition ${rep}/${ctx.repeat}: ${n} direct, ${n} runs${k.case === "json" ? `, ${n} completions` : ""}`,
+      );
+      const d = await ctx.measure(
+        { ...ctx.direct, label: `direct (${k.label.replace(/^run /, "the upstream call of a run ")})` },
+        "json",
+        c,
+        60,
+        directSpec(k.upstream, n),
+      );
       check(`direct ${k.case} rep ${rep}`, d);
       out.rows.push({ ...d, kind: "direct", case: k.case, model: k.model, repetition: rep });
       const runRow = async () => {
@@ -451,11 +567,20 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
     }
     ctx.log(`runs stream TTFB, repetition ${rep}/${ctx.repeat}: ${ctx.ttfbRequests} direct, ${ctx.ttfbRequests} runs`);
     const warm = rep === 1 ? 20 : 0;
-    const d = await ctx.ttfb({ ...ctx.direct, label: "direct (the upstream call of a streaming run)" }, ctx.ttfbRequests, warm, { path: () => ctx.upstreamPath, body: JSON.stringify(stream) });
+    const d = await ctx.ttfb(
+      { ...ctx.direct, label: "direct (the upstream call of a streaming run)" },
+      ctx.ttfbRequests,
+      warm,
+      { path: () => ctx.upstreamPath, body: JSON.stringify(stream) },
+    );
     out.ttfb.push({ ...d, kind: "direct", repetition: rep });
-    const r = await ctx.ttfb(ours(`run ${ctx.model} stream, ${THREAD_MESSAGES}-msg threads`), ctx.ttfbRequests, warm, { path: nextLatency, body: runBody(ctx.model, true) });
+    const r = await ctx.ttfb(ours(`run ${ctx.model} stream, ${THREAD_MESSAGES}-msg threads`), ctx.ttfbRequests, warm, {
+      path: nextLatency,
+      body: runBody(ctx.model, true),
+    });
     out.ttfb.push({ ...r, kind: "run", repetition: rep });
-    for (const x of [d, r]) if (x.failures) out.invalid.push(`${x.label} TTFB rep ${rep}: ${x.failures} failed requests (${x.firstFailure})`);
+    for (const x of [d, r])
+      if (x.failures) out.invalid.push(`${x.label} TTFB rep ${rep}: ${x.failures} failed requests (${x.firstFailure})`);
   }
 
   for (const k of cases) {
@@ -472,7 +597,13 @@ export async function runRunsRows(ctx: RunsRowsContext): Promise<RunsResult> {
 const STEPS_RUNS = 40;
 
 /** `STEPS_RUNS` sequential runs, each followed by a read of its steps: the medians per step type. */
-async function stepsOf(ctx: RunsRowsContext, k: RunCase, label: string, model: string, path: () => string): Promise<StepsBreakdown> {
+async function stepsOf(
+  ctx: RunsRowsContext,
+  k: RunCase,
+  label: string,
+  model: string,
+  path: () => string,
+): Promise<StepsBreakdown> {
   const walls: number[] = [];
   const latencies: number[] = [];
   const byType = new Map<string, { d: number[]; o: number[] }>();
@@ -499,7 +630,12 @@ async function stepsOf(ctx: RunsRowsContext, k: RunCase, label: string, model: s
     runs: STEPS_RUNS,
     wallP50: median(walls),
     latencyP50: median(latencies),
-    byType: [...byType.entries()].map(([type, e]) => ({ type, durationP50: median(e.d), offsetP50: median(e.o), count: e.d.length })),
+    byType: [...byType.entries()].map(([type, e]) => ({
+      type,
+      durationP50: median(e.d),
+      offsetP50: median(e.o),
+      count: e.d.length,
+    })),
   };
 }
 
@@ -513,10 +649,20 @@ const disturbedRow = (r: Row | undefined) => r?.otherCores != null && r.otherCor
  * Median of per-repetition values over the undisturbed repetitions (every row of the pair ran with
  * < NOISY_OTHER_CORES of unrelated load); over all of them when none was (then `disturbed`).
  */
-function pick(per: { value: number; disturbed: boolean }[]): { median: number | null; perRepetition: number[]; clean: number; disturbed: boolean } {
+function pick(per: { value: number; disturbed: boolean }[]): {
+  median: number | null;
+  perRepetition: number[];
+  clean: number;
+  disturbed: boolean;
+} {
   const clean = per.filter((p) => !p.disturbed);
   const use = clean.length ? clean : per;
-  return { median: use.length ? median(use.map((p) => p.value)) : null, perRepetition: per.map((p) => p.value), clean: clean.length, disturbed: clean.length === 0 };
+  return {
+    median: use.length ? median(use.map((p) => p.value)) : null,
+    perRepetition: per.map((p) => p.value),
+    clean: clean.length,
+    disturbed: clean.length === 0,
+  };
 }
 
 /** "(repetitions: a, b, …; median of N undisturbed)" for a pick. */
@@ -533,7 +679,12 @@ export function addedP50(res: RunsResult, k: RunCase) {
  * Each repetition's run row of `runCase` set against the baseline row of the same repetition: one
  * value per repetition (disturbed when either row was), then pick's median.
  */
-function againstBaseline(res: RunsResult, runCase: RunRow["case"], base: Pick<RunRow, "kind" | "case">, value: (run: RunRow, base: RunRow) => number) {
+function againstBaseline(
+  res: RunsResult,
+  runCase: RunRow["case"],
+  base: Pick<RunRow, "kind" | "case">,
+  value: (run: RunRow, base: RunRow) => number,
+) {
   const per: { value: number; disturbed: boolean }[] = [];
   for (const r of res.rows.filter((x) => x.kind === "run" && x.case === runCase)) {
     const b = res.rows.find((x) => x.kind === base.kind && x.case === base.case && x.repetition === r.repetition);
@@ -549,7 +700,12 @@ export function runOverCompletion(res: RunsResult) {
 
 /** Run req/s ÷ req/s of chat completions carrying the same messages, at the throughput rows' load, per repetition (%). */
 export function runVsSameMessages(res: RunsResult) {
-  return againstBaseline(res, "json-throughput", { kind: "completions", case: "json-throughput-same" }, (r, c) => (r.rps / c.rps) * 100);
+  return againstBaseline(
+    res,
+    "json-throughput",
+    { kind: "completions", case: "json-throughput-same" },
+    (r, c) => (r.rps / c.rps) * 100,
+  );
 }
 
 /** TTFB has no CPU accounting of its own: a repetition counts as disturbed when that repetition's json rows were. */
@@ -566,8 +722,14 @@ export function addedTtfb(res: RunsResult) {
 /** The runs goals; `completions` (ours' json row of the table at the same connection count) is only quoted beside the paired ratio. */
 export function runsVerdicts(res: RunsResult, completions: Row | undefined): Verdict[] {
   const tpRuns = res.rows.filter((r) => r.case === "json-throughput" && r.kind === "run");
-  const tp = againstBaseline(res, "json-throughput", { kind: "completions", case: "json-throughput" }, (r, c) => (r.rps / c.rps) * 100);
-  const reps = (p: ReturnType<typeof pick>, digits = 3) => (p.perRepetition.length > 1 ? ` ${repetitionsText(p, digits)}` : "");
+  const tp = againstBaseline(
+    res,
+    "json-throughput",
+    { kind: "completions", case: "json-throughput" },
+    (r, c) => (r.rps / c.rps) * 100,
+  );
+  const reps = (p: ReturnType<typeof pick>, digits = 3) =>
+    p.perRepetition.length > 1 ? ` ${repetitionsText(p, digits)}` : "";
   const short = addedP50(res, "json");
   const shortLong = addedP50(res, "json-long-model");
   const long = addedP50(res, "json-long-thread");
@@ -575,7 +737,10 @@ export function runsVerdicts(res: RunsResult, completions: Row | undefined): Ver
   const extra = long.median !== null && shortLong.median !== null ? long.median - shortLong.median : null;
   const pct = tp.median;
   const tpConns = tpRuns[0]?.connections ?? "-";
-  const vsTable = tpRuns.length && completions ? ` (vs the table's completions row: ${fmt((median(tpRuns.map((r) => r.rps)) / completions.rps) * 100, 1)} %)` : "";
+  const vsTable =
+    tpRuns.length && completions
+      ? ` (vs the table's completions row: ${fmt((median(tpRuns.map((r) => r.rps)) / completions.rps) * 100, 1)} %)`
+      : "";
   return [
     {
       name: `runs: run json req/s vs chat completions @${tpConns}c, pairs measured alternately, order swapped each repetition${reps(tp, 1)}${vsTable}`,
@@ -616,7 +781,21 @@ export function runsTables(res: RunsResult): string {
   if (res.skipped) return `Runs rows: skipped (${res.skipped})`;
   const t = res.threads;
   const rows = renderTable(
-    ["runs (POST /v1/threads/{id}/runs)", "rep", "conns", "n", "req/s", "p50 ms", "p99 ms", "gw CPU ms/req", "gw writes/req", "db ms/req", "upstream ms/req", "non-2xx", "other cores"],
+    [
+      "runs (POST /v1/threads/{id}/runs)",
+      "rep",
+      "conns",
+      "n",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "gw CPU ms/req",
+      "gw writes/req",
+      "db ms/req",
+      "upstream ms/req",
+      "non-2xx",
+      "other cores",
+    ],
     res.rows.map((r) => [
       r.label,
       r.repetition ? String(r.repetition) : "-",
@@ -635,17 +814,39 @@ export function runsTables(res: RunsResult): string {
   );
   const ttfb = renderTable(
     ["runs stream, 1 connection, sequential", "rep", "n", "TTFB p50 ms", "TTFB p99 ms", "headers p50", "whole p50"],
-    res.ttfb.map((x) => [x.label, String(x.repetition), String(x.n), fmt(x.p50, 3), fmt(x.p99, 3), fmt(x.headersP50, 3), fmt(x.totalP50, 3)]),
+    res.ttfb.map((x) => [
+      x.label,
+      String(x.repetition),
+      String(x.n),
+      fmt(x.p50, 3),
+      fmt(x.p99, 3),
+      fmt(x.headersP50, 3),
+      fmt(x.totalP50, 3),
+    ]),
   );
   const notes =
     `Runs threads: ${t.throughputPool} threads of ${t.messagesPerThread} messages for @32c (${THREADS_PER_CONNECTION} per connection in a fresh set for the warm-up and each repetition, at most ${t.maxRunsPerThroughputThread} runs each: they grew to ≤ ${t.messagesPerThread + t.maxRunsPerThroughputThread} messages), ` +
     `${t.latencyPool} for the @1c rows (≤ ${t.maxRunsPerLatencyThread} runs each, ≤ ${t.messagesPerThread + t.maxRunsPerLatencyThread} messages), one of ${t.longThreadMessages} messages ` +
     `(its ${LONG_MODEL} call carries the newest ${t.longCallMessages} messages, ${t.longCallBytes} bytes); seeded through the API in ${fmt(t.seedMs / 1000, 1)} s. ` +
-    `Upstream calls replayed as the direct baseline: ${Object.entries(res.upstreamBodies).map(([k, v]) => `${k} ${v.messages} messages / ${v.bytes} B`).join(", ")}`;
+    `Upstream calls replayed as the direct baseline: ${Object.entries(res.upstreamBodies)
+      .map(([k, v]) => `${k} ${v.messages} messages / ${v.bytes} B`)
+      .join(", ")}`;
   const steps = res.steps.length
     ? renderTable(
-        ["run steps (medians of sequential runs)", "runs", "client wall ms", "latency_ms", "steps: type duration ms @offset ms"],
-        res.steps.map((x) => [x.label, String(x.runs), fmt(x.wallP50, 3), fmt(x.latencyP50, 3), x.byType.map((t) => `${t.type} ${fmt(t.durationP50, 2)} @${fmt(t.offsetP50, 2)}`).join(", ")]),
+        [
+          "run steps (medians of sequential runs)",
+          "runs",
+          "client wall ms",
+          "latency_ms",
+          "steps: type duration ms @offset ms",
+        ],
+        res.steps.map((x) => [
+          x.label,
+          String(x.runs),
+          fmt(x.wallP50, 3),
+          fmt(x.latencyP50, 3),
+          x.byType.map((t) => `${t.type} ${fmt(t.durationP50, 2)} @${fmt(t.offsetP50, 2)}`).join(", "),
+        ]),
       )
     : "";
   const own = runOverCompletion(res);

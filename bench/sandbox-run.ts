@@ -89,26 +89,49 @@ export async function runToolRunBench(o: ToolRunOptions): Promise<ToolRunResult>
       cleanups.push(() => db.cleanup());
     }
     const company = await createCompany(db.url, "Bench sandbox tool run");
-    await admin(db.url, ["credits", "grant", "--company", company, "--amount", "1000000", "--note", "sandbox tool-run bench"]);
+    await admin(db.url, [
+      "credits",
+      "grant",
+      "--company",
+      company,
+      "--amount",
+      "1000000",
+      "--note",
+      "sandbox tool-run bench",
+    ]);
     const key = await createKey(db.url, company);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const server = await startNext({ env: { ...appEnv(db.url, dataDir), OPENAI_BASE_URL: up.openaiBase, OPENAI_API_KEY: UPSTREAM_KEY } });
+    const server = await startNext({
+      env: { ...appEnv(db.url, dataDir), OPENAI_BASE_URL: up.openaiBase, OPENAI_API_KEY: UPSTREAM_KEY },
+    });
     cleanups.push(() => server.stop());
     o.log(`tool run: server pid ${server.pid} on ${server.baseUrl}, fake upstream ${up.url}`);
     const headers = { "content-type": "application/json", authorization: `Bearer ${key.secret}` };
     const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${server.baseUrl}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${server.baseUrl}${p}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, text, json: () => JSON.parse(text) as Record<string, unknown> };
     };
-    const tool = await call("POST", "/v1/tools", { name: "add", description: "adds two numbers", json_schema: SCHEMA, python_code: ADD });
-    if (tool.status !== 201 && tool.status !== 200) throw new Error(`POST /v1/tools: HTTP ${tool.status} ${tool.text.slice(0, 300)}`);
+    const tool = await call("POST", "/v1/tools", {
+      name: "add",
+      description: "adds two numbers",
+      json_schema: SCHEMA,
+      python_code: ADD,
+    });
+    if (tool.status !== 201 && tool.status !== 200)
+      throw new Error(`POST /v1/tools: HTTP ${tool.status} ${tool.text.slice(0, 300)}`);
 
     const total = o.warmup * 2 + o.requests * 2 * o.repeat;
     const threads: string[] = [];
     for (let i = 0; i < total; i++) {
-      const t = await call("POST", "/v1/threads", { messages: [{ role: "user", content: `Please add 2 and 3 (${i}).` }] });
+      const t = await call("POST", "/v1/threads", {
+        messages: [{ role: "user", content: `Please add 2 and 3 (${i}).` }],
+      });
       if (t.status !== 201) throw new Error(`POST /v1/threads: HTTP ${t.status} ${t.text.slice(0, 300)}`);
       threads.push(String(t.json().id));
     }
@@ -121,12 +144,18 @@ export async function runToolRunBench(o: ToolRunOptions): Promise<ToolRunResult>
       const t0 = performance.now();
       const r = await call("POST", `/v1/threads/${thread}/runs`, body);
       const ms = performance.now() - t0;
-      if (r.status !== 200) throw new Error(`run${withTool ? " with the tool" : ""}: HTTP ${r.status} ${r.text.slice(0, 400)}`);
+      if (r.status !== 200)
+        throw new Error(`run${withTool ? " with the tool" : ""}: HTTP ${r.status} ${r.text.slice(0, 400)}`);
       const j = r.json() as { status?: string; content?: string; tool_calls?: unknown[]; id?: string };
       const expected = withTool ? [{ name: "add", args: { a: 2, b: 3 }, result: 5 }] : [];
-      if (j.status !== "completed" || !j.content?.includes(FAKE_REPLY) || JSON.stringify(j.tool_calls ?? []) !== JSON.stringify(expected)) {
+      if (
+        j.status !== "completed" ||
+        !j.content?.includes(FAKE_REPLY) ||
+        JSON.stringify(j.tool_calls ?? []) !== JSON.stringify(expected)
+      ) {
         unexpected += 1;
-        if (unexpected <= 3) errors.push(`run${withTool ? " with the tool" : ""}: unexpected answer ${r.text.slice(0, 400)}`);
+        if (unexpected <= 3)
+          errors.push(`run${withTool ? " with the tool" : ""}: unexpected answer ${r.text.slice(0, 400)}`);
       }
       // Every 5th tool run's steps are read after the measurement (where the added time goes).
       if (withTool && j.id && next % 5 === 0) toolRunIds.push({ thread, run: j.id });
@@ -140,7 +169,9 @@ export async function runToolRunBench(o: ToolRunOptions): Promise<ToolRunResult>
     toolRunIds.length = 0;
     await new Promise((r) => setTimeout(r, 3000));
     for (let rep = 0; rep < o.repeat; rep++) {
-      result.quietBefore.push(o.quietWaitS > 0 ? await waitForQuiet(0.3, o.quietWaitS * 1000) : { waitedMs: 0, busy: null });
+      result.quietBefore.push(
+        o.quietWaitS > 0 ? await waitForQuiet(0.3, o.quietWaitS * 1000) : { waitedMs: 0, busy: null },
+      );
       result.loadavg = os.loadavg();
       for (const kind of [false, true]) {
         const times: number[] = [];
@@ -149,7 +180,9 @@ export async function runToolRunBench(o: ToolRunOptions): Promise<ToolRunResult>
         row.p50Ms.push(pct(times, 50));
         row.p99Ms.push(pct(times, 99));
         row.runs += times.length;
-        o.log(`tool run rep ${rep + 1}: ${row.kind} p50 ${pct(times, 50).toFixed(2)} ms, p99 ${pct(times, 99).toFixed(2)} ms`);
+        o.log(
+          `tool run rep ${rep + 1}: ${row.kind} p50 ${pct(times, 50).toFixed(2)} ms, p99 ${pct(times, 99).toFixed(2)} ms`,
+        );
       }
     }
     result.addedP50Ms = median(result.withTool.p50Ms.map((p, i) => p - result.noTools.p50Ms[i]!));

@@ -64,8 +64,13 @@ export interface SandboxBenchResult {
   errors: string[];
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 function poolConfig(size: number, prewarm: number): PoolConfig {
   return {
@@ -144,7 +149,9 @@ async function warmRun(
     }
     // The spares boot (while slots allow) and the first calls' background work settles before the clock starts.
     await new Promise((r) => setTimeout(r, 1000));
-    log(`warm calls, ${label}: ${o.companies} companies at once for ${o.durationS} s (pool ${cfg.size}, prewarm ${cfg.prewarm})`);
+    log(
+      `warm calls, ${label}: ${o.companies} companies at once for ${o.durationS} s (pool ${cfg.size}, prewarm ${cfg.prewarm})`,
+    );
     const bootsBefore = pool.bootMs.length;
     const until = performance.now() + o.durationS * 1000;
     const busyProbe = busyCores(o.durationS * 1000);
@@ -166,7 +173,11 @@ async function warmRun(
     );
     busyCoresDuring = await busyProbe;
     const boots = pool.bootMs.slice(bootsBefore).sort((a, b) => a - b);
-    bootsDuring = { count: boots.length, medianMs: boots.length ? percentile(boots, 50) : null, maxMs: boots.at(-1) ?? null };
+    bootsDuring = {
+      count: boots.length,
+      medianMs: boots.length ? percentile(boots, 50) : null,
+      maxMs: boots.at(-1) ?? null,
+    };
     const stats = pool.stats();
     rss = { sumMb: stats.rssBytes / 2 ** 20, processes: stats.processes };
   } finally {
@@ -199,7 +210,16 @@ async function warmRun(
 async function bootOnce(cfg: PoolConfig, snapshot?: string): Promise<{ ms: number; rssMb: number }> {
   const layers = probeLayers({ uid: cfg.uid, gid: cfg.gid });
   const t0 = performance.now();
-  const proc = new SandboxProcess({ layers, gid: cfg.gid, wasmMaxMb: cfg.wasmMaxMb, stdoutMax: cfg.stdoutMax, resultMax: cfg.resultMax, bootTimeoutMs: cfg.bootTimeoutMs, snapshot, cpuQuotaPercent: cfg.cpuQuotaPercent });
+  const proc = new SandboxProcess({
+    layers,
+    gid: cfg.gid,
+    wasmMaxMb: cfg.wasmMaxMb,
+    stdoutMax: cfg.stdoutMax,
+    resultMax: cfg.resultMax,
+    bootTimeoutMs: cfg.bootTimeoutMs,
+    snapshot,
+    cpuQuotaPercent: cfg.cpuQuotaPercent,
+  });
   try {
     await proc.ready;
     return { ms: performance.now() - t0, rssMb: (proc.rssBytes() ?? 0) / 2 ** 20 };
@@ -223,7 +243,8 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
     toolRunRepeat: options.toolRunRepeat ?? 3,
   };
   const startedAt = new Date();
-  const log = (m: string) => process.stderr.write(`[bench:sandbox +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
+  const log = (m: string) =>
+    process.stderr.write(`[bench:sandbox +${Math.round((Date.now() - startedAt.getTime()) / 1000)}s] ${m}\n`);
   const errors: string[] = [];
   const cfg = poolConfig(o.poolSize, o.prewarm);
   const layers = probeLayers({ uid: cfg.uid, gid: cfg.gid });
@@ -237,7 +258,8 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
   log("making the memory snapshot");
   const t0 = performance.now();
   // Made afresh for the timing (the server takes it from its cache when an earlier process made it).
-  const made = await makeSnapshot(layers, { gid: cfg.gid, wasmMaxMb: cfg.wasmMaxMb, timeoutMs: cfg.bootTimeoutMs }).done;
+  const made = await makeSnapshot(layers, { gid: cfg.gid, wasmMaxMb: cfg.wasmMaxMb, timeoutMs: cfg.bootTimeoutMs })
+    .done;
   const snapshotMs = performance.now() - t0;
   if (made) fs.rmSync(made.dir, { recursive: true, force: true });
   const snap = await sharedSnapshot(layers, { gid: cfg.gid, wasmMaxMb: cfg.wasmMaxMb, timeoutMs: cfg.bootTimeoutMs });
@@ -289,38 +311,98 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
   };
 
   const out = process.stdout;
-  out.write(`\nPython sandbox (lib/sandbox): node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}), layers ${JSON.stringify(layers)}\n\n`);
-  out.write(`${renderTable(["cold start", "ms"], [
-    ["boot without snapshot (median)", cold.withoutSnapshotMs],
-    ["make the memory snapshot (once per version: cached)", cold.snapshotMakeMs],
-    ["boot from the snapshot (median)", cold.fromSnapshotMs],
-    ["first call of a new company (pool with spares)", median(firstCallMs)],
-  ])}\n\n`);
+  out.write(
+    `\nPython sandbox (lib/sandbox): node ${process.version}, ${os.cpus().length} cpu (${os.cpus()[0]?.model ?? "?"}), layers ${JSON.stringify(layers)}\n\n`,
+  );
+  out.write(
+    `${renderTable(
+      ["cold start", "ms"],
+      [
+        ["boot without snapshot (median)", cold.withoutSnapshotMs],
+        ["make the memory snapshot (once per version: cached)", cold.snapshotMakeMs],
+        ["boot from the snapshot (median)", cold.fromSnapshotMs],
+        ["first call of a new company (pool with spares)", median(firstCallMs)],
+      ],
+    )}\n\n`,
+  );
   const goalText = (r: WarmRow) => {
     const g = pass(r);
     return `p50 < ${TARGET_P50_MS}: ${g.p50 ? "PASS" : "MISS"}, p99 < ${TARGET_P99_MS}: ${g.p99 ? "PASS" : "MISS"}`;
   };
-  out.write(`${renderTable(
-    ["warm calls, 4 companies at once", "calls", "calls/s", "p50 ms", "p99 ms", "max ms", "> 50 ms", "> 500 ms", "recycled", "boots (median ms)", "busy cores", "goal"],
-    rows.map((r) => [
-      r.label, r.calls, r.callsPerS, r.p50Ms, r.p99Ms, r.maxMs, r.over50Ms, r.over500Ms,
-      `${Object.values(r.recycled).reduce((a, b) => a + b, 0)} ${JSON.stringify(r.recycled)}`,
-      `${r.bootsDuring.count} (${r.bootsDuring.medianMs ?? "-"})`, r.busyCoresDuring, goalText(r),
-    ]),
-  )}\n`);
-  out.write(`busy cores: the whole machine during the run (pool and this process included; before each run the bench waited for < 0.3)\n\n`);
-  out.write(`${renderTable(["memory", "MiB"], [
-    [`pool RSS after the first run, ${rss.processes} processes (4 companies + spares)`, rss.sumMb],
-    ["per process", rss.sumMb / Math.max(1, rss.processes)],
-    ["one process just booted (median)", cold.bootRssMb],
-  ])}\n`);
+  out.write(
+    `${renderTable(
+      [
+        "warm calls, 4 companies at once",
+        "calls",
+        "calls/s",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "> 50 ms",
+        "> 500 ms",
+        "recycled",
+        "boots (median ms)",
+        "busy cores",
+        "goal",
+      ],
+      rows.map((r) => [
+        r.label,
+        r.calls,
+        r.callsPerS,
+        r.p50Ms,
+        r.p99Ms,
+        r.maxMs,
+        r.over50Ms,
+        r.over500Ms,
+        `${Object.values(r.recycled).reduce((a, b) => a + b, 0)} ${JSON.stringify(r.recycled)}`,
+        `${r.bootsDuring.count} (${r.bootsDuring.medianMs ?? "-"})`,
+        r.busyCoresDuring,
+        goalText(r),
+      ]),
+    )}\n`,
+  );
+  out.write(
+    `busy cores: the whole machine during the run (pool and this process included; before each run the bench waited for < 0.3)\n\n`,
+  );
+  out.write(
+    `${renderTable(
+      ["memory", "MiB"],
+      [
+        [`pool RSS after the first run, ${rss.processes} processes (4 companies + spares)`, rss.sumMb],
+        ["per process", rss.sumMb / Math.max(1, rss.processes)],
+        ["one process just booted (median)", cold.bootRssMb],
+      ],
+    )}\n`,
+  );
   if (toolRun) {
     const f = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(" / ");
-    out.write(`\n${renderTable(["run through the server, 1 connection (fake upstream)", "runs", "p50 ms per repetition", "p99 ms per repetition"], [
-      ["POST /v1/threads/{id}/runs, no tools", toolRun.noTools.runs, f(toolRun.noTools.p50Ms), f(toolRun.noTools.p99Ms)],
-      ["same run, forced tool add(a, b) (sandbox call + 2nd model call)", toolRun.withTool.runs, f(toolRun.withTool.p50Ms), f(toolRun.withTool.p99Ms)],
-    ])}\n`);
-    out.write(`tool call adds p50 ${toolRun.addedP50Ms.toFixed(2)} ms (median over repetitions); in the tool runs' steps: tool_call step ${toolRun.toolStepMs ?? "-"} ms (sandbox wall ${toolRun.sandboxWallMs ?? "-"} ms), model_call ${toolRun.modelCallMs ?? "-"} ms (medians); load ${toolRun.loadavg.map((l) => l.toFixed(2)).join(" ")}\n`);
+    out.write(
+      `\n${renderTable(
+        [
+          "run through the server, 1 connection (fake upstream)",
+          "runs",
+          "p50 ms per repetition",
+          "p99 ms per repetition",
+        ],
+        [
+          [
+            "POST /v1/threads/{id}/runs, no tools",
+            toolRun.noTools.runs,
+            f(toolRun.noTools.p50Ms),
+            f(toolRun.noTools.p99Ms),
+          ],
+          [
+            "same run, forced tool add(a, b) (sandbox call + 2nd model call)",
+            toolRun.withTool.runs,
+            f(toolRun.withTool.p50Ms),
+            f(toolRun.withTool.p99Ms),
+          ],
+        ],
+      )}\n`,
+    );
+    out.write(
+      `tool call adds p50 ${toolRun.addedP50Ms.toFixed(2)} ms (median over repetitions); in the tool runs' steps: tool_call step ${toolRun.toolStepMs ?? "-"} ms (sandbox wall ${toolRun.sandboxWallMs ?? "-"} ms), model_call ${toolRun.modelCallMs ?? "-"} ms (medians); load ${toolRun.loadavg.map((l) => l.toFixed(2)).join(" ")}\n`,
+    );
   }
   if (errors.length) out.write(`\nINVALID: ${errors.join("; ")}\n`);
 
@@ -338,7 +420,14 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
     quietBeforeCold,
     memory: { poolRssMb: rss.sumMb, processes: rss.processes, perProcessMb: rss.sumMb / Math.max(1, rss.processes) },
     toolRun,
-    goals: { p50Ms: TARGET_P50_MS, p99Ms: TARGET_P99_MS, p50Pass: goals.p50, p99Pass: goals.p99, withoutRecyclingP50Pass: pass(pure).p50, withoutRecyclingP99Pass: pass(pure).p99 },
+    goals: {
+      p50Ms: TARGET_P50_MS,
+      p99Ms: TARGET_P99_MS,
+      p50Pass: goals.p50,
+      p99Pass: goals.p99,
+      withoutRecyclingP50Pass: pass(pure).p50,
+      withoutRecyclingP99Pass: pass(pure).p99,
+    },
     errors,
     valid: errors.length === 0,
   };

@@ -52,7 +52,11 @@ const STAGES = ["lead", "qualified", "proposal", "won", "lost"];
 /** Above this many cores of unrelated load during a row, its numbers are flagged as disturbed. */
 const NOISY_OTHER_CORES = 0.25;
 
-async function post(server: NextServer, key: string, body: unknown): Promise<{ status: number; json: { result?: { id?: string } } }> {
+async function post(
+  server: NextServer,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; json: { result?: { id?: string } } }> {
   const res = await fetch(`${server.baseUrl}/v1/sdk/action`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -89,16 +93,36 @@ export async function runSdkBench(options: SdkBenchOptions = {}): Promise<{ vali
     log(`server pid ${server.pid}; seeding ${SEED_DEALS} deals and ${SEED_INVOICES} invoices`);
     const dealIds: string[] = [];
     for (let i = 0; i < SEED_DEALS; i++) {
-      const r = await post(server, key, { service: "crm", action: "create_deal", input: { title: `Deal ${i}`, contact: `Contact ${i % 37}`, amount: `${100 + i}.${i % 100}`, stage: STAGES[i % 5] } });
+      const r = await post(server, key, {
+        service: "crm",
+        action: "create_deal",
+        input: {
+          title: `Deal ${i}`,
+          contact: `Contact ${i % 37}`,
+          amount: `${100 + i}.${i % 100}`,
+          stage: STAGES[i % 5],
+        },
+      });
       if (r.status !== 200) throw new Error(`seeding create_deal: HTTP ${r.status} ${JSON.stringify(r.json)}`);
       dealIds.push(r.json.result!.id!);
     }
     for (let i = 0; i < SEED_INVOICES; i++) {
-      const input = { customer: `Customer ${i}`, line_items: [{ description: "Hours", quantity: 1 + (i % 9), unit_price: "85.50" }, { description: "Licence", quantity: 1, unit_price: "19.99" }] };
+      const input = {
+        customer: `Customer ${i}`,
+        line_items: [
+          { description: "Hours", quantity: 1 + (i % 9), unit_price: "85.50" },
+          { description: "Licence", quantity: 1, unit_price: "19.99" },
+        ],
+      };
       const r = await post(server, key, { service: "billing", action: "create_invoice", input });
       if (r.status !== 200) throw new Error(`seeding create_invoice: HTTP ${r.status} ${JSON.stringify(r.json)}`);
     }
-    const replayBody = { service: "crm", action: "create_deal", input: { title: "Replayed", amount: "1.00" }, idempotency_key: "bench-replay" };
+    const replayBody = {
+      service: "crm",
+      action: "create_deal",
+      input: { title: "Replayed", amount: "1.00" },
+      idempotency_key: "bench-replay",
+    };
     if ((await post(server, key, replayBody)).status !== 200) throw new Error("seeding the replayed action failed");
 
     const rotateHeaders = keys.map((k) => ({ authorization: `Bearer ${k.secret}` }));
@@ -114,14 +138,21 @@ export async function runSdkBench(options: SdkBenchOptions = {}): Promise<{ vali
         path: "/v1/sdk/action",
         method: "POST",
         headers: json,
-        bodyFor: (n) => JSON.stringify({ service: "crm", action: "create_deal", input: { title: `Load ${n}`, amount: "10.00" } }),
+        bodyFor: (n) =>
+          JSON.stringify({ service: "crm", action: "create_deal", input: { title: `Load ${n}`, amount: "10.00" } }),
       },
       {
         label: "action create_deal+key",
         path: "/v1/sdk/action",
         method: "POST",
         headers: json,
-        bodyFor: (n) => JSON.stringify({ service: "crm", action: "create_deal", input: { title: `Keyed ${n}`, amount: "10.00" }, idempotency_key: `${runId}-${n}-${Math.random()}` }),
+        bodyFor: (n) =>
+          JSON.stringify({
+            service: "crm",
+            action: "create_deal",
+            input: { title: `Keyed ${n}`, amount: "10.00" },
+            idempotency_key: `${runId}-${n}-${Math.random()}`,
+          }),
       },
       {
         label: "action update_deal_stage",
@@ -133,17 +164,35 @@ export async function runSdkBench(options: SdkBenchOptions = {}): Promise<{ vali
           JSON.stringify({
             service: "crm",
             action: "update_deal_stage",
-            input: { deal_id: dealIds[n % dealIds.length], stage: STAGES[(Math.floor(n / dealIds.length) + 1 + (n % dealIds.length)) % 5] },
+            input: {
+              deal_id: dealIds[n % dealIds.length],
+              stage: STAGES[(Math.floor(n / dealIds.length) + 1 + (n % dealIds.length)) % 5],
+            },
           }),
       },
-      { label: "action replay", path: "/v1/sdk/action", method: "POST", headers: json, body: JSON.stringify(replayBody) },
+      {
+        label: "action replay",
+        path: "/v1/sdk/action",
+        method: "POST",
+        headers: json,
+        body: JSON.stringify(replayBody),
+      },
     ];
     const ctx = { server, rss, db };
     const quiet = o.quietWaitS > 0 ? { cores: 0.3, maxWaitMs: o.quietWaitS * 1000 } : undefined;
     for (const row of rows.filter((r) => !options.only?.length || options.only.some((w) => r.label.includes(w)))) {
       for (const c of o.connections) {
         log(`${row.label} @${c}c: warmup ${o.warmupS}s + ${o.durationS}s`);
-        measurements.push(await measure(ctx, { ...row, connections: c, durationS: o.durationS, warmupS: o.warmupS, rotateHeaders, quiet }));
+        measurements.push(
+          await measure(ctx, {
+            ...row,
+            connections: c,
+            durationS: o.durationS,
+            warmupS: o.warmupS,
+            rotateHeaders,
+            quiet,
+          }),
+        );
       }
     }
   } catch (err) {
@@ -159,12 +208,17 @@ export async function runSdkBench(options: SdkBenchOptions = {}): Promise<{ vali
 
   const invalid: string[] = [];
   for (const m of measurements) {
-    if (m.non2xx > 0) invalid.push(`${m.label} @${m.connections}c: ${m.non2xx} non-2xx ${JSON.stringify(m.statusCodes)}`);
-    if (m.errors > 0) invalid.push(`${m.label} @${m.connections}c: ${m.errors} connection errors (${m.timeouts} timeouts)`);
+    if (m.non2xx > 0)
+      invalid.push(`${m.label} @${m.connections}c: ${m.non2xx} non-2xx ${JSON.stringify(m.statusCodes)}`);
+    if (m.errors > 0)
+      invalid.push(`${m.label} @${m.connections}c: ${m.errors} connection errors (${m.timeouts} timeouts)`);
   }
   const disturbed = measurements
     .filter((m) => m.otherCores !== null && m.otherCores > NOISY_OTHER_CORES)
-    .map((m) => `${m.label} @${m.connections}c: other processes kept ${fmt(m.otherCores, 2)} cores busy (${m.otherTop.map((t) => `${t.comm} ${fmt(t.cores, 2)}`).join(", ")})`);
+    .map(
+      (m) =>
+        `${m.label} @${m.connections}c: other processes kept ${fmt(m.otherCores, 2)} cores busy (${m.otherTop.map((t) => `${t.comm} ${fmt(t.cores, 2)}`).join(", ")})`,
+    );
   const table = renderTable(
     ["target", "conns", "req/s", "p50 ms", "p99 ms", "non-2xx", "srv CPU ms/req", "db CPU ms/req", "other cores"],
     measurements.map((m) => [
@@ -181,8 +235,11 @@ export async function runSdkBench(options: SdkBenchOptions = {}): Promise<{ vali
   );
   const out = process.stdout;
   out.write(`\nSDK services benchmark — ${started.toISOString()}\n`);
-  out.write(`node ${process.version}, ${os.cpus().length} cpu; ${SEED_DEALS} deals, ${SEED_INVOICES} invoices seeded; warmup ${o.warmupS}s, ${o.durationS}s per row, pipelining 1\n\n${table}\n`);
-  if (disturbed.length) out.write(`\nDISTURBED (unrelated load; numbers are pessimistic):\n  ${disturbed.join("\n  ")}\n`);
+  out.write(
+    `node ${process.version}, ${os.cpus().length} cpu; ${SEED_DEALS} deals, ${SEED_INVOICES} invoices seeded; warmup ${o.warmupS}s, ${o.durationS}s per row, pipelining 1\n\n${table}\n`,
+  );
+  if (disturbed.length)
+    out.write(`\nDISTURBED (unrelated load; numbers are pessimistic):\n  ${disturbed.join("\n  ")}\n`);
   if (invalid.length) out.write(`\nINVALID RUN:\n  ${invalid.join("\n  ")}\n`);
   if (errors.length) out.write(`\nERRORS:\n  ${errors.join("\n  ")}\n`);
   const record = {
@@ -194,10 +251,22 @@ export async function runSdkBench(options: SdkBenchOptions = {}): Promise<{ vali
     invalid,
     disturbed,
     errors,
-    machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, loadavgAtStart: os.loadavg() },
+    machine: {
+      node: process.version,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      loadavgAtStart: os.loadavg(),
+    },
     database: db ? { mode: db.mode, name: db.name, where: db.where } : null,
     build: build ? { ...build.build, isolated: build.isolated } : null,
-    settings: { durationS: o.durationS, warmupS: o.warmupS, connections: o.connections, seedDeals: SEED_DEALS, seedInvoices: SEED_INVOICES, keys: 4 },
+    settings: {
+      durationS: o.durationS,
+      warmupS: o.warmupS,
+      connections: o.connections,
+      seedDeals: SEED_DEALS,
+      seedInvoices: SEED_INVOICES,
+      keys: 4,
+    },
     measurements,
     table,
   };

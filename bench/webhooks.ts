@@ -72,7 +72,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function drain(sql: postgres.Sql, companyId: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await sql<{ open: number }[]>`SELECT count(*)::int AS open FROM webhook_events WHERE company_id = ${companyId} AND status NOT IN ('done', 'failed', 'dead')`;
+    const [row] = await sql<
+      { open: number }[]
+    >`SELECT count(*)::int AS open FROM webhook_events WHERE company_id = ${companyId} AND status NOT IN ('done', 'failed', 'dead')`;
     if (row!.open === 0) return;
     if (Date.now() > deadline) throw new Error(`${row!.open} events still open after ${timeoutMs} ms`);
     await sleep(500);
@@ -81,7 +83,15 @@ async function drain(sql: postgres.Sql, companyId: string, timeoutMs: number): P
 
 async function stats(sql: postgres.Sql, companyId: string, since: Date) {
   const [row] = await sql<
-    { events: number; done: number; other: number; span_s: number; lag_p50: number; lag_p99: number; runs_completed: number }[]
+    {
+      events: number;
+      done: number;
+      other: number;
+      span_s: number;
+      lag_p50: number;
+      lag_p99: number;
+      runs_completed: number;
+    }[]
   >`
     SELECT count(*)::int AS events,
            count(*) FILTER (WHERE e.status = 'done')::int AS done,
@@ -113,13 +123,20 @@ async function main(): Promise<number> {
     const gcLog = flags.gc ? (process.env.BENCH_SERVER_LOG ?? path.join(dataDir, "server.log")) : undefined;
     const serverEnv = { ...appEnv(db.url, dataDir), WEBHOOK_RATE_LIMIT_PER_MINUTE: "1000000", JOBS_IDLE_CHECK_S: "1" };
     server = await startNext({
-      nodeArgs: [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), ...(gcLog ? ["--trace-gc"] : [])],
+      nodeArgs: [
+        ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+        ...(gcLog ? ["--trace-gc"] : []),
+      ],
       env: WORKER_NICE === undefined ? serverEnv : { ...serverEnv, WEBHOOK_WORKER_CONCURRENCY: "0" },
       logFile: gcLog,
     });
     if (WORKER_NICE !== undefined) {
       const tsx = path.join(ROOT, "node_modules/.bin/tsx");
-      const child = spawn("nice", ["-n", String(WORKER_NICE), tsx, "--conditions=react-server", "scripts/worker.ts"], { cwd: ROOT, env: cleanEnv(serverEnv), stdio: ["ignore", "inherit", "inherit"] });
+      const child = spawn("nice", ["-n", String(WORKER_NICE), tsx, "--conditions=react-server", "scripts/worker.ts"], {
+        cwd: ROOT,
+        env: cleanEnv(serverEnv),
+        stdio: ["ignore", "inherit", "inherit"],
+      });
       workerExited = new Promise((resolve) => {
         child.once("exit", (code, signal) => resolve(`${code ?? signal}`));
         child.once("error", (err) => resolve(err.message)); // not started (no \`nice\`?): no exit event follows
@@ -139,38 +156,80 @@ async function main(): Promise<number> {
         body: JSON.stringify({ name: "Bench conductor", model_slug: "local-mini" }),
       })
     ).json()) as { id: string };
-    const agent = await admin(db.url, ["agent", "create", "--company", companyId, "--profile", profile.id, "--name", "Bench agent", "--topics", "orders.*"]);
-    const hook = await admin(db.url, ["webhook", "create", "--company", companyId, ...(flags["no-runs"] ? [] : ["--agent", String(agent.agent_id)])]);
+    const agent = await admin(db.url, [
+      "agent",
+      "create",
+      "--company",
+      companyId,
+      "--profile",
+      profile.id,
+      "--name",
+      "Bench agent",
+      "--topics",
+      "orders.*",
+    ]);
+    const hook = await admin(db.url, [
+      "webhook",
+      "create",
+      "--company",
+      companyId,
+      ...(flags["no-runs"] ? [] : ["--agent", String(agent.agent_id)]),
+    ]);
     // With --no-runs the bus event's topic matches no agent's patterns.
     const topic = flags["no-runs"] ? "inventory.checked" : "orders.created";
     const url = `${server.baseUrl}${String(hook.url)}`;
     const body = JSON.stringify({ event_topic: topic, payload: { order: 42, items: [{ sku: "A-1", qty: 2 }] } });
 
     // Warm up: the route compiled, pg-boss started, the worker awake.
-    for (let i = 0; i < 20; i++) await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    for (let i = 0; i < 20; i++)
+      await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
     await drain(sql, companyId, 60_000);
 
-    log(`trigger @${CONNECTIONS}c for ${DURATION_S}s (worker running)${flags.floor ? ", floor: bodies refused with 400" : ""}`);
+    log(
+      `trigger @${CONNECTIONS}c for ${DURATION_S}s (worker running)${flags.floor ? ", floor: bodies refused with 400" : ""}`,
+    );
     const burstStart = new Date();
     const fromNs = process.hrtime.bigint();
-    const load = await runLoad({ url, connections: CONNECTIONS, durationS: DURATION_S, method: "POST", headers: { "content-type": "application/json" }, body: flags.floor ? JSON.stringify({ payload: {} }) : body });
+    const load = await runLoad({
+      url,
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: flags.floor ? JSON.stringify({ payload: {} }) : body,
+    });
     const toNs = process.hrtime.bigint();
     log(`${load.total} answers (${JSON.stringify(load.statusCodes)}); draining the backlog`);
-    if (flags.floor) process.stdout.write(`floor (400 before the write) @${CONNECTIONS}c: p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ${fmt(load.rpsTotal, 0)} req/s\n`);
+    if (flags.floor)
+      process.stdout.write(
+        `floor (400 before the write) @${CONNECTIONS}c: p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ${fmt(load.rpsTotal, 0)} req/s\n`,
+      );
     const drainFrom = process.hrtime.bigint();
     if (profileDir && flags["profile-drain"]) await drain(sql, companyId, 600_000);
     const drainTo = process.hrtime.bigint();
     if (profileDir) {
-      log(`trigger p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ${fmt(load.rpsTotal, 0)} req/s (under --cpu-prof)`);
+      log(
+        `trigger p50 ${fmt(load.p50)} ms, p99 ${fmt(load.p99)} ms, ${fmt(load.rpsTotal, 0)} req/s (under --cpu-prof)`,
+      );
       await server.stop();
       server = undefined;
       // The burst's samples only (or the drain's), per request: start-up and warm-up left out.
-      const window = flags["profile-drain"] ? { fromNs: drainFrom, toNs: drainTo, requests: load.total } : { fromNs, toNs, requests: load.total };
+      const window = flags["profile-drain"]
+        ? { fromNs: drainFrom, toNs: drainTo, requests: load.total }
+        : { fromNs, toNs, requests: load.total };
       for (const f of fs.readdirSync(profileDir)) {
         const sum = summarizeProfileWindows(path.join(profileDir, f), [window], { top: 40 });
-        process.stdout.write(`${f}: ${fmt(sum.busyMs, 0)} ms sampled in ${fmt(sum.windowMs, 0)} ms, ${fmt(sum.busyMsPerReq, 3)} ms per request\n`);
-        for (const a of sum.byArea) process.stdout.write(`  area ${a.area.padEnd(40)} ${fmt(a.perReqMs, 4).padStart(8)} ms/req ${fmt(a.pct, 1)}%\n`);
-        for (const fn of sum.byFunction) process.stdout.write(`  fn   ${fn.fn.slice(0, 90).padEnd(90)} ${fmt(fn.perReqMs, 4).padStart(8)} ms/req ${fmt(fn.pct, 1)}%\n`);
+        process.stdout.write(
+          `${f}: ${fmt(sum.busyMs, 0)} ms sampled in ${fmt(sum.windowMs, 0)} ms, ${fmt(sum.busyMsPerReq, 3)} ms per request\n`,
+        );
+        for (const a of sum.byArea)
+          process.stdout.write(
+            `  area ${a.area.padEnd(40)} ${fmt(a.perReqMs, 4).padStart(8)} ms/req ${fmt(a.pct, 1)}%\n`,
+          );
+        for (const fn of sum.byFunction)
+          process.stdout.write(
+            `  fn   ${fn.fn.slice(0, 90).padEnd(90)} ${fmt(fn.perReqMs, 4).padStart(8)} ms/req ${fmt(fn.pct, 1)}%\n`,
+          );
       }
       return 0;
     }
@@ -182,8 +241,18 @@ async function main(): Promise<number> {
     const gcRows = new Map<PacedResult, GcAttribution>();
     for (const rate of flags.rates.split(",").filter(Boolean).map(Number)) {
       log(`trigger @${CONNECTIONS}c paced at ${rate} req/s for ${flags["rate-duration"]}s (worker running)`);
-      const r = await runPaced({ url, rate, durationS: Number(flags["rate-duration"]), connections: CONNECTIONS, method: "POST", headers: { "content-type": "application/json" }, body });
-      log(`  p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms, ${fmt(r.achievedRate, 0)} answers/s ${JSON.stringify(r.statusCodes)}`);
+      const r = await runPaced({
+        url,
+        rate,
+        durationS: Number(flags["rate-duration"]),
+        connections: CONNECTIONS,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      log(
+        `  p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms, ${fmt(r.achievedRate, 0)} answers/s ${JSON.stringify(r.statusCodes)}`,
+      );
       if (gcLog) {
         await sleep(300); // the log stream's last writes
         const g = attributeToGc(r.samples, readGcTrace(gcLog));
@@ -215,11 +284,39 @@ async function main(): Promise<number> {
       connections: CONNECTIONS,
       runs: !flags["no-runs"],
       duration_s: DURATION_S,
-      trigger: { rps: load.rpsTotal, p50_ms: load.p50, p99_ms: load.p99, status_codes: load.statusCodes, errors: load.errors },
-      trigger_paced: rates.map((r) => ({ rate: r.rate, answers_per_s: r.achievedRate, p50_ms: r.p50, p99_ms: r.p99, max_ms: r.max, status_codes: r.statusCodes, errors: r.errors, ...(gcRows.has(r) ? { gc: gcRows.get(r) } : {}) })),
+      trigger: {
+        rps: load.rpsTotal,
+        p50_ms: load.p50,
+        p99_ms: load.p99,
+        status_codes: load.statusCodes,
+        errors: load.errors,
+      },
+      trigger_paced: rates.map((r) => ({
+        rate: r.rate,
+        answers_per_s: r.achievedRate,
+        p50_ms: r.p50,
+        p99_ms: r.p99,
+        max_ms: r.max,
+        status_codes: r.statusCodes,
+        errors: r.errors,
+        ...(gcRows.has(r) ? { gc: gcRows.get(r) } : {}),
+      })),
       worker: WORKER_NICE === undefined ? "in the server" : `separate process at nice ${WORKER_NICE}`,
-      burst: { events: burst.events, done: burst.done, not_done: burst.other, events_per_s: burst.events / burst.span_s, lag_p50_ms: burst.lag_p50, lag_p99_ms: burst.lag_p99 },
-      paced: { events: paced.events, done: paced.done, non_202: pacedAnswers.filter((s) => s !== 202).length, lag_p50_ms: paced.lag_p50, lag_p99_ms: paced.lag_p99 },
+      burst: {
+        events: burst.events,
+        done: burst.done,
+        not_done: burst.other,
+        events_per_s: burst.events / burst.span_s,
+        lag_p50_ms: burst.lag_p50,
+        lag_p99_ms: burst.lag_p99,
+      },
+      paced: {
+        events: paced.events,
+        done: paced.done,
+        non_202: pacedAnswers.filter((s) => s !== 202).length,
+        lag_p50_ms: paced.lag_p50,
+        lag_p99_ms: paced.lag_p99,
+      },
     };
     const table = renderTable(
       ["measure", "value", "goal"],
@@ -227,7 +324,11 @@ async function main(): Promise<number> {
         [`trigger p50 @${CONNECTIONS}c (ms)`, fmt(load.p50), ""],
         [`trigger p99 @${CONNECTIONS}c (ms)`, fmt(load.p99), "< 20"],
         ["trigger req/s", fmt(load.rpsTotal, 0), ""],
-        ...rates.map((r) => [`trigger p50 / p99 @${CONNECTIONS}c at a steady ${r.rate} req/s (ms)`, `${fmt(r.p50)} / ${fmt(r.p99)}`, "< 20"]),
+        ...rates.map((r) => [
+          `trigger p50 / p99 @${CONNECTIONS}c at a steady ${r.rate} req/s (ms)`,
+          `${fmt(r.p50)} / ${fmt(r.p99)}`,
+          "< 20",
+        ]),
         ["events processed/s (local agent, backlog)", fmt(result.burst.events_per_s, 1), ""],
         ["lag 202 → run start p50 / p99, burst (ms)", `${fmt(burst.lag_p50, 0)} / ${fmt(burst.lag_p99, 0)}`, ""],
         ["lag 202 → run start p50 / p99, 20 events/s (ms)", `${fmt(paced.lag_p50, 0)} / ${fmt(paced.lag_p99, 0)}`, ""],

@@ -67,8 +67,12 @@ const median = (xs: number[]) => {
   return s.length ? s[Math.floor((s.length - 1) / 2)]! : Number.NaN;
 };
 
-const milestones = (s: { scriptMedianMs: number; definedMedianMs: number; tokenEndMedianMs: number; viewEndMedianMs: number }) =>
-  `${s.scriptMedianMs} / ${s.definedMedianMs} / ${s.tokenEndMedianMs} / ${s.viewEndMedianMs} ms`;
+const milestones = (s: {
+  scriptMedianMs: number;
+  definedMedianMs: number;
+  tokenEndMedianMs: number;
+  viewEndMedianMs: number;
+}) => `${s.scriptMedianMs} / ${s.definedMedianMs} / ${s.tokenEndMedianMs} / ${s.viewEndMedianMs} ms`;
 
 function hostPage(gateway: string, key: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>bench host</title>
@@ -78,9 +82,14 @@ function hostPage(gateway: string, key: string): string {
 }
 
 async function startHost(html: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html));
+  const server = http.createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 async function measureRender(browser: Browser, url: string, runs: number): Promise<{ cold: Timing[]; warm: Timing[] }> {
@@ -117,7 +126,8 @@ async function measureRender(browser: Browser, url: string, runs: number): Promi
 export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<WidgetBenchResult> {
   const runs = options.runs ?? 10;
   const started = Date.now();
-  const log = (m: string) => process.stderr.write(`[bench:widget +${Math.round((Date.now() - started) / 1000)}s] ${m}\n`);
+  const log = (m: string) =>
+    process.stderr.write(`[bench:widget +${Math.round((Date.now() - started) / 1000)}s] ${m}\n`);
   const errors: string[] = [];
   let db: BenchDatabase | undefined;
   let server: NextServer | undefined;
@@ -132,7 +142,8 @@ export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<
     db = await provisionDatabase({ serverUrl: process.env.DATABASE_URL || undefined });
     const prepared = await prepareBuild({ isolated: options.isolatedBuild, force: options.rebuild });
     build = prepared;
-    if (prepared.isolated) fs.cpSync(path.join(ROOT, ".widget"), path.join(prepared.appRoot, ".widget"), { recursive: true });
+    if (prepared.isolated)
+      fs.cpSync(path.join(ROOT, ".widget"), path.join(prepared.appRoot, ".widget"), { recursive: true });
     server = await startNext({ env: appEnv(db.url, dataDir), appRoot: prepared.appRoot });
     log(`server pid ${server.pid} on ${server.baseUrl}`);
     const companyId = await createCompany(db.url, "Widget bench");
@@ -143,7 +154,11 @@ export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<
       const res = await fetch(`${server.baseUrl}/v1/sdk/action`, {
         method: "POST",
         headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
-        body: JSON.stringify({ service: "crm", action: "create_deal", input: { title: `Deal ${i}`, amount: `${1000 + i * 10}.00`, stage: stages[i % 5] } }),
+        body: JSON.stringify({
+          service: "crm",
+          action: "create_deal",
+          input: { title: `Deal ${i}`, amount: `${1000 + i * 10}.00`, stage: stages[i % 5] },
+        }),
       });
       if (res.status !== 200) throw new Error(`create_deal answered ${res.status}: ${await res.text()}`);
     }
@@ -151,10 +166,20 @@ export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<
     host = await startHost(hostPage(server.baseUrl, key.secret));
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH || (await sparticuz.executablePath()),
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     const quiet = await waitForQuiet(0.3, (options.quietWaitS ?? 30) * 1000);
-    log(`measuring ${runs} cold and ${runs} warm loads (waited ${Math.round(quiet.waitedMs / 1000)} s for a quiet machine; ${quiet.busy?.toFixed(2) ?? "?"} cores busy)`);
+    log(
+      `measuring ${runs} cold and ${runs} warm loads (waited ${Math.round(quiet.waitedMs / 1000)} s for a quiet machine; ${quiet.busy?.toFixed(2) ?? "?"} cores busy)`,
+    );
     const busyDuring = busyCores(1_000);
     const { cold, warm } = await measureRender(browser, host.url, runs);
     const busyAfter = await busyDuring;
@@ -171,9 +196,22 @@ export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<
       name: options.name ?? "widget",
       at: new Date().toISOString(),
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? null },
-      bundle: { bytes: bundle.bytes, gzipBytes: bundle.gzipBytes, gzipKb: Math.round((bundle.gzipBytes / 1024) * 10) / 10, buildMs: Math.round(bundle.ms), goalGzipBytes: GOAL_GZIP_BYTES, pass: bundle.gzipBytes <= GOAL_GZIP_BYTES },
+      bundle: {
+        bytes: bundle.bytes,
+        gzipBytes: bundle.gzipBytes,
+        gzipKb: Math.round((bundle.gzipBytes / 1024) * 10) / 10,
+        buildMs: Math.round(bundle.ms),
+        goalGzipBytes: GOAL_GZIP_BYTES,
+        pass: bundle.gzipBytes <= GOAL_GZIP_BYTES,
+      },
       // Cores busy before the runs (unrelated load; the browser, server and database share the machine).
-      firstRender: { runs, busyCoresBefore: quiet.busy, busyCoresFirstSecond: busyAfter, cold: summary(cold), warm: summary(warm) },
+      firstRender: {
+        runs,
+        busyCoresBefore: quiet.busy,
+        busyCoresFirstSecond: busyAfter,
+        cold: summary(cold),
+        warm: summary(warm),
+      },
     };
     process.stdout.write(
       `\nWidget (issue 14)\n${renderTable(
@@ -182,9 +220,19 @@ export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<
           ["bundle, minified", `${bundle.bytes} B`, "", ""],
           ["bundle, gzipped", `${result.bundle.gzipKb} KB`, "≤ 15 KB", result.bundle.pass ? "PASS" : "MISS"],
           ["build time", `${result.bundle.buildMs} ms`, "", ""],
-          ["script → first render, cold (median / max)", `${result.firstRender.cold.medianMs} / ${result.firstRender.cold.maxMs} ms`, "", ""],
+          [
+            "script → first render, cold (median / max)",
+            `${result.firstRender.cold.medianMs} / ${result.firstRender.cold.maxMs} ms`,
+            "",
+            "",
+          ],
           ["  at: script / defined / token / view (median)", milestones(result.firstRender.cold), "", ""],
-          ["script → first render, warm (median / max)", `${result.firstRender.warm.medianMs} / ${result.firstRender.warm.maxMs} ms`, "", ""],
+          [
+            "script → first render, warm (median / max)",
+            `${result.firstRender.warm.medianMs} / ${result.firstRender.warm.maxMs} ms`,
+            "",
+            "",
+          ],
           ["  at: script / defined / token / view (median)", milestones(result.firstRender.warm), "", ""],
         ],
         { leftColumns: 1 },
@@ -193,7 +241,8 @@ export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const json = `${JSON.stringify(result, null, 2)}\n`;
     fs.writeFileSync(path.join(RESULTS_DIR, `widget-${result.at.replace(/[:.]/g, "-")}.json`), json);
-    if (!options.name || options.name === "widget") fs.writeFileSync(path.join(RESULTS_DIR, "widget-latest.json"), json);
+    if (!options.name || options.name === "widget")
+      fs.writeFileSync(path.join(RESULTS_DIR, "widget-latest.json"), json);
     log("results written to bench/results/widget-latest.json");
   } catch (err) {
     errors.push(err instanceof Error ? err.message : String(err));
@@ -210,6 +259,18 @@ export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, "quiet-wait": { type: "string", default: "30" }, "isolated-build": { type: "boolean", default: false }, rebuild: { type: "boolean", default: false } } });
-  runWidgetBench({ runs: Number(values.runs), quietWaitS: Number(values["quiet-wait"]), isolatedBuild: values["isolated-build"], rebuild: values.rebuild }).then((r) => process.exit(r.valid ? 0 : 1));
+  const { values } = parseArgs({
+    options: {
+      runs: { type: "string", default: "10" },
+      "quiet-wait": { type: "string", default: "30" },
+      "isolated-build": { type: "boolean", default: false },
+      rebuild: { type: "boolean", default: false },
+    },
+  });
+  runWidgetBench({
+    runs: Number(values.runs),
+    quietWaitS: Number(values["quiet-wait"]),
+    isolatedBuild: values["isolated-build"],
+    rebuild: values.rebuild,
+  }).then((r) => process.exit(r.valid ? 0 : 1));
 }

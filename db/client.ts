@@ -38,7 +38,8 @@ const resilient = {
 };
 
 export const sql: postgres.Sql =
-  globalForDb.__cockpitSql ?? guard(() => preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 10, idle_timeout: 30 })));
+  globalForDb.__cockpitSql ??
+  guard(() => preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 10, idle_timeout: 30 })));
 
 export const db: Db = globalForDb.__cockpitDb ?? drizzle(sql, { schema });
 
@@ -66,7 +67,11 @@ setDatabaseProbe(async () => {
  */
 export const relaxedSql: postgres.Sql =
   globalForDb.__cockpitRelaxedSql ??
-  guard(() => preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 4, idle_timeout: 30, connection: { synchronous_commit: "off" } })));
+  guard(() =>
+    preparedByDefault(
+      postgres(databaseUrl(), { ...resilient, max: 4, idle_timeout: 30, connection: { synchronous_commit: "off" } }),
+    ),
+  );
 
 export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSql, { schema });
 
@@ -82,7 +87,11 @@ export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSq
  */
 export const claimSql: postgres.Sql =
   globalForDb.__cockpitClaimSql ??
-  guard(() => preparedByDefault(postgres(databaseUrl(), { ...resilient, max: 1, idle_timeout: 30, connection: { synchronous_commit: "off" } })));
+  guard(() =>
+    preparedByDefault(
+      postgres(databaseUrl(), { ...resilient, max: 1, idle_timeout: 30, connection: { synchronous_commit: "off" } }),
+    ),
+  );
 
 export const claimDb: Db = globalForDb.__cockpitClaimDb ?? drizzle(claimSql, { schema });
 

@@ -117,7 +117,8 @@ export async function destroyEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}
     await stopServer(cfg);
     const where = placement(cfg);
     if (where.home) fs.rmSync(where.home, { recursive: true, force: true });
-    for (const p of [cfg.dataDir, where.logFile, cfg.initMarker, cfg.usersDir]) fs.rmSync(p, { recursive: true, force: true });
+    for (const p of [cfg.dataDir, where.logFile, cfg.initMarker, cfg.usersDir])
+      fs.rmSync(p, { recursive: true, force: true });
   });
 }
 
@@ -300,7 +301,9 @@ async function probe(cfg: Config, where: Placement): Promise<ProbeResult> {
     await sql.end({ timeout: 0 });
   }
   if (!row || !sameDir(row.dir, where.clusterDir)) {
-    throw new Error(`port ${cfg.port} is used by another PostgreSQL server (data directory ${row?.dir}), not ${where.clusterDir}`);
+    throw new Error(
+      `port ${cfg.port} is used by another PostgreSQL server (data directory ${row?.dir}), not ${where.clusterDir}`,
+    );
   }
   return row.has_db ? "ok" : "no-database";
 }
@@ -342,7 +345,9 @@ async function startServer(cfg: Config, where: Placement, bin: Binaries): Promis
     const live = livePostmaster(where.clusterDir);
     if (live) {
       if (live.port !== cfg.port) {
-        throw new Error(`postgres (pid ${live.pid}) already runs on ${where.clusterDir} but on port ${live.port}, not ${cfg.port}`);
+        throw new Error(
+          `postgres (pid ${live.pid}) already runs on ${where.clusterDir} but on port ${live.port}, not ${cfg.port}`,
+        );
       }
       // Ours, still starting or in crash recovery (or shutting down): wait and look again.
       if (Date.now() > deadline) throw new Error(`postgres (pid ${live.pid}) on port ${cfg.port} did not become ready`);
@@ -364,11 +369,15 @@ async function startServer(cfg: Config, where: Placement, bin: Binaries): Promis
       [
         "start",
         "-w", // wait until it accepts connections; pg_ctl exits, the server keeps running (own session)
-        "-t", String(TIMEOUT_MS / 1000),
-        "-D", where.clusterDir,
-        "-l", where.logFile,
+        "-t",
+        String(TIMEOUT_MS / 1000),
+        "-D",
+        where.clusterDir,
+        "-l",
+        where.logFile,
         // -k '': no unix socket (nothing to leave behind in /tmp); TCP on loopback only.
-        "-o", `-p ${cfg.port} -c listen_addresses=127.0.0.1 -k ''`,
+        "-o",
+        `-p ${cfg.port} -c listen_addresses=127.0.0.1 -k ''`,
       ],
       { runAs: where.runAs, cwd: path.dirname(where.clusterDir), forward: true },
     );
@@ -378,7 +387,9 @@ async function startServer(cfg: Config, where: Placement, bin: Binaries): Promis
     }
     failures++;
     if (failures >= START_ATTEMPTS || Date.now() > deadline) {
-      throw new Error(`could not start embedded postgres (pg_ctl exit ${res.code}); end of ${where.logFile}:\n${tail(where.logFile)}`);
+      throw new Error(
+        `could not start embedded postgres (pg_ctl exit ${res.code}); end of ${where.logFile}:\n${tail(where.logFile)}`,
+      );
     }
     // Typical transient cause: backends of a killed postmaster still hold the old shared memory.
     log(`pg_ctl start failed (attempt ${failures}/${START_ATTEMPTS}), retrying`);
@@ -519,7 +530,15 @@ function ensureServerUser(): RunAs {
   if (ids.uid === undefined) {
     log(`creating OS user ${SERVER_OS_USER} to run postgres as`);
     runSync("groupadd", ["--system", "--force", SERVER_OS_USER]);
-    runSync("useradd", ["--system", "--gid", SERVER_OS_USER, "--no-create-home", "--shell", "/usr/sbin/nologin", SERVER_OS_USER]);
+    runSync("useradd", [
+      "--system",
+      "--gid",
+      SERVER_OS_USER,
+      "--no-create-home",
+      "--shell",
+      "/usr/sbin/nologin",
+      SERVER_OS_USER,
+    ]);
     ids = lookupServerUser();
     if (ids.uid === undefined) throw new Error(`could not create the ${SERVER_OS_USER} OS user`);
   }

@@ -59,7 +59,10 @@ export const GUARDRAIL_STAGES = Object.values(GUARDRAIL_STAGE) as [GuardrailStag
 export type GuardrailStage = (typeof GUARDRAIL_STAGE)[keyof typeof GUARDRAIL_STAGE];
 
 export const GUARDRAIL_MATCH_TYPE = { keyword: "keyword", regex: "regex" } as const;
-export const GUARDRAIL_MATCH_TYPES = Object.values(GUARDRAIL_MATCH_TYPE) as [GuardrailMatchType, ...GuardrailMatchType[]];
+export const GUARDRAIL_MATCH_TYPES = Object.values(GUARDRAIL_MATCH_TYPE) as [
+  GuardrailMatchType,
+  ...GuardrailMatchType[],
+];
 export type GuardrailMatchType = (typeof GUARDRAIL_MATCH_TYPE)[keyof typeof GUARDRAIL_MATCH_TYPE];
 
 export const GUARDRAIL_ACTION = { block: "block", redact: "redact", flag: "flag" } as const;
@@ -71,12 +74,26 @@ export const DOCUMENT_STATUSES = Object.values(DOCUMENT_STATUS) as [DocumentStat
 export type DocumentStatus = (typeof DOCUMENT_STATUS)[keyof typeof DOCUMENT_STATUS];
 
 /** The document kinds allowed at upload (lib/knowledge/contracts.ts DOCUMENT_KIND is the same set). */
-export const DOCUMENT_KIND = { pdf: "pdf", docx: "docx", xlsx: "xlsx", doc: "doc", xls: "xls", txt: "txt", md: "md" } as const;
+export const DOCUMENT_KIND = {
+  pdf: "pdf",
+  docx: "docx",
+  xlsx: "xlsx",
+  doc: "doc",
+  xls: "xls",
+  txt: "txt",
+  md: "md",
+} as const;
 export const DOCUMENT_KINDS = Object.values(DOCUMENT_KIND) as [DocumentKind, ...DocumentKind[]];
 export type DocumentKind = (typeof DOCUMENT_KIND)[keyof typeof DOCUMENT_KIND];
 
 /** SDK service `crm`: the stages a deal moves through (issue 14). */
-export const DEAL_STAGE = { lead: "lead", qualified: "qualified", proposal: "proposal", won: "won", lost: "lost" } as const;
+export const DEAL_STAGE = {
+  lead: "lead",
+  qualified: "qualified",
+  proposal: "proposal",
+  won: "won",
+  lost: "lost",
+} as const;
 export const DEAL_STAGES = Object.values(DEAL_STAGE) as [DealStage, ...DealStage[]];
 export type DealStage = (typeof DEAL_STAGE)[keyof typeof DEAL_STAGE];
 
@@ -98,10 +115,18 @@ export const WEBHOOK_EVENT_STATUS = {
   failed: "failed",
   dead: "dead",
 } as const;
-export const WEBHOOK_EVENT_STATUSES = Object.values(WEBHOOK_EVENT_STATUS) as [WebhookEventStatus, ...WebhookEventStatus[]];
+export const WEBHOOK_EVENT_STATUSES = Object.values(WEBHOOK_EVENT_STATUS) as [
+  WebhookEventStatus,
+  ...WebhookEventStatus[],
+];
 export type WebhookEventStatus = (typeof WEBHOOK_EVENT_STATUS)[keyof typeof WEBHOOK_EVENT_STATUS];
 
 /** One agent's part in an event (webhook_event_runs): claimed, its run under way, then its outcome. */
-export const WEBHOOK_RUN_STATUS = { pending: "pending", running: "running", completed: "completed", failed: "failed" } as const;
+export const WEBHOOK_RUN_STATUS = {
+  pending: "pending",
+  running: "running",
+  completed: "completed",
+  failed: "failed",
+} as const;
 export const WEBHOOK_RUN_STATUSES = Object.values(WEBHOOK_RUN_STATUS) as [WebhookRunStatus, ...WebhookRunStatus[]];
 export type WebhookRunStatus = (typeof WEBHOOK_RUN_STATUS)[keyof typeof WEBHOOK_RUN_STATUS];

@@ -18,7 +18,9 @@ export function preparedByDefault(client: Sql): Sql {
   const patch = (c: Sql) => {
     const unsafe = c.unsafe.bind(c) as Unsafe;
     (c as { unsafe: Unsafe }).unsafe = ((query: string, args?: unknown[], options?: Record<string, unknown>) =>
-      args && args.length > 0 ? unsafe(query, args as never, { ...options, prepare: true }) : unsafe(query, args as never, options as never)) as Unsafe;
+      args && args.length > 0
+        ? unsafe(query, args as never, { ...options, prepare: true })
+        : unsafe(query, args as never, options as never)) as Unsafe;
     return c;
   };
   patch(client);

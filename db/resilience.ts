@@ -90,7 +90,8 @@ export function isTransientConflict(err: unknown): boolean {
   return codesOf(err).some((c) => c === "40P01" || c === "40001");
 }
 
-const isRetryable = (err: unknown, readOnly: boolean) => codesOf(err).some((c) => RETRYABLE_CODES.has(c) || (readOnly && LOST_CODES.has(c)));
+const isRetryable = (err: unknown, readOnly: boolean) =>
+  codesOf(err).some((c) => RETRYABLE_CODES.has(c) || (readOnly && LOST_CODES.has(c)));
 
 export type DbState = "up" | "down";
 /** `abandoned` (on "up"): queries were given up on while it was down; their connections may be stuck. */
@@ -186,7 +187,9 @@ class Breaker {
           this.lastOkAt = Date.now();
           return false;
         }
-        this.open(err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: probe failed` : "probe failed");
+        this.open(
+          err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: probe failed` : "probe failed",
+        );
         return false;
       } finally {
         clearTimeout(timer);
@@ -308,10 +311,14 @@ function lazyQuery(make: (values: boolean) => PromiseLike<unknown>, retry: boole
 function patchTransaction(tx: Sql): Sql {
   const unsafe = tx.unsafe.bind(tx) as Unsafe;
   (tx as { unsafe: unknown }).unsafe = (query: string, args?: unknown[], options?: Record<string, unknown>) =>
-    lazyQuery((values) => {
-      const q = unsafe(query, args as never, options as never);
-      return values ? q.values() : q;
-    }, false, false);
+    lazyQuery(
+      (values) => {
+        const q = unsafe(query, args as never, options as never);
+        return values ? q.values() : q;
+      },
+      false,
+      false,
+    );
   return tx;
 }
 
@@ -362,7 +369,11 @@ export function guard(make: () => Sql): Sql {
   const begin = (...a: unknown[]) => {
     const fn = a.at(-1) as (tx: Sql) => unknown;
     const pool = current;
-    return guarded(() => (pool.begin as (...x: unknown[]) => Promise<unknown>)(...a.slice(0, -1), (tx: Sql) => fn(patchTransaction(tx))), false);
+    return guarded(
+      () =>
+        (pool.begin as (...x: unknown[]) => Promise<unknown>)(...a.slice(0, -1), (tx: Sql) => fn(patchTransaction(tx))),
+      false,
+    );
   };
   const end = async (opts?: { timeout?: number }) => {
     await Promise.all([current, ...retired.splice(0)].map((p) => p.end(opts)));

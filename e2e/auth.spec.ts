@@ -18,7 +18,10 @@ test("a wrong password shows an error; the right one opens the panel", async ({ 
   await loginPage.signIn(tenant.email, tenant.password);
   await expect(page).toHaveURL(/\/sdk-keys$/);
   await expect(page.getByTestId("user-email")).toHaveText(tenant.email);
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
 });
 
 test("signing out ends the session", async ({ page, tenant, loginPage }) => {
@@ -46,7 +49,11 @@ test("a throttled sign-in says so and how long to wait, and stays on /login", as
   await expect(page).toHaveURL(/\/login$/);
 });
 
-test("after signing in, a callbackUrl that leads off-site lands on the panel instead", async ({ page, tenant, loginPage }) => {
+test("after signing in, a callbackUrl that leads off-site lands on the panel instead", async ({
+  page,
+  tenant,
+  loginPage,
+}) => {
   await page.goto("/login?callbackUrl=%2F%5Clocalhost:39999%2Fpwned");
   await expect(loginPage.heading).toBeVisible();
   await loginPage.signIn(tenant.email, tenant.password);

@@ -30,11 +30,27 @@ const TENANT_CREDITS_OT = 100;
 /** A new company with a panel user (and credits, when `creditsOt` > 0), through the operator CLI. */
 export async function createTenant({ creditsOt }: { creditsOt: number }): Promise<Tenant> {
   const tag = randomBytes(4).toString("hex");
-  const company = await admin<{ company_id: string; company_name: string }>("company", "create", "--name", `E2E company ${tag}`);
+  const company = await admin<{ company_id: string; company_name: string }>(
+    "company",
+    "create",
+    "--name",
+    `E2E company ${tag}`,
+  );
   const email = `e2e-${tag}@example.com`;
   const password = `pw-${randomBytes(9).toString("base64url")}`;
   await Promise.all([
-    creditsOt > 0 ? admin("credits", "grant", "--company", company.company_id, "--amount", String(creditsOt), "--note", "e2e credits") : null,
+    creditsOt > 0
+      ? admin(
+          "credits",
+          "grant",
+          "--company",
+          company.company_id,
+          "--amount",
+          String(creditsOt),
+          "--note",
+          "e2e credits",
+        )
+      : null,
     admin("user", "create", "--company", company.company_id, "--email", email, "--password", password),
   ]);
   return { companyId: company.company_id, companyName: company.company_name, email, password };
@@ -69,7 +85,16 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   ],
   cliKey: async ({ tenant }, use) => {
     await use((scopes) =>
-      admin<{ id: string; key: string }>("key", "create", "--company", tenant.companyId, "--scopes", scopes.join(","), "--name", "e2e CLI key"),
+      admin<{ id: string; key: string }>(
+        "key",
+        "create",
+        "--company",
+        tenant.companyId,
+        "--scopes",
+        scopes.join(","),
+        "--name",
+        "e2e CLI key",
+      ),
     );
   },
   loginPage: async ({ page }, use) => use(new LoginPage(page)),

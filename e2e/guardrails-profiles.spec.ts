@@ -1,12 +1,22 @@
 import { expect, test } from "./fixtures";
 
-test("create a guardrail rule and see it fire in the try-it box; switched off, it no longer fires", async ({ tenant, loginPage, guardrailsPage }) => {
+test("create a guardrail rule and see it fire in the try-it box; switched off, it no longer fires", async ({
+  tenant,
+  loginPage,
+  guardrailsPage,
+}) => {
   const tag = Date.now();
   const name = `Redact PINs ${tag}`;
   await loginPage.signInAs(tenant);
   await guardrailsPage.goto();
 
-  await guardrailsPage.createRule({ name, stage: "input", matchType: "regex", pattern: "PIN-\\d{4}", action: "redact" });
+  await guardrailsPage.createRule({
+    name,
+    stage: "input",
+    matchType: "regex",
+    pattern: "PIN-\\d{4}",
+    action: "redact",
+  });
   const row = guardrailsPage.row(name);
   await expect(row).toContainText("input");
   await expect(row).toContainText("regex");
@@ -29,7 +39,12 @@ test("create a guardrail rule and see it fire in the try-it box; switched off, i
   await expect(guardrailsPage.tryResult.locator(`[data-testid="fired-rule"][data-rule-name="${name}"]`)).toHaveCount(0);
 });
 
-test("create two profiles, set each default in turn: exactly one default, and it survives a reload", async ({ page, tenant, loginPage, profilesPage }) => {
+test("create two profiles, set each default in turn: exactly one default, and it survives a reload", async ({
+  page,
+  tenant,
+  loginPage,
+  profilesPage,
+}) => {
   const tag = Date.now();
   const first = `Support ${tag}`;
   const second = `Sales ${tag}`;

@@ -4,7 +4,12 @@ import { expect, test } from "./fixtures";
  * Issue 13's panel journey: drop three files on a new collection, watch each upload's progress
  * bar and then its status turn ready without reloading, try the test retrieval box, delete one.
  */
-test("drop three files into a collection, watch them turn ready, test retrieval, delete one", async ({ tenant, loginPage, knowledgePage, page }) => {
+test("drop three files into a collection, watch them turn ready, test retrieval, delete one", async ({
+  tenant,
+  loginPage,
+  knowledgePage,
+  page,
+}) => {
   test.setTimeout(90_000);
   const tag = Date.now().toString(36);
   await loginPage.signInAs(tenant);
@@ -20,7 +25,8 @@ test("drop three files into a collection, watch them turn ready, test retrieval,
   // Each file gets its own progress bar while it uploads.
   await expect(page.getByTestId("upload-item")).not.toHaveCount(0);
 
-  for (const f of files) await expect(knowledgePage.document(f.name)).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
+  for (const f of files)
+    await expect(knowledgePage.document(f.name)).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
   await expect(page.getByTestId("folder-row")).toContainText("plant/north");
   await expect(page.getByTestId("upload-item").filter({ has: page.locator('[data-state="error"]') })).toHaveCount(0);
 

@@ -18,13 +18,28 @@ test("the catalog is listed by provider group with counts, the local group as of
 }) => {
   await loginPage.signInAs(tenant);
   const nav = page.getByRole("navigation", { name: "Main" });
-  await expect(nav.getByRole("link")).toHaveText(["API keys", "Models", "Playground", "Threads", "Profiles", "Tools", "Knowledge", "Widgets", "Guardrails", "Agents", "Webhooks", "Usage"]);
+  await expect(nav.getByRole("link")).toHaveText([
+    "API keys",
+    "Models",
+    "Playground",
+    "Threads",
+    "Profiles",
+    "Tools",
+    "Knowledge",
+    "Widgets",
+    "Guardrails",
+    "Agents",
+    "Webhooks",
+    "Usage",
+  ]);
   await nav.getByRole("link", { name: "Models" }).click();
   await expect(modelsPage.heading).toBeVisible();
   await expect(nav.getByRole("link", { name: "Models" })).toHaveAttribute("aria-current", "page");
 
   await expect(modelsPage.groups).toHaveCount(Object.keys(GROUPS).length);
-  expect(await modelsPage.groups.evaluateAll((els) => els.map((e) => e.getAttribute("data-group")))).toEqual(Object.keys(GROUPS));
+  expect(await modelsPage.groups.evaluateAll((els) => els.map((e) => e.getAttribute("data-group")))).toEqual(
+    Object.keys(GROUPS),
+  );
   for (const [group, count] of Object.entries(GROUPS)) {
     await expect(modelsPage.groupCount(group)).toHaveText(`${count} models`);
     await expect(modelsPage.group(group).getByTestId("model-row")).toHaveCount(count);
@@ -50,7 +65,8 @@ test("the catalog is listed by provider group with counts, the local group as of
   await expect(modelsPage.groups).toHaveCount(2);
   await expect(modelsPage.groupCount("anthropic")).toHaveText("4 models");
   await expect(modelsPage.groupCount("openrouter")).toHaveText("6 of 38");
-  for (const id of await modelsPage.rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-model-id") ?? ""))) expect(id).toContain("claude");
+  for (const id of await modelsPage.rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-model-id") ?? "")))
+    expect(id).toContain("claude");
 
   await modelsPage.search.fill("no-such-model");
   await expect(modelsPage.groups).toHaveCount(0);
@@ -60,13 +76,29 @@ test("the catalog is listed by provider group with counts, the local group as of
   await expect(modelsPage.rows).toHaveCount(Object.values(GROUPS).reduce((a, b) => a + b, 0));
 });
 
-test("hiding a model removes it from /v1/models for this company only; showing it restores it", async ({ page, request, tenant, cliKey, loginPage, modelsPage }) => {
+test("hiding a model removes it from /v1/models for this company only; showing it restores it", async ({
+  page,
+  request,
+  tenant,
+  cliKey,
+  loginPage,
+  modelsPage,
+}) => {
   // Three operator CLI calls (each boots the app's code) before the page is even opened.
   test.slow();
   const slug = "deepseek-reasoner";
   const { key } = await cliKey(["chat"]);
   const other = await admin<{ company_id: string }>("company", "create", "--name", "E2E other company");
-  const otherKey = await admin<{ key: string }>("key", "create", "--company", other.company_id, "--scopes", "chat", "--name", "e2e other");
+  const otherKey = await admin<{ key: string }>(
+    "key",
+    "create",
+    "--company",
+    other.company_id,
+    "--scopes",
+    "chat",
+    "--name",
+    "e2e other",
+  );
   const listed = async (secret: string) => {
     const res = await request.get("/v1/models", { headers: { Authorization: `Bearer ${secret}` } });
     expect(res.status()).toBe(200);
@@ -130,8 +162,25 @@ test("prices are read-only on the page; the operator's price for the company (CL
   expect(await modelsPage.rowPrices(slug)).toEqual({ input: 100, cached_input: 100, output: 300 });
 
   // The operator prices the slug for this company: the page and the API follow, read-only.
-  const priced = await admin("model", "price", "--company", tenant.companyId, "--model", slug, "--input", "1.5", "--cached-input", "0.5", "--output", "3");
-  expect(priced).toEqual({ company_id: tenant.companyId, model: slug, pricing: { input: 1.5, cached_input: 0.5, output: 3 } });
+  const priced = await admin(
+    "model",
+    "price",
+    "--company",
+    tenant.companyId,
+    "--model",
+    slug,
+    "--input",
+    "1.5",
+    "--cached-input",
+    "0.5",
+    "--output",
+    "3",
+  );
+  expect(priced).toEqual({
+    company_id: tenant.companyId,
+    model: slug,
+    pricing: { input: 1.5, cached_input: 0.5, output: 3 },
+  });
   await expect.poll(async () => (await wire(slug)).pricing).toMatchObject({ input: 1.5, cached_input: 0.5, output: 3 });
   await page.reload();
   await expect.poll(() => modelsPage.rowPrices(slug)).toEqual({ input: 1.5, cached_input: 0.5, output: 3 });
@@ -139,7 +188,11 @@ test("prices are read-only on the page; the operator's price for the company (CL
   await expect(modelsPage.row(slug).getByRole("button")).toHaveCount(0);
 
   const reset = await admin("model", "price", "--company", tenant.companyId, "--model", slug, "--reset");
-  expect(reset).toEqual({ company_id: tenant.companyId, model: slug, pricing: { input: 100, cached_input: 100, output: 300 } });
+  expect(reset).toEqual({
+    company_id: tenant.companyId,
+    model: slug,
+    pricing: { input: 100, cached_input: 100, output: 300 },
+  });
   await expect.poll(async () => (await wire(slug)).pricing).toMatchObject(catalog);
   await page.reload();
   await expect.poll(() => modelsPage.rowPrices(slug)).toEqual({ input: 100, cached_input: 100, output: 300 });

@@ -8,7 +8,9 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The offline model's deterministic answer to a message (CONTRACT 7). */
 const localReply = (message: string) =>
-  new RegExp(`^You said: "${escapeRegExp(message)}" \\(\\d+ tokens\\)\\. This is a deterministic reply from the offline local model\\.$`);
+  new RegExp(
+    `^You said: "${escapeRegExp(message)}" \\(\\d+ tokens\\)\\. This is a deterministic reply from the offline local model\\.$`,
+  );
 
 test("the playground streams an answer from local-chat-latest with its tokens, cost and latency; the usage page lists the call", async ({
   page,
@@ -53,7 +55,10 @@ test("the playground streams an answer from local-chat-latest with its tokens, c
   expect(one.promptTokens).toBeGreaterThan(0);
   expect(one.completionTokens).toBeGreaterThan(0);
   expect(one.costOt).toBeGreaterThan(0);
-  expect(one.costOt).toBeCloseTo((one.promptTokens * LOCAL_PRICES.input + one.completionTokens * LOCAL_PRICES.output) / 1_000_000, 6);
+  expect(one.costOt).toBeCloseTo(
+    (one.promptTokens * LOCAL_PRICES.input + one.completionTokens * LOCAL_PRICES.output) / 1_000_000,
+    6,
+  );
   await expect(answer.getByTestId("answer-cost")).toHaveText(String(one.costOt));
   expect(one.ttftMs).toBeGreaterThanOrEqual(0);
   expect(one.totalMs).toBeGreaterThanOrEqual(one.ttftMs);
@@ -70,7 +75,9 @@ test("the playground streams an answer from local-chat-latest with its tokens, c
   await expect(answer2.getByTestId("answer-text")).toHaveText(localReply(second));
   const two = await playgroundPage.stats(answer2);
   expect(two.promptTokens).toBeGreaterThan(one.promptTokens);
-  await expect(page.getByTestId("session-totals")).toContainText(String(one.promptTokens + one.completionTokens + two.promptTokens + two.completionTokens));
+  await expect(page.getByTestId("session-totals")).toContainText(
+    String(one.promptTokens + one.completionTokens + two.promptTokens + two.completionTokens),
+  );
 
   // Both calls were billed: newest first, the ledger shows the second at the cost the playground showed.
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Usage" }).click();
@@ -83,7 +90,10 @@ test("the playground streams an answer from local-chat-latest with its tokens, c
   expect(parseOt(await rows.nth(1).getByTestId("ledger-amount").innerText())).toBe(-one.costOt);
 });
 
-test("a refused call shows the API's error inline: 402 for a company without credits", async ({ loginPage, playgroundPage }) => {
+test("a refused call shows the API's error inline: 402 for a company without credits", async ({
+  loginPage,
+  playgroundPage,
+}) => {
   const broke = await createTenant({ creditsOt: 0 });
   await loginPage.signInAs(broke);
   await playgroundPage.goto();

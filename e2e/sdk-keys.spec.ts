@@ -2,7 +2,13 @@ import { expect, test } from "./fixtures";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
-test("create a key, use it once, revoke it: the API refuses it at once", async ({ page, request, tenant, loginPage, keysPage }) => {
+test("create a key, use it once, revoke it: the API refuses it at once", async ({
+  page,
+  request,
+  tenant,
+  loginPage,
+  keysPage,
+}) => {
   const name = `Backend ${Date.now()}`;
   await loginPage.signInAs(tenant);
   await keysPage.goto();
@@ -36,7 +42,9 @@ test("create a key, use it once, revoke it: the API refuses it at once", async (
 
   const after = await request.get("/v1/me", { headers: auth });
   expect(after.status()).toBe(401);
-  expect((await after.json()) as { error: { type: string } }).toMatchObject({ error: { type: "authentication_error" } });
+  expect((await after.json()) as { error: { type: string } }).toMatchObject({
+    error: { type: "authentication_error" },
+  });
 
   // The status survives a reload (it is the server's, not only the cache's).
   await page.reload();

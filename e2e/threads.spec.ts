@@ -9,7 +9,16 @@ test("create a profile in the panel, set it default, run a thread through the AP
 }) => {
   // A company of its own: the default profile set here must not reach the shared tenant's other tests.
   const tenant = await createTenant({ creditsOt: 20 });
-  const { key } = await admin<{ id: string; key: string }>("key", "create", "--company", tenant.companyId, "--scopes", "chat", "--name", "e2e threads key");
+  const { key } = await admin<{ id: string; key: string }>(
+    "key",
+    "create",
+    "--company",
+    tenant.companyId,
+    "--scopes",
+    "chat",
+    "--name",
+    "e2e threads key",
+  );
   const name = `Concierge ${Date.now()}`;
 
   await loginPage.signInAs(tenant);
@@ -22,7 +31,10 @@ test("create a profile in the panel, set it default, run a thread through the AP
   const created = await request.post("/v1/threads", { headers, data: { metadata: { e2e: "threads" } } });
   expect(created.status()).toBe(201);
   const threadId = ((await created.json()) as { id: string }).id;
-  const message = await request.post(`/v1/threads/${threadId}/messages`, { headers, data: { role: "user", content: "Where is my parcel?" } });
+  const message = await request.post(`/v1/threads/${threadId}/messages`, {
+    headers,
+    data: { role: "user", content: "Where is my parcel?" },
+  });
   expect(message.status()).toBe(201);
   const ran = await request.post(`/v1/threads/${threadId}/runs`, { headers, data: { model: "local-mini" } });
   expect(ran.status(), await ran.text()).toBe(200);

@@ -1,11 +1,24 @@
 import { expect, test } from "./fixtures";
 
-const SCHEMA = JSON.stringify({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] }, null, 2);
+const SCHEMA = JSON.stringify(
+  { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+  null,
+  2,
+);
 
-test("the tool editor checks the schema as you type and says only the standard library is available", async ({ tenant, loginPage, toolsPage }) => {
+test("the tool editor checks the schema as you type and says only the standard library is available", async ({
+  tenant,
+  loginPage,
+  toolsPage,
+}) => {
   await loginPage.signInAs(tenant);
   await toolsPage.goto();
-  await toolsPage.openEditor({ name: "typing_check", description: "d", schema: SCHEMA, code: "def typing_check(a, b):\n    return a\n" });
+  await toolsPage.openEditor({
+    name: "typing_check",
+    description: "d",
+    schema: SCHEMA,
+    code: "def typing_check(a, b):\n    return a\n",
+  });
   await expect(toolsPage.schemaStatus).toHaveAttribute("data-status", "valid");
   await toolsPage.dialog.getByLabel("Arguments (JSON Schema)").fill('{"type": "objekt"}');
   await expect(toolsPage.schemaStatus).toHaveAttribute("data-status", "invalid");
@@ -62,10 +75,17 @@ test("create a tool in the editor, test-run it, bind it to a profile, run a thre
   // A run with that profile: the local model calls the tool when told to (CONTRACT 7).
   const { key } = await cliKey(["chat"]);
   const headers = { Authorization: `Bearer ${key}` };
-  const created = await request.post("/v1/threads", { headers, data: { messages: [{ role: "user", content: `call ${tool} {"a": 2, "b": 40}` }] } });
+  const created = await request.post("/v1/threads", {
+    headers,
+    data: { messages: [{ role: "user", content: `call ${tool} {"a": 2, "b": 40}` }] },
+  });
   expect(created.status()).toBe(201);
   const threadId = ((await created.json()) as { id: string }).id;
-  const ran = await request.post(`/v1/threads/${threadId}/runs`, { headers, data: { model: "local-mini", profile_ids: [profileId] }, timeout: 60_000 });
+  const ran = await request.post(`/v1/threads/${threadId}/runs`, {
+    headers,
+    data: { model: "local-mini", profile_ids: [profileId] },
+    timeout: 60_000,
+  });
   expect(ran.status(), await ran.text()).toBe(200);
   const run = (await ran.json()) as { id: string; tool_calls: unknown[] };
   expect(run.tool_calls).toEqual([{ name: tool, args: { a: 2, b: 40 }, result: 42 }]);

@@ -1,7 +1,13 @@
 import { expect, test } from "./fixtures";
 import { parseOt } from "./pages/usage-page";
 
-test("a usage event recorded through POST /v1/usage shows up on the usage page", async ({ request, tenant, cliKey, loginPage, usagePage }) => {
+test("a usage event recorded through POST /v1/usage shows up on the usage page", async ({
+  request,
+  tenant,
+  cliKey,
+  loginPage,
+  usagePage,
+}) => {
   const { key } = await cliKey(["chat"]);
   await loginPage.signInAs(tenant);
   await usagePage.goto();
@@ -20,7 +26,10 @@ test("a usage event recorded through POST /v1/usage shows up on the usage page",
   await usagePage.reload();
   expect(await usagePage.balanceOt()).toBe(before - 12.5);
   // 1 O₮ = $0.001.
-  expect(parseOt((await usagePage.balanceUsd.innerText()).replace(/^≈ \$/, ""))).toBeCloseTo((before - 12.5) * 0.001, 4);
+  expect(parseOt((await usagePage.balanceUsd.innerText()).replace(/^≈ \$/, ""))).toBeCloseTo(
+    (before - 12.5) * 0.001,
+    4,
+  );
 
   // Newest first: this test's debit is the top row.
   const row = usagePage.rows.first();
@@ -31,7 +40,9 @@ test("a usage event recorded through POST /v1/usage shows up on the usage page",
   await expect(row).toContainText("12.5 s · outbound");
   await expect(usagePage.rowsFor("cli").getByTestId("ledger-amount")).toContainText(["+100"]);
 
-  const todaysBar = usagePage.chartBars("voice_call").and(usagePage.page.locator(`[data-day="${new Date().toISOString().slice(0, 10)}"]`));
+  const todaysBar = usagePage
+    .chartBars("voice_call")
+    .and(usagePage.page.locator(`[data-day="${new Date().toISOString().slice(0, 10)}"]`));
   await expect(todaysBar).toHaveCount(1);
   expect(Number(await todaysBar.getAttribute("data-ot"))).toBeGreaterThanOrEqual(12.5);
 

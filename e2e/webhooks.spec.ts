@@ -13,7 +13,10 @@ test("create an agent and a webhook in the panel, POST to its URL, watch the eve
   test.setTimeout(90_000);
   const tag = Date.now().toString(36);
   const { key } = await cliKey(["chat"]);
-  const profile = await request.post("/v1/profiles", { headers: { authorization: `Bearer ${key}` }, data: { name: `Desk ${tag}`, model_slug: "local-mini" } });
+  const profile = await request.post("/v1/profiles", {
+    headers: { authorization: `Bearer ${key}` },
+    data: { name: `Desk ${tag}`, model_slug: "local-mini" },
+  });
   expect(profile.status()).toBe(201);
 
   await loginPage.signInAs(tenant);
@@ -36,11 +39,21 @@ test("create an agent and a webhook in the panel, POST to its URL, watch the eve
   await expect(threadsPage.runs.first()).toContainText("completed");
 });
 
-test("edit an agent's name in the panel; pause an endpoint (deliveries refused) and resume it", async ({ request, tenant, cliKey, loginPage, webhooksPage, page }) => {
+test("edit an agent's name in the panel; pause an endpoint (deliveries refused) and resume it", async ({
+  request,
+  tenant,
+  cliKey,
+  loginPage,
+  webhooksPage,
+  page,
+}) => {
   test.setTimeout(60_000);
   const tag = Date.now().toString(36);
   const { key } = await cliKey(["chat"]);
-  const profile = await request.post("/v1/profiles", { headers: { authorization: `Bearer ${key}` }, data: { name: `Editor ${tag}`, model_slug: "local-mini" } });
+  const profile = await request.post("/v1/profiles", {
+    headers: { authorization: `Bearer ${key}` },
+    data: { name: `Editor ${tag}`, model_slug: "local-mini" },
+  });
   expect(profile.status()).toBe(201);
 
   await loginPage.signInAs(tenant);

@@ -16,7 +16,12 @@ test.afterAll(async () => {
   await site.close();
 });
 
-test("on another origin: renders the pipeline, creates and moves a deal, renews its token, shows the revocation", async ({ page, baseURL, cliKey, request }) => {
+test("on another origin: renders the pipeline, creates and moves a deal, renews its token, shows the revocation", async ({
+  page,
+  baseURL,
+  cliKey,
+  request,
+}) => {
   test.setTimeout(60_000);
   const gateway = baseURL!;
   const widgetKey = await cliKey(["view", "action"]);
@@ -26,7 +31,14 @@ test("on another origin: renders the pipeline, creates and moves a deal, renews 
     if (r.url() === `${gateway}/v1/sdk/token` && r.method() === "POST") tokenCalls.push(Date.now());
   });
 
-  const url = site.page("/crm", hostHtml({ gateway, css: HOSTILE_CSS, attrs: { gateway, service: "crm", view: "pipeline", "auth-token": widgetKey.key } }));
+  const url = site.page(
+    "/crm",
+    hostHtml({
+      gateway,
+      css: HOSTILE_CSS,
+      attrs: { gateway, service: "crm", view: "pipeline", "auth-token": widgetKey.key },
+    }),
+  );
   expect(new URL(url).origin).not.toBe(new URL(gateway).origin);
   const host = new WidgetHostPage(page);
   await host.goto(url, "Pipeline");
@@ -46,7 +58,11 @@ test("on another origin: renders the pipeline, creates and moves a deal, renews 
   await form.getByRole("button", { name: "Create deal" }).click();
   await expect(host.column("Lead")).toContainText(title);
   await expect(host.card(title)).toContainText("$1,200.50");
-  expect((await host.events("cockpit-action")).at(-1)!.detail).toMatchObject({ service: "crm", action: "create_deal", result: { title } });
+  expect((await host.events("cockpit-action")).at(-1)!.detail).toMatchObject({
+    service: "crm",
+    action: "create_deal",
+    result: { title },
+  });
 
   // Survive a renewal: wait past the first token's 5 s lifetime, then act with the renewed one.
   await expect.poll(() => tokenCalls.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
@@ -57,7 +73,9 @@ test("on another origin: renders the pipeline, creates and moves a deal, renews 
   expect((await host.events("cockpit-error")).filter((e) => e.detail.status === 401)).toEqual([]);
 
   // Revoked: the next renewal is refused and the widget says so.
-  const revoked = await request.delete(`/v1/sdk/keys/${widgetKey.id}`, { headers: { Authorization: `Bearer ${adminKey.key}` } });
+  const revoked = await request.delete(`/v1/sdk/keys/${widgetKey.id}`, {
+    headers: { Authorization: `Bearer ${adminKey.key}` },
+  });
   expect(revoked.status()).toBe(200);
   await expect(host.errorState).toContainText("This widget's key was revoked or expired", { timeout: 15_000 });
   await expect(host.widget.locator('[part~="board"]')).toHaveCount(0);
@@ -69,13 +87,37 @@ test("the host page's stylesheet does not change the widget (real pipeline)", as
   const { key } = await cliKey(["view"]);
   const host = new WidgetHostPage(page);
   const attrs = { gateway, service: "crm", view: "pipeline", "auth-token": key };
-  const selectors = ['[part~="board"]', '[part~="column"]', '[part~="stat-value"]', "form", "input", "select", '[part~="submit"]', "h2"];
-  const props = ["font-family", "font-size", "color", "background-color", "border-top-width", "border-top-style", "padding-top", "letter-spacing", "text-transform", "line-height", "width", "display"];
+  const selectors = [
+    '[part~="board"]',
+    '[part~="column"]',
+    '[part~="stat-value"]',
+    "form",
+    "input",
+    "select",
+    '[part~="submit"]',
+    "h2",
+  ];
+  const props = [
+    "font-family",
+    "font-size",
+    "color",
+    "background-color",
+    "border-top-width",
+    "border-top-style",
+    "padding-top",
+    "letter-spacing",
+    "text-transform",
+    "line-height",
+    "width",
+    "display",
+  ];
 
   await host.goto(site.page("/plain-crm", hostHtml({ gateway, attrs })), "Pipeline");
   const plain = await host.shadowStyles(selectors, props);
   await host.goto(site.page("/hostile-crm", hostHtml({ gateway, attrs, css: HOSTILE_CSS })), "Pipeline");
-  expect(await page.locator("body > table td").evaluate((td) => getComputedStyle(td).backgroundColor)).toBe("rgb(0, 0, 255)");
+  expect(await page.locator("body > table td").evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(
+    "rgb(0, 0, 255)",
+  );
   expect(await host.shadowStyles(selectors, props)).toEqual(plain);
   // The widget's own styles stay inside it: the host's button keeps the host's look.
   expect(await page.locator("body > button").evaluate((b) => getComputedStyle(b).fontSize)).toBe("30px");
@@ -87,7 +129,10 @@ test("token-url: the host's backend exchanges the key; the page never holds it",
   site.setKey(key);
   const before = site.tokenCalls();
   const host = new WidgetHostPage(page);
-  const url = site.page("/token-url", hostHtml({ gateway, attrs: { gateway, service: "crm", view: "deals", "token-url": "/token" } }));
+  const url = site.page(
+    "/token-url",
+    hostHtml({ gateway, attrs: { gateway, service: "crm", view: "deals", "token-url": "/token" } }),
+  );
   await host.goto(url, "Deals");
   expect(await page.content()).not.toContain(key);
   expect(site.tokenCalls() - before).toBeGreaterThanOrEqual(1);

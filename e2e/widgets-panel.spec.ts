@@ -3,7 +3,12 @@ import { WidgetsPage } from "./pages/widgets-page";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
-test("/widgets: every view with a live preview by the real script, on a view + action key made there", async ({ page, request, tenant, loginPage }) => {
+test("/widgets: every view with a live preview by the real script, on a view + action key made there", async ({
+  page,
+  request,
+  tenant,
+  loginPage,
+}) => {
   await loginPage.signInAs(tenant);
   const widgets = new WidgetsPage(page);
   await widgets.goto();
@@ -22,7 +27,9 @@ test("/widgets: every view with a live preview by the real script, on a view + a
   const preview = widgets.preview(pipeline);
   await expect(preview.getByRole("heading", { name: "Pipeline", level: 2 })).toBeVisible();
   await expect(preview.getByRole("region", { name: "Lead", exact: true })).toBeVisible();
-  await expect(widgets.preview(widgets.viewCard("Billing · Invoices")).getByRole("heading", { name: "Invoices", level: 2 })).toBeVisible();
+  await expect(
+    widgets.preview(widgets.viewCard("Billing · Invoices")).getByRole("heading", { name: "Invoices", level: 2 }),
+  ).toBeVisible();
 
   // An action in one preview refreshes the other widgets showing a view its `refresh` names.
   const deals = widgets.preview(widgets.viewCard("CRM · Deals"));
@@ -35,7 +42,9 @@ test("/widgets: every view with a live preview by the real script, on a view + a
   await expect(deals.getByRole("row").filter({ hasText: "Panel preview deal" })).toHaveCount(1);
 
   const origin = new URL(page.url()).origin;
-  await expect(pipeline.getByTestId("snippet-token-url")).toContainText(`<script type="module" src="${origin}/v1/sdk/sdui-embed.js"></script>`);
+  await expect(pipeline.getByTestId("snippet-token-url")).toContainText(
+    `<script type="module" src="${origin}/v1/sdk/sdui-embed.js"></script>`,
+  );
   await expect(pipeline.getByTestId("snippet-direct")).toContainText(`auth-token="${key}"`);
   await expect(page.getByTestId("snippet-backend")).toContainText(`COCKPIT_WIDGET_KEY=${key}`);
   await pipeline.getByRole("button", { name: "Copy: Your page (token-url: no key in the page)" }).click();

@@ -19,7 +19,13 @@ const ServerEnv = DatabaseEnv.extend({
   PORT: intWithDefault(3000, 1, 65535),
   // Read by the production server (scripts/server/main.mjs) too. Loopback by default: containers
   // and hosts without a reverse proxy in front set 0.0.0.0.
-  HOST: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9.:-]+$/, "must be a host name or an IP address").default("127.0.0.1")),
+  HOST: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9.:-]+$/, "must be a host name or an IP address")
+      .default("127.0.0.1"),
+  ),
   /**
    * How many reverse proxies in front of the server append to X-Forwarded-For; 0 (default) trusts
    * none and takes the client address from the socket. With N, the client is the Nth address from
@@ -147,7 +153,13 @@ const ServerEnv = DatabaseEnv.extend({
    * each with the offline embedding); least recently searched companies are dropped beyond it.
    */
   KNOWLEDGE_CACHE_CHUNKS: intWithDefault(400_000, 1_000, 100_000_000),
-  EMBEDDING_MODEL: z.preprocess(emptyAsUndefined, z.string().regex(/^[a-z0-9_-]+:.+$/, "must be <group>:<model>").optional()),
+  EMBEDDING_MODEL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[a-z0-9_-]+:.+$/, "must be <group>:<model>")
+      .optional(),
+  ),
   /** O₮ per million input tokens billed for EMBEDDING_MODEL's calls; unset: its list price (lib/knowledge/embed/pricing.ts). */
   EMBEDDING_PRICE_PER_M: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1_000_000).optional()),
   /** Tool rounds a run may take (model → tools → model …) before its last model call is made without tools. */

@@ -63,4 +63,5 @@ export function errorBody(err: AppError) {
   };
 }
 
-export const notFound = (what: string) => new AppError("not_found", `No ${what} found with that id`, { wireCode: "not_found" });
+export const notFound = (what: string) =>
+  new AppError("not_found", `No ${what} found with that id`, { wireCode: "not_found" });

@@ -20,8 +20,14 @@ const RULES = [
   // A route pattern's placeholder (`[secret]`, `{secret}`) is not a secret.
   [/(\/v1\/public\/triggers\/[^/\s"'?#\\]*\/)(?![[{])[^/\s"'?#&\\]+/gi, `$1${CENSOR}`],
   [/(%2Fv1%2Fpublic%2Ftriggers%2F[^\s"'?#&%]*%2F)[^\s"'?#&]+/gi, `$1${CENSOR}`],
-  [/([?&;][\w.[\]-]{0,64}?(?:key|token|secret|passw|pwd|signature|sig|auth|credential|session|code)[\w.[\]-]{0,64}=)[^&\s"'#;]*/gi, `$1${CENSOR}`],
-  [/((?:authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie)["']?\s*[:=]\s*["']?)[^"'\r\n]+/gi, `$1${CENSOR}`],
+  [
+    /([?&;][\w.[\]-]{0,64}?(?:key|token|secret|passw|pwd|signature|sig|auth|credential|session|code)[\w.[\]-]{0,64}=)[^&\s"'#;]*/gi,
+    `$1${CENSOR}`,
+  ],
+  [
+    /((?:authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie)["']?\s*[:=]\s*["']?)[^"'\r\n]+/gi,
+    `$1${CENSOR}`,
+  ],
   [/\b(Bearer)\s+[\w.~+/=-]{8,}/gi, `$1 ${CENSOR}`],
   [/\b(Basic)\s+[A-Za-z0-9+/=]{8,}/g, `$1 ${CENSOR}`],
   [/(\b[a-z][\w+.-]{0,30}:\/\/[^\s/:@"']*:)[^\s/@"']+@/gi, `$1${CENSOR}@`],

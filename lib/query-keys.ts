@@ -36,7 +36,8 @@ export const queryKeys = {
     runs: (threadId: string) => [...queryKeys.threads.detail(threadId), "runs"] as const,
     run: (threadId: string, runId: string) => [...queryKeys.threads.runs(threadId), runId] as const,
     /** Keyed by the run's status too: a run writes its steps when it ends, and the new status fetches them. */
-    steps: (threadId: string, runId: string, status: string) => [...queryKeys.threads.run(threadId, runId), "steps", { status }] as const,
+    steps: (threadId: string, runId: string, status: string) =>
+      [...queryKeys.threads.run(threadId, runId), "steps", { status }] as const,
   },
   tools: {
     all: ["tools"] as const,

@@ -20,7 +20,8 @@ function errorMessage(err: unknown): string {
   if (err instanceof AppError) return err.message;
   const cause = (err as { cause?: { code?: unknown; message?: unknown; constraint_name?: unknown } }).cause;
   if (cause && typeof cause.message === "string") {
-    if (cause.code === "23505") return `already exists${typeof cause.constraint_name === "string" ? ` (${cause.constraint_name})` : ""}`;
+    if (cause.code === "23505")
+      return `already exists${typeof cause.constraint_name === "string" ? ` (${cause.constraint_name})` : ""}`;
     return `database error: ${cause.message}`;
   }
   return err instanceof Error ? err.message : String(err);

@@ -29,7 +29,10 @@ export async function buildWidget(): Promise<{ bytes: number; gzipBytes: number;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   buildWidget().then(
-    (r) => process.stdout.write(`widget: ${WIDGET_OUT} ${r.bytes} B, ${r.gzipBytes} B gzipped, built in ${r.ms.toFixed(0)} ms\n`),
+    (r) =>
+      process.stdout.write(
+        `widget: ${WIDGET_OUT} ${r.bytes} B, ${r.gzipBytes} B gzipped, built in ${r.ms.toFixed(0)} ms\n`,
+      ),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);

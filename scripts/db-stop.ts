@@ -24,7 +24,9 @@ async function main(): Promise<number> {
     return 1;
   }
   const stopped = await stopEmbeddedDatabase({ dataDir });
-  process.stdout.write(stopped ? `Stopped the embedded database (${dataDir}).\n` : `The embedded database (${dataDir}) is not running.\n`);
+  process.stdout.write(
+    stopped ? `Stopped the embedded database (${dataDir}).\n` : `The embedded database (${dataDir}) is not running.\n`,
+  );
   return 0;
 }
 

@@ -40,6 +40,8 @@ for (const [path, entry] of Object.entries(packages)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 console.error(`lock-platform-stubs: added ${added} optional platform entries`);

@@ -36,11 +36,23 @@ function vitestStage(project: string, env: NodeJS.ProcessEnv): Tally {
   const out = path.join(reportDir, `${project}.json`);
   const code = run(
     process.execPath,
-    ["node_modules/vitest/vitest.mjs", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`],
+    [
+      "node_modules/vitest/vitest.mjs",
+      "run",
+      "--project",
+      project,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${out}`,
+    ],
     env,
   );
   if (!fs.existsSync(out)) return { passed: 0, failed: 1 };
-  const r = JSON.parse(fs.readFileSync(out, "utf8")) as { numPassedTests: number; numFailedTests: number; numTotalTestSuites: number };
+  const r = JSON.parse(fs.readFileSync(out, "utf8")) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numTotalTestSuites: number;
+  };
   // A suite that fails to load has no failed tests but a non-zero exit: count it.
   return { passed: r.numPassedTests, failed: r.numFailedTests || (code === 0 ? 0 : 1) };
 }
@@ -52,7 +64,9 @@ function e2eStage(env: NodeJS.ProcessEnv): Tally {
     PLAYWRIGHT_JSON_OUTPUT_NAME: out,
   });
   if (!fs.existsSync(out)) return { passed: 0, failed: 1 };
-  const r = JSON.parse(fs.readFileSync(out, "utf8")) as { stats: { expected: number; unexpected: number; flaky: number } };
+  const r = JSON.parse(fs.readFileSync(out, "utf8")) as {
+    stats: { expected: number; unexpected: number; flaky: number };
+  };
   return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected || (code === 0 ? 0 : 1) };
 }
 
@@ -94,7 +108,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.stdout.write("0 passed, 1 failed\n");
     process.exit(1);
   },

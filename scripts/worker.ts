@@ -27,14 +27,19 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     stop()
       .catch((err: unknown) => log.warn({ err }, "job workers did not stop cleanly"))
       // Credit leased for this process's runs goes back now, not when it expires; then the database may stop.
-      .then(() => Promise.race([runShutdownHooks((err) => log.warn({ err }, "shutdown hook failed")), new Promise((r) => setTimeout(r, SHUTDOWN_HOOKS_MS).unref())]))
+      .then(() =>
+        Promise.race([
+          runShutdownHooks((err) => log.warn({ err }, "shutdown hook failed")),
+          new Promise((r) => setTimeout(r, SHUTDOWN_HOOKS_MS).unref()),
+        ]),
+      )
       .then(releaseDatabase)
       .then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, "could not stop the embedded database; `npm run db:stop` stops it");
-        process.exit(1);
-      },
-    );
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, "could not stop the embedded database; `npm run db:stop` stops it");
+          process.exit(1);
+        },
+      );
   });
 }

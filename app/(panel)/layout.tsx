@@ -26,7 +26,10 @@ export default async function PanelLayout({ children }: { children: ReactNode })
         </div>
         <div className="hidden border-t border-slate-200 px-3 py-3 lg:block">
           <div className="flex items-center gap-2.5 px-2 pb-2">
-            <span className="flex size-7 shrink-0 items-center justify-center rounded-full bg-slate-200 text-xs font-semibold text-slate-600 uppercase" aria-hidden="true">
+            <span
+              className="flex size-7 shrink-0 items-center justify-center rounded-full bg-slate-200 text-xs font-semibold text-slate-600 uppercase"
+              aria-hidden="true"
+            >
               {email.slice(0, 1)}
             </span>
             <span className="truncate text-sm text-slate-700" data-testid="user-email" title={email}>

@@ -7,7 +7,11 @@ import { safeRedirectPath } from "@/lib/panel/safe-redirect";
 
 export const metadata: Metadata = { title: "Sign in · Cockpit Gateway" };
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const redirectTo = safeRedirectPath((await searchParams).callbackUrl);
   if (await getPanelSession()) redirect(redirectTo);
   return (

@@ -11,7 +11,11 @@ const TSX_CLI = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
 /** Highest --rpm the CLI accepts (RateLimitPerMinute in lib/keys/schemas.ts). */
 export const MAX_RPM = 100_000;
 
-export async function admin(databaseUrl: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Record<string, unknown>> {
+export async function admin(
+  databaseUrl: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
   const child = spawn(process.execPath, [TSX_CLI, "--conditions=react-server", "scripts/admin.ts", ...args], {
     cwd: ROOT,
     env: cleanEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...extraEnv }),
@@ -56,17 +60,28 @@ export async function createKey(
   opts: { scopes?: string[]; rpm?: number; name?: string } = {},
 ): Promise<CreatedKey> {
   const res = await admin(databaseUrl, [
-    "key", "create",
-    "--company", companyId,
-    "--scopes", (opts.scopes ?? ["chat", "view", "action", "admin"]).join(","),
-    "--rpm", String(opts.rpm ?? MAX_RPM),
-    "--name", opts.name ?? "bench",
+    "key",
+    "create",
+    "--company",
+    companyId,
+    "--scopes",
+    (opts.scopes ?? ["chat", "view", "action", "admin"]).join(","),
+    "--rpm",
+    String(opts.rpm ?? MAX_RPM),
+    "--name",
+    opts.name ?? "bench",
   ]);
   return { id: String(res.id), secret: String(res.key), rpm: Number(res.rate_limit_per_minute) };
 }
 
 /** `count` keys, created `parallel` at a time (each CLI run is a fresh tsx process, ~1 s). */
-export async function createKeys(databaseUrl: string, companyId: string, count: number, parallel = 2, rpm = MAX_RPM): Promise<CreatedKey[]> {
+export async function createKeys(
+  databaseUrl: string,
+  companyId: string,
+  count: number,
+  parallel = 2,
+  rpm = MAX_RPM,
+): Promise<CreatedKey[]> {
   const keys: CreatedKey[] = [];
   for (let i = 0; i < count; i += parallel) {
     const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) =>

@@ -25,7 +25,11 @@ export interface WindowedSummary {
   inclusive: { match: string; totalMs: number; perReqMs: number; pct: number }[];
 }
 
-export function summarizeProfileWindows(file: string, windows: Window[], opts: { top?: number; inclusive?: string[]; root?: string } = {}): WindowedSummary {
+export function summarizeProfileWindows(
+  file: string,
+  windows: Window[],
+  opts: { top?: number; inclusive?: string[]; root?: string } = {},
+): WindowedSummary {
   const ranges = windows.map((w) => [Number(w.fromNs / 1000n), Number(w.toNs / 1000n)] as const);
   const inWindow = (us: number) => ranges.some(([a, b]) => us >= a && us <= b);
   const { totalUs, area, fnSelf, incl } = aggregateProfile(file, opts, inWindow);
@@ -40,8 +44,17 @@ export function summarizeProfileWindows(file: string, windows: Window[], opts: {
     requests,
     busyMs: totalUs / 1000,
     busyMsPerReq: per(totalUs),
-    byArea: sortedDesc(area).slice(0, top).map(([k, v]) => ({ area: k, selfMs: v / 1000, perReqMs: per(v), pct: pct(v) })),
-    byFunction: sortedDesc(fnSelf).slice(0, top).map(([k, v]) => ({ fn: k, selfMs: v / 1000, perReqMs: per(v), pct: pct(v) })),
-    inclusive: (opts.inclusive ?? []).map((p) => ({ match: p, totalMs: (incl.get(p) ?? 0) / 1000, perReqMs: per(incl.get(p) ?? 0), pct: pct(incl.get(p) ?? 0) })),
+    byArea: sortedDesc(area)
+      .slice(0, top)
+      .map(([k, v]) => ({ area: k, selfMs: v / 1000, perReqMs: per(v), pct: pct(v) })),
+    byFunction: sortedDesc(fnSelf)
+      .slice(0, top)
+      .map(([k, v]) => ({ fn: k, selfMs: v / 1000, perReqMs: per(v), pct: pct(v) })),
+    inclusive: (opts.inclusive ?? []).map((p) => ({
+      match: p,
+      totalMs: (incl.get(p) ?? 0) / 1000,
+      perReqMs: per(incl.get(p) ?? 0),
+      pct: pct(incl.get(p) ?? 0),
+    })),
   };
 }

@@ -57,7 +57,12 @@ export function areaOf(url: string, fn: string): string {
     }
     return pkg;
   }
-  if (url.includes("/.next/server/")) return `.next bundle (${url.slice(url.indexOf("/.next/server/") + 14).split("/").slice(0, 2).join("/")})`;
+  if (url.includes("/.next/server/"))
+    return `.next bundle (${url
+      .slice(url.indexOf("/.next/server/") + 14)
+      .split("/")
+      .slice(0, 2)
+      .join("/")})`;
   return url.replace(/^file:\/\//, "");
 }
 
@@ -127,7 +132,11 @@ export interface SelfTimes {
  * stamp in µs on the profile's clock; all of them by default). Inclusive patterns are counted once
  * per stack, matched against function name and location.
  */
-export function aggregateProfile(file: string, opts: { inclusive?: string[]; root?: string } = {}, keep?: (tUs: number) => boolean): SelfTimes {
+export function aggregateProfile(
+  file: string,
+  opts: { inclusive?: string[]; root?: string } = {},
+  keep?: (tUs: number) => boolean,
+): SelfTimes {
   const root = opts.root ?? process.cwd();
   const prof = JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map<number, ProfileNode>();
@@ -176,7 +185,10 @@ export function aggregateProfile(file: string, opts: { inclusive?: string[]; roo
 /** Largest first. */
 export const sortedDesc = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]);
 
-export function summarizeProfile(file: string, opts: { top?: number; inclusive?: string[]; root?: string } = {}): ProfileSummary {
+export function summarizeProfile(
+  file: string,
+  opts: { top?: number; inclusive?: string[]; root?: string } = {},
+): ProfileSummary {
   const { totalUs, area, fnSelf, incl } = aggregateProfile(file, opts);
   const top = opts.top ?? 25;
   const ms = (us: number) => us / 1000;
@@ -184,8 +196,16 @@ export function summarizeProfile(file: string, opts: { top?: number; inclusive?:
   return {
     file,
     totalMs: ms(totalUs),
-    byArea: sortedDesc(area).slice(0, top).map(([k, v]) => ({ area: k, selfMs: ms(v), pct: pct(v) })),
-    byFunction: sortedDesc(fnSelf).slice(0, top).map(([k, v]) => ({ fn: k, selfMs: ms(v), pct: pct(v) })),
-    inclusive: (opts.inclusive ?? []).map((p) => ({ match: p, totalMs: ms(incl.get(p) ?? 0), pct: pct(incl.get(p) ?? 0) })),
+    byArea: sortedDesc(area)
+      .slice(0, top)
+      .map(([k, v]) => ({ area: k, selfMs: ms(v), pct: pct(v) })),
+    byFunction: sortedDesc(fnSelf)
+      .slice(0, top)
+      .map(([k, v]) => ({ fn: k, selfMs: ms(v), pct: pct(v) })),
+    inclusive: (opts.inclusive ?? []).map((p) => ({
+      match: p,
+      totalMs: ms(incl.get(p) ?? 0),
+      pct: pct(incl.get(p) ?? 0),
+    })),
   };
 }

@@ -51,7 +51,10 @@ export function loadCranfield(dir = CRANFIELD_DIR): Cranfield | null {
     title: (r.f.T ?? "").trim(),
     text: (r.f.W ?? "").trim(),
   }));
-  const queries = records(fs.readFileSync(path.join(dir, "cran.qry"), "utf8")).map((r, i) => ({ n: i + 1, text: (r.f.W ?? "").trim() }));
+  const queries = records(fs.readFileSync(path.join(dir, "cran.qry"), "utf8")).map((r, i) => ({
+    n: i + 1,
+    text: (r.f.W ?? "").trim(),
+  }));
   const qrels = new Map<number, Map<number, number>>();
   for (const line of fs.readFileSync(path.join(dir, "cranqrel"), "utf8").split("\n")) {
     const [q, d, g] = line.trim().split(/\s+/).map(Number);
@@ -82,7 +85,11 @@ export function quality(cran: Cranfield, ranked: Map<number, number[]>): Quality
       let dcg = 0;
       top.forEach((d, i) => (dcg += rel.has(d) ? gain(rel.get(d)!) / Math.log2(i + 2) : 0));
       let idcg = 0;
-      [...rel.values()].map(gain).sort((a, b) => b - a).slice(0, 10).forEach((g, i) => (idcg += g / Math.log2(i + 2)));
+      [...rel.values()]
+        .map(gain)
+        .sort((a, b) => b - a)
+        .slice(0, 10)
+        .forEach((g, i) => (idcg += g / Math.log2(i + 2)));
       return idcg ? dcg / idcg : 0;
     };
     nd += ndcg((g) => 2 ** (5 - g) - 1);

@@ -37,7 +37,8 @@ export function readGcTrace(file: string): GcEvent[] {
   if (!spawn) return [];
   const spawned = Number(spawn[1]);
   const events: GcEvent[] = [];
-  const line = /\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: (Scavenge|Mark-Compact)[^,]*, ([\d.]+) \/ [\d.]+ ms(?:.*?walltime since start of marking (\d+) ms)?/g;
+  const line =
+    /\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: (Scavenge|Mark-Compact)[^,]*, ([\d.]+) \/ [\d.]+ ms(?:.*?walltime since start of marking (\d+) ms)?/g;
   let mainIsolate: string | undefined;
   for (let m = line.exec(text); m; m = line.exec(text)) {
     const [, isolate, sinceStart, kind, pause, marking] = m;
@@ -46,7 +47,13 @@ export function readGcTrace(file: string): GcEvent[] {
     const end = spawned + Number(sinceStart);
     const pauseMs = Number(pause);
     const markingMs = marking ? Number(marking) : 0;
-    events.push({ kind: kind as GcEvent["kind"], fromWall: end - Math.max(pauseMs, markingMs), toWall: end, pauseMs, markingMs });
+    events.push({
+      kind: kind as GcEvent["kind"],
+      fromWall: end - Math.max(pauseMs, markingMs),
+      toWall: end,
+      pauseMs,
+      markingMs,
+    });
   }
   return events;
 }
@@ -70,7 +77,11 @@ function overlaps(from: number, to: number, e: GcEvent): boolean {
   return from <= e.toWall + SLACK_MS && to >= e.fromWall - SLACK_MS;
 }
 
-export function attributeToGc(samples: { dueWall: Float64Array; latency: Float64Array }, events: GcEvent[], slowMs = 20): GcAttribution {
+export function attributeToGc(
+  samples: { dueWall: Float64Array; latency: Float64Array },
+  events: GcEvent[],
+  slowMs = 20,
+): GcAttribution {
   const n = samples.dueWall.length;
   const spanFrom = n ? samples.dueWall[0]! : 0;
   let spanTo = spanFrom;

@@ -75,7 +75,9 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
           {
             conn: { n: -1 },
             setupRequest: (req: autocannon.Request & { conn?: { n: number } }) => {
-              const headers = rotation?.length ? { ...req.headers, ...rotation[next++ % rotation.length]! } : req.headers;
+              const headers = rotation?.length
+                ? { ...req.headers, ...rotation[next++ % rotation.length]! }
+                : req.headers;
               const body = bodyFor ? { body: bodyFor(bodies++) } : {};
               if (!pathFor) return { ...req, headers, ...body };
               if (req.conn!.n < 0) req.conn!.n = connections++;

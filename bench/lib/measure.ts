@@ -6,7 +6,18 @@
 import os from "node:os";
 import type { BenchDatabase } from "./db";
 import { runLoad, type LoadOptions, type LoadResult } from "./load";
-import { clockTicksPerSecond, cpuMsBetween, cpuTicksOf, otherProcesses, snapshotAll, sysTicksOf, machineBusyPct, machineCpu, processTree, type RssSampler } from "./proc";
+import {
+  clockTicksPerSecond,
+  cpuMsBetween,
+  cpuTicksOf,
+  otherProcesses,
+  snapshotAll,
+  sysTicksOf,
+  machineBusyPct,
+  machineCpu,
+  processTree,
+  type RssSampler,
+} from "./proc";
 import type { NextServer } from "./server";
 
 export interface MeasureContext {
@@ -75,7 +86,10 @@ export async function busyCores(ms = 1_000): Promise<number | null> {
 }
 
 /** Waits until fewer than `cores` cores are busy (server idle between runs), at most maxWaitMs. */
-export async function waitForQuiet(cores: number, maxWaitMs: number): Promise<{ waitedMs: number; busy: number | null }> {
+export async function waitForQuiet(
+  cores: number,
+  maxWaitMs: number,
+): Promise<{ waitedMs: number; busy: number | null }> {
   const t0 = Date.now();
   let busy = await busyCores();
   while (busy !== null && busy >= cores && Date.now() - t0 < maxWaitMs) busy = await busyCores();
@@ -131,7 +145,8 @@ export async function measure(ctx: MeasureContext, spec: MeasureSpec): Promise<M
   const serverCpuMs = cpuMsBetween(srvBefore, srvAfter);
   const dbCpuMs = db && dbBefore && dbAfter ? cpuMsBetween(dbBefore, dbAfter) : null;
   const selfCpuMs = (self.user + self.system) / 1000;
-  const busyMs = machineBefore && machineAfter ? ((machineAfter.busy - machineBefore.busy) / clockTicksPerSecond()) * 1000 : null;
+  const busyMs =
+    machineBefore && machineAfter ? ((machineAfter.busy - machineBefore.busy) / clockTicksPerSecond()) * 1000 : null;
   return {
     label,
     variant,

@@ -32,7 +32,6 @@ export interface PacedResult {
   samples: { dueWall: Float64Array; latency: Float64Array };
 }
 
-
 export async function runPaced(opts: PacedOptions): Promise<PacedResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
   const total = Math.round(opts.rate * opts.durationS);

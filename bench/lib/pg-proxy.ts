@@ -43,7 +43,16 @@ const GSSENC_REQUEST = 80877104;
 const normalize = (q: string) => q.replace(/\s+/g, " ").trim().slice(0, 160);
 
 export async function startPgProxy(target: { host: string; port: number }): Promise<PgProxy> {
-  const empty = (connections: number): PgStats => ({ connections, writes: 0, syncs: 0, statements: 0, byStatement: {}, waitMs: 0, busyMs: 0, waitMsByStatement: {} });
+  const empty = (connections: number): PgStats => ({
+    connections,
+    writes: 0,
+    syncs: 0,
+    statements: 0,
+    byStatement: {},
+    waitMs: 0,
+    busyMs: 0,
+    waitMsByStatement: {},
+  });
   let stats = empty(0);
   let outstanding = 0;
   let busySince = 0;
@@ -142,7 +151,9 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
         } else if (type === "B") {
           const portalEnd = body.indexOf(0);
           const stmtEnd = body.indexOf(0, portalEnd + 1);
-          lastSql = count(statementsByName.get(body.toString("utf8", portalEnd + 1, stmtEnd)) ?? "(unknown prepared statement)");
+          lastSql = count(
+            statementsByName.get(body.toString("utf8", portalEnd + 1, stmtEnd)) ?? "(unknown prepared statement)",
+          );
         } else if (type === "Q") {
           stats.syncs++;
           syncSent(pending, count(body.toString("utf8", 0, Math.max(0, body.indexOf(0)))));
@@ -165,7 +176,11 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
       u.port = String(port);
       return u.toString();
     },
-    stats: () => ({ ...stats, byStatement: { ...stats.byStatement }, waitMsByStatement: { ...stats.waitMsByStatement } }),
+    stats: () => ({
+      ...stats,
+      byStatement: { ...stats.byStatement },
+      waitMsByStatement: { ...stats.waitMsByStatement },
+    }),
     reset() {
       stats = empty(stats.connections);
       if (outstanding > 0) busySince = performance.now();

@@ -243,7 +243,13 @@ export function snapshotAll(): ProcSnapshot {
  * Cores used between two snapshots by processes not in `exclude`, grouped by command name, busiest
  * first: who else was using the machine during a measurement.
  */
-export function otherProcesses(before: ProcSnapshot, after: ProcSnapshot, exclude: Set<number>, wallMs: number, top = 6): { comm: string; cores: number }[] {
+export function otherProcesses(
+  before: ProcSnapshot,
+  after: ProcSnapshot,
+  exclude: Set<number>,
+  wallMs: number,
+  top = 6,
+): { comm: string; cores: number }[] {
   const byComm = new Map<string, number>();
   for (const [pid, t] of after.ticks) {
     if (exclude.has(pid)) continue;

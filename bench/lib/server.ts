@@ -104,7 +104,9 @@ export async function ensureBuild(
     await sleep(5_000);
   }
   if (opts.force || !fs.existsSync(idFile)) {
-    process.stderr.write(`[bench] ${opts.force ? "rebuilding" : "no production build found;"} running next build in ${appRoot}\n`);
+    process.stderr.write(
+      `[bench] ${opts.force ? "rebuilding" : "no production build found;"} running next build in ${appRoot}\n`,
+    );
     const res = spawnSync(process.execPath, [nextBin(appRoot), "build"], {
       cwd: appRoot,
       stdio: ["ignore", 2, 2],
@@ -126,7 +128,16 @@ export async function ensureBuild(
  */
 export function makeIsolatedCopy(): { appRoot: string; remove: () => void } {
   const appRoot = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-app-"));
-  const skip = new Set(["node_modules", ".next", ".data", ".git", "test-results", "playwright-report", "tmp", "tsconfig.tsbuildinfo"]);
+  const skip = new Set([
+    "node_modules",
+    ".next",
+    ".data",
+    ".git",
+    "test-results",
+    "playwright-report",
+    "tmp",
+    "tsconfig.tsbuildinfo",
+  ]);
   for (const e of fs.readdirSync(ROOT)) {
     if (skip.has(e)) continue;
     fs.cpSync(path.join(ROOT, e), path.join(appRoot, e), {
@@ -134,7 +145,9 @@ export function makeIsolatedCopy(): { appRoot: string; remove: () => void } {
       filter: (src) => !src.startsWith(path.join(ROOT, "bench/results")),
     });
   }
-  const linked = spawnSync("cp", ["-al", path.join(ROOT, "node_modules"), path.join(appRoot, "node_modules")], { stdio: "ignore" });
+  const linked = spawnSync("cp", ["-al", path.join(ROOT, "node_modules"), path.join(appRoot, "node_modules")], {
+    stdio: "ignore",
+  });
   if (linked.status !== 0) {
     fs.rmSync(path.join(appRoot, "node_modules"), { recursive: true, force: true });
     fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(appRoot, "node_modules"), "dir");
@@ -213,8 +226,12 @@ export async function waitForBuild(appRoot = ROOT, maxWaitMs = 600_000): Promise
   const deadline = Date.now() + maxWaitMs;
   let said = false;
   while (runningBuilds(appRoot).length > 0 || !fs.existsSync(buildIdFile(appRoot))) {
-    if (Date.now() > deadline) throw new Error("no complete production build in .next (a next build is running or none exists)");
-    if (!said) process.stderr.write(`[bench] waiting for a next build in progress (pid ${runningBuilds(appRoot).join(", ") || "?"})\n`);
+    if (Date.now() > deadline)
+      throw new Error("no complete production build in .next (a next build is running or none exists)");
+    if (!said)
+      process.stderr.write(
+        `[bench] waiting for a next build in progress (pid ${runningBuilds(appRoot).join(", ") || "?"})\n`,
+      );
     said = true;
     await sleep(3_000);
   }
@@ -247,12 +264,16 @@ async function startNextOnce(opts: StartOptions): Promise<NextServer> {
   const launcher = path.join(appRoot, "scripts/server/main.mjs");
   // BENCH_NODE_ARGS="--trace-gc …": extra flags for the server's node, e.g. to look at its GC.
   const extraArgs = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), ...extraArgs, launcher, "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: appRoot,
-    env: cleanEnv({ ...SERVER_ENV, PORT: String(port), ...opts.env }),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // own process group: stop() reaches whatever the server spawns (cluster workers)
-  });
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? []), ...extraArgs, launcher, "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: appRoot,
+      env: cleanEnv({ ...SERVER_ENV, PORT: String(port), ...opts.env }),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // own process group: stop() reaches whatever the server spawns (cluster workers)
+    },
+  );
   live.add(child);
   const lines: string[] = [];
   // BENCH_SERVER_LOG=<file> or opts.logFile: keep the server's whole output (e.g. with --trace-gc), not just its tail.
@@ -321,7 +342,11 @@ function isZombie(pid: number): boolean {
 }
 
 /** Polls `url` until it answers 200; fails early when `dead()` reports the server exited. */
-export async function waitForHealth(url: string, timeoutMs: number, dead: () => string | undefined = () => undefined): Promise<void> {
+export async function waitForHealth(
+  url: string,
+  timeoutMs: number,
+  dead: () => string | undefined = () => undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = "no answer";
   while (Date.now() < deadline) {
@@ -369,7 +394,8 @@ export interface PreparedBuild {
 
 /** The checkout's build (made if missing), or with `isolated` a fresh build of a private copy. */
 export async function prepareBuild(opts: { isolated?: boolean; force?: boolean } = {}): Promise<PreparedBuild> {
-  if (!opts.isolated) return { appRoot: ROOT, build: await ensureBuild({ force: opts.force }), isolated: false, cleanup: () => {} };
+  if (!opts.isolated)
+    return { appRoot: ROOT, build: await ensureBuild({ force: opts.force }), isolated: false, cleanup: () => {} };
   const copy = makeIsolatedCopy();
   process.stderr.write(`[bench] building an isolated copy in ${copy.appRoot}\n`);
   try {

@@ -46,7 +46,12 @@ function isGone(pid: number): boolean {
   }
 }
 
-export function startService(name: string, command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Service {
+export function startService(
+  name: string,
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv },
+): Service {
   const child = spawn(command, args, {
     cwd: opts.cwd,
     env: opts.env,

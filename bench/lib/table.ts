@@ -3,7 +3,8 @@ export type Cell = string | number | null | undefined;
 
 export function fmt(v: Cell, digits = 2): string {
   if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) return "-";
-  if (typeof v === "number") return v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  if (typeof v === "number")
+    return v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
   return v;
 }
 
@@ -12,7 +13,10 @@ export function renderTable(header: string[], rows: Cell[][], opts: { leftColumn
   const text = rows.map((r) => r.map((c) => (typeof c === "string" ? c : fmt(c))));
   const widths = header.map((h, i) => Math.max(h.length, ...text.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i < left ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+    cells
+      .map((c, i) => (i < left ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const sep = widths.map((w) => "-".repeat(w)).join("  ");
   return [line(header), sep, ...text.map(line)].join("\n");
 }

@@ -26,12 +26,18 @@ export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles:
   return (
     <div className="space-y-6">
       <Card>
-        <CardHeader title="New agent" description="An agent runs its profile (and the profile's model) on every event that wakes it." />
+        <CardHeader
+          title="New agent"
+          description="An agent runs its profile (and the profile's model) on every event that wakes it."
+        />
         <form
           className="flex flex-wrap items-end gap-3 px-5 pb-5"
           onSubmit={(e) => {
             e.preventDefault();
-            const list = topics.split(",").map((t) => t.trim()).filter(Boolean);
+            const list = topics
+              .split(",")
+              .map((t) => t.trim())
+              .filter(Boolean);
             void act(async () => {
               await postJson("/api/panel/agents", { name, conductor_profile_id: profileId, topics: list });
               setName("");
@@ -55,7 +61,12 @@ export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles:
           </div>
           <div>
             <Label htmlFor="agent-topics">Topics</Label>
-            <Input id="agent-topics" value={topics} onChange={(e) => setTopics(e.target.value)} placeholder="orders.*, billing.>" />
+            <Input
+              id="agent-topics"
+              value={topics}
+              onChange={(e) => setTopics(e.target.value)}
+              placeholder="orders.*, billing.>"
+            />
             <FieldHint>* one segment, &gt; last for the rest</FieldHint>
           </div>
           <Button type="submit" disabled={busy || !profileId}>
@@ -95,7 +106,10 @@ export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles:
                         <div key={e.id}>
                           {e.event_topic}:{" "}
                           {e.thread_id ? (
-                            <a className="text-indigo-600 hover:underline" href={`/threads?source=webhook&thread=${e.thread_id}`}>
+                            <a
+                              className="text-indigo-600 hover:underline"
+                              href={`/threads?source=webhook&thread=${e.thread_id}`}
+                            >
                               {e.status}
                             </a>
                           ) : (
@@ -109,7 +123,14 @@ export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles:
                     {a.is_active ? "active" : "paused"}
                   </Badge>{" "}
                   <EditAgentDialog agent={a} profiles={profiles} />{" "}
-                  <Button size="sm" variant="secondary" disabled={busy} onClick={() => void act(() => postJson(`/api/panel/agents/${a.id}`, { is_active: !a.is_active }, "PATCH"))}>
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    disabled={busy}
+                    onClick={() =>
+                      void act(() => postJson(`/api/panel/agents/${a.id}`, { is_active: !a.is_active }, "PATCH"))
+                    }
+                  >
                     {a.is_active ? "Pause" : "Resume"}
                   </Button>
                 </TD>

@@ -23,11 +23,21 @@ export function EditAgentDialog({ agent, profiles }: { agent: AgentRow; profiles
   );
 }
 
-function EditAgentForm({ agent, profiles, onDone }: { agent: AgentRow; profiles: { id: string; name: string }[]; onDone: () => void }) {
+function EditAgentForm({
+  agent,
+  profiles,
+  onDone,
+}: {
+  agent: AgentRow;
+  profiles: { id: string; name: string }[];
+  onDone: () => void;
+}) {
   const { busy, error, setError, run } = usePanelAction();
   // The agent's profile may no longer be offered (deleted, or its model cleared): keep it selectable
   // so saving another field does not change it.
-  const options = profiles.some((p) => p.id === agent.conductor_profile_id) ? profiles : [{ id: agent.conductor_profile_id, name: agent.profile_name }, ...profiles];
+  const options = profiles.some((p) => p.id === agent.conductor_profile_id)
+    ? profiles
+    : [{ id: agent.conductor_profile_id, name: agent.profile_name }, ...profiles];
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -35,7 +45,10 @@ function EditAgentForm({ agent, profiles, onDone }: { agent: AgentRow; profiles:
     const name = String(form.get("name") ?? "").trim();
     if (!name) return setError("Give the agent a name.");
     const profileId = String(form.get("conductor_profile_id") ?? "");
-    const topics = String(form.get("topics") ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+    const topics = String(form.get("topics") ?? "")
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean);
     // Only what changed: an unchanged profile is not checked again (it may have lost its model since).
     const body: Record<string, unknown> = {};
     if (name !== agent.name) body.name = name;
@@ -54,11 +67,24 @@ function EditAgentForm({ agent, profiles, onDone }: { agent: AgentRow; profiles:
       <form onSubmit={(e) => void onSubmit(e)} noValidate className="space-y-5">
         <div>
           <Label htmlFor="edit-agent-name">Name</Label>
-          <Input id="edit-agent-name" name="name" maxLength={200} defaultValue={agent.name} autoComplete="off" className="mt-1.5" autoFocus />
+          <Input
+            id="edit-agent-name"
+            name="name"
+            maxLength={200}
+            defaultValue={agent.name}
+            autoComplete="off"
+            className="mt-1.5"
+            autoFocus
+          />
         </div>
         <div>
           <Label htmlFor="edit-agent-profile">Profile</Label>
-          <Select id="edit-agent-profile" name="conductor_profile_id" defaultValue={agent.conductor_profile_id} className="mt-1.5">
+          <Select
+            id="edit-agent-profile"
+            name="conductor_profile_id"
+            defaultValue={agent.conductor_profile_id}
+            className="mt-1.5"
+          >
             {options.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
@@ -69,8 +95,16 @@ function EditAgentForm({ agent, profiles, onDone }: { agent: AgentRow; profiles:
         </div>
         <div>
           <Label htmlFor="edit-agent-topics">Topics</Label>
-          <Input id="edit-agent-topics" name="topics" defaultValue={agent.topics.join(", ")} placeholder="orders.*, billing.>" className="mt-1.5" />
-          <FieldHint>Comma-separated; * one segment, &gt; last for the rest. Empty: woken only by its bound webhooks.</FieldHint>
+          <Input
+            id="edit-agent-topics"
+            name="topics"
+            defaultValue={agent.topics.join(", ")}
+            placeholder="orders.*, billing.>"
+            className="mt-1.5"
+          />
+          <FieldHint>
+            Comma-separated; * one segment, &gt; last for the rest. Empty: woken only by its bound webhooks.
+          </FieldHint>
         </div>
         <ErrorMessage data-testid="agent-error">{error}</ErrorMessage>
         <DialogFooter>

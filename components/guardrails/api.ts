@@ -26,7 +26,10 @@ export function createGuardrailRequest(body: CreateGuardrailBody): Promise<Publi
 }
 
 export function setGuardrailActiveRequest(id: string, isActive: boolean): Promise<PublicGuardrail> {
-  return fetchJson<PublicGuardrail>(`/api/panel/guardrails/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify({ is_active: isActive }) });
+  return fetchJson<PublicGuardrail>(`/api/panel/guardrails/${encodeURIComponent(id)}`, {
+    method: "PATCH",
+    body: JSON.stringify({ is_active: isActive }),
+  });
 }
 
 export function deleteGuardrailRequest(id: string): Promise<{ id: string; deleted: true }> {

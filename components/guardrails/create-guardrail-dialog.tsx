@@ -65,11 +65,23 @@ function CreateGuardrailForm({ onDone }: { onDone: () => void }) {
   }
 
   return (
-    <DialogContent title="Create guardrail rule" description="It applies to every run and chat completion of your company from now on." data-testid="create-guardrail-dialog">
+    <DialogContent
+      title="Create guardrail rule"
+      description="It applies to every run and chat completion of your company from now on."
+      data-testid="create-guardrail-dialog"
+    >
       <form onSubmit={onSubmit} noValidate className="space-y-5">
         <div>
           <Label htmlFor="guardrail-name">Name</Label>
-          <Input id="guardrail-name" name="name" maxLength={100} placeholder="e.g. No card numbers" autoComplete="off" className="mt-1.5" autoFocus />
+          <Input
+            id="guardrail-name"
+            name="name"
+            maxLength={100}
+            placeholder="e.g. No card numbers"
+            autoComplete="off"
+            className="mt-1.5"
+            autoFocus
+          />
         </div>
         <div className="grid gap-4 sm:grid-cols-3">
           <div>
@@ -84,7 +96,12 @@ function CreateGuardrailForm({ onDone }: { onDone: () => void }) {
           </div>
           <div>
             <Label htmlFor="guardrail-match-type">Match</Label>
-            <Select id="guardrail-match-type" name="match_type" defaultValue={GUARDRAIL_MATCH_TYPE.keyword} className="mt-1.5">
+            <Select
+              id="guardrail-match-type"
+              name="match_type"
+              defaultValue={GUARDRAIL_MATCH_TYPE.keyword}
+              className="mt-1.5"
+            >
               {GUARDRAIL_MATCH_TYPES.map((t) => (
                 <option key={t} value={t}>
                   {t}
@@ -105,10 +122,22 @@ function CreateGuardrailForm({ onDone }: { onDone: () => void }) {
         </div>
         <div>
           <Label htmlFor="guardrail-pattern">Pattern</Label>
-          <Input id="guardrail-pattern" name="pattern" maxLength={500} autoComplete="off" spellCheck={false} className="mt-1.5 font-mono" />
-          <FieldHint>A keyword matches as a whole word, case-insensitively; a regex uses RE2 syntax (no backreferences or lookaround).</FieldHint>
+          <Input
+            id="guardrail-pattern"
+            name="pattern"
+            maxLength={500}
+            autoComplete="off"
+            spellCheck={false}
+            className="mt-1.5 font-mono"
+          />
+          <FieldHint>
+            A keyword matches as a whole word, case-insensitively; a regex uses RE2 syntax (no backreferences or
+            lookaround).
+          </FieldHint>
         </div>
-        <ErrorMessage data-testid="create-guardrail-error">{formError ?? (create.isError ? errorMessage(create.error) : null)}</ErrorMessage>
+        <ErrorMessage data-testid="create-guardrail-error">
+          {formError ?? (create.isError ? errorMessage(create.error) : null)}
+        </ErrorMessage>
         <DialogFooter>
           <DialogClose asChild>
             <Button variant="secondary">Cancel</Button>

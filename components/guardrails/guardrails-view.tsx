@@ -12,7 +12,13 @@ import { Switch } from "@/components/ui/switch";
 import { Table, TableMessage, TBody, TD, TH, THead, TR } from "@/components/ui/table";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { queryKeys } from "@/lib/query-keys";
-import { deleteGuardrailRequest, fetchGuardrails, setGuardrailActiveRequest, type GuardrailPage, type PublicGuardrail } from "./api";
+import {
+  deleteGuardrailRequest,
+  fetchGuardrails,
+  setGuardrailActiveRequest,
+  type GuardrailPage,
+  type PublicGuardrail,
+} from "./api";
 import { ACTION_TONE } from "./action-tone";
 import { CreateGuardrailDialog } from "./create-guardrail-dialog";
 import { TryGuardrails } from "./try-guardrails";
@@ -35,7 +41,9 @@ export function GuardrailsView({ initialPage, loadedAt }: { initialPage: Guardra
         description="Rules checked on every run and chat completion: on the prompt (input) or the answer (output). Block refuses, redact replaces the match with [REDACTED], flag only records. Rules apply in creation order."
         actions={<CreateGuardrailDialog />}
       />
-      {query.isError && <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>}
+      {query.isError && (
+        <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>
+      )}
       <Card>
         <Table data-testid="guardrails-table">
           <THead>
@@ -63,11 +71,16 @@ export function GuardrailsView({ initialPage, loadedAt }: { initialPage: Guardra
           </TBody>
         </Table>
         {query.data.has_more && (
-          <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">Showing the first {rules.length} rules.</div>
+          <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">
+            Showing the first {rules.length} rules.
+          </div>
         )}
       </Card>
       <Card className="mt-6">
-        <CardHeader title="Try it" description="Runs a sample text through the active rules of one stage. No model is called and nothing is billed." />
+        <CardHeader
+          title="Try it"
+          description="Runs a sample text through the active rules of one stage. No model is called and nothing is billed."
+        />
         <TryGuardrails />
       </Card>
     </>
@@ -82,7 +95,12 @@ function RuleRow({ rule }: { rule: PublicGuardrail }) {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.guardrails.all }),
   });
   return (
-    <TR data-testid="guardrail-row" data-rule-id={rule.id} data-rule-name={rule.name} className={rule.is_active ? undefined : "text-slate-500"}>
+    <TR
+      data-testid="guardrail-row"
+      data-rule-id={rule.id}
+      data-rule-name={rule.name}
+      className={rule.is_active ? undefined : "text-slate-500"}
+    >
       <TD className="max-w-56">
         <div className="truncate font-medium text-slate-900" title={rule.name}>
           {rule.name}
@@ -93,7 +111,10 @@ function RuleRow({ rule }: { rule: PublicGuardrail }) {
       </TD>
       <TD>{rule.match.type}</TD>
       <TD className="max-w-72">
-        <code className="block truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700" title={rule.match.pattern}>
+        <code
+          className="block truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700"
+          title={rule.match.pattern}
+        >
           {rule.match.pattern}
         </code>
       </TD>
@@ -149,7 +170,11 @@ function DeleteGuardrailDialog({ rule }: { rule: PublicGuardrail }) {
           Delete
         </Button>
       </DialogTrigger>
-      <DialogContent title="Delete guardrail rule" description="The rule stops applying at once. To keep it, switch it off instead." data-testid="delete-guardrail-dialog">
+      <DialogContent
+        title="Delete guardrail rule"
+        description="The rule stops applying at once. To keep it, switch it off instead."
+        data-testid="delete-guardrail-dialog"
+      >
         <p className="text-sm text-slate-700">
           Delete <span className="font-medium text-slate-900">{rule.name}</span>?
         </p>

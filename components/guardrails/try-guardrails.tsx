@@ -25,12 +25,24 @@ export function TryGuardrails() {
       <form onSubmit={onSubmit} className="space-y-3" data-testid="guardrail-try">
         <div>
           <Label htmlFor="try-text">Sample text</Label>
-          <Textarea id="try-text" rows={5} value={text} onChange={(e) => setText(e.target.value)} maxLength={20_000} className="mt-1.5" />
+          <Textarea
+            id="try-text"
+            rows={5}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            maxLength={20_000}
+            className="mt-1.5"
+          />
         </div>
         <div className="flex items-end gap-3">
           <div className="w-40">
             <Label htmlFor="try-stage">Stage</Label>
-            <Select id="try-stage" value={stage} onChange={(e) => setStage(e.target.value as GuardrailStage)} className="mt-1.5">
+            <Select
+              id="try-stage"
+              value={stage}
+              onChange={(e) => setStage(e.target.value as GuardrailStage)}
+              className="mt-1.5"
+            >
               {GUARDRAIL_STAGES.map((s) => (
                 <option key={s} value={s}>
                   {s}
@@ -58,7 +70,11 @@ export function TryGuardrails() {
                 <ul className="mt-1.5 flex flex-wrap gap-1.5" data-testid="fired-rules">
                   {trial.data.fired.map((r) => (
                     <li key={r.id}>
-                      <Badge tone={ACTION_TONE[r.action as GuardrailAction]} data-testid="fired-rule" data-rule-name={r.name}>
+                      <Badge
+                        tone={ACTION_TONE[r.action as GuardrailAction]}
+                        data-testid="fired-rule"
+                        data-rule-name={r.name}
+                      >
                         {r.name} · {r.action}
                       </Badge>
                     </li>
@@ -67,13 +83,19 @@ export function TryGuardrails() {
               )}
             </div>
             {trial.data.blocked && (
-              <p className="rounded-md bg-rose-50 px-3 py-2 text-rose-700 ring-1 ring-rose-600/20 ring-inset" data-testid="try-blocked">
+              <p
+                className="rounded-md bg-rose-50 px-3 py-2 text-rose-700 ring-1 ring-rose-600/20 ring-inset"
+                data-testid="try-blocked"
+              >
                 Blocked: the call would be refused.
               </p>
             )}
             <div>
               <div className="font-medium text-slate-700">Resulting text</div>
-              <pre className="mt-1.5 max-h-64 overflow-auto rounded-md bg-slate-50 px-3 py-2 font-mono text-xs whitespace-pre-wrap text-slate-800 ring-1 ring-slate-200 ring-inset" data-testid="try-output">
+              <pre
+                className="mt-1.5 max-h-64 overflow-auto rounded-md bg-slate-50 px-3 py-2 font-mono text-xs whitespace-pre-wrap text-slate-800 ring-1 ring-slate-200 ring-inset"
+                data-testid="try-output"
+              >
                 {trial.data.text}
               </pre>
             </div>

@@ -28,13 +28,16 @@ export const createCollectionRequest = (body: { name: string; description: strin
 
 export const deactivateCollectionRequest = (id: string) => fetchJson<{ id: string }>(base(id), { method: "DELETE" });
 
-export const fetchDocuments = (collectionId: string) => fetchJson<PlainList<PublicDocument>>(`${base(collectionId)}/documents`);
+export const fetchDocuments = (collectionId: string) =>
+  fetchJson<PlainList<PublicDocument>>(`${base(collectionId)}/documents`);
 
 export const deleteDocumentRequest = (collectionId: string, documentId: string) =>
   fetchJson<{ id: string }>(`${base(collectionId)}/documents/${encodeURIComponent(documentId)}`, { method: "DELETE" });
 
 export const retryDocumentRequest = (collectionId: string, documentId: string) =>
-  fetchJson<PublicDocument>(`${base(collectionId)}/documents/${encodeURIComponent(documentId)}/retry`, { method: "POST" });
+  fetchJson<PublicDocument>(`${base(collectionId)}/documents/${encodeURIComponent(documentId)}/retry`, {
+    method: "POST",
+  });
 
 export const searchRequest = (collectionId: string, body: { query: string; top_k?: number }) =>
   fetchJson<PlainList<SearchHit>>(`${base(collectionId)}/search`, { method: "POST", body: JSON.stringify(body) });

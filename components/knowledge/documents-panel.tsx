@@ -54,7 +54,8 @@ export function DocumentsPanel({ collection, maxUploadMb }: { collection: Public
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
 
-  const patch = (key: string, change: Partial<UploadItem>) => setUploads((list) => list.map((u) => (u.key === key ? { ...u, ...change } : u)));
+  const patch = (key: string, change: Partial<UploadItem>) =>
+    setUploads((list) => list.map((u) => (u.key === key ? { ...u, ...change } : u)));
 
   function start(files: FileList | File[]) {
     for (const file of Array.from(files)) {
@@ -94,11 +95,20 @@ export function DocumentsPanel({ collection, maxUploadMb }: { collection: Public
   return (
     <>
       <Card>
-        <CardHeader title="Upload" description={`PDF, TXT, Markdown, DOCX, XLSX, DOC or XLS, up to ${maxUploadMb} MB each.`} />
+        <CardHeader
+          title="Upload"
+          description={`PDF, TXT, Markdown, DOCX, XLSX, DOC or XLS, up to ${maxUploadMb} MB each.`}
+        />
         <div className="space-y-4 px-5 py-4">
           <div className="max-w-sm">
             <Label htmlFor="kn-folder">Folder (optional)</Label>
-            <Input id="kn-folder" value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="e.g. policies/2025" data-testid="folder-path" />
+            <Input
+              id="kn-folder"
+              value={folder}
+              onChange={(e) => setFolder(e.target.value)}
+              placeholder="e.g. policies/2025"
+              data-testid="folder-path"
+            />
           </div>
           <div
             onDragOver={(e) => {
@@ -114,7 +124,13 @@ export function DocumentsPanel({ collection, maxUploadMb }: { collection: Public
             data-testid="drop-zone"
           >
             <p>Drop files here, or</p>
-            <Button variant="secondary" size="sm" className="mt-2" onClick={() => input.current?.click()} data-testid="choose-files">
+            <Button
+              variant="secondary"
+              size="sm"
+              className="mt-2"
+              onClick={() => input.current?.click()}
+              data-testid="choose-files"
+            >
               Choose files
             </Button>
             <input
@@ -146,7 +162,10 @@ export function DocumentsPanel({ collection, maxUploadMb }: { collection: Public
                     aria-valuemax={100}
                     aria-valuenow={Math.round(u.progress * 100)}
                   >
-                    <div className={cn("h-full", u.state === "error" ? "bg-rose-500" : "bg-indigo-500")} style={{ width: `${Math.round(u.progress * 100)}%` }} />
+                    <div
+                      className={cn("h-full", u.state === "error" ? "bg-rose-500" : "bg-indigo-500")}
+                      style={{ width: `${Math.round(u.progress * 100)}%` }}
+                    />
                   </div>
                   {u.error && (
                     <p role="alert" className="mt-1 text-xs text-rose-600">
@@ -162,7 +181,9 @@ export function DocumentsPanel({ collection, maxUploadMb }: { collection: Public
 
       <Card>
         <CardHeader title="Documents" description="The 500 most recent, newest first." />
-        {docs.isError && <ErrorMessage className="mx-5 my-3">Could not load the documents: {errorMessage(docs.error)}</ErrorMessage>}
+        {docs.isError && (
+          <ErrorMessage className="mx-5 my-3">Could not load the documents: {errorMessage(docs.error)}</ErrorMessage>
+        )}
         <Table data-testid="documents-table">
           <THead>
             <tr>
@@ -239,7 +260,13 @@ function DocumentRow({ doc, collectionId }: { doc: PublicDocument; collectionId:
       <TD align="right">
         <div className="flex justify-end gap-1">
           {doc.status === "failed" && (
-            <Button variant="ghost" size="sm" onClick={() => retry.mutate()} disabled={retry.isPending} data-testid="retry-document">
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => retry.mutate()}
+              disabled={retry.isPending}
+              data-testid="retry-document"
+            >
               Retry
             </Button>
           )}
@@ -269,9 +296,18 @@ function TestRetrieval({ collectionId }: { collectionId: string }) {
   const hits: SearchHit[] = search.data?.data ?? [];
   return (
     <Card>
-      <CardHeader title="Test retrieval" description="What runs would find in this collection for a question: the ranked chunks, with scores and sources." />
+      <CardHeader
+        title="Test retrieval"
+        description="What runs would find in this collection for a question: the ranked chunks, with scores and sources."
+      />
       <form onSubmit={onSubmit} className="flex gap-2 px-5 py-4">
-        <Input value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Ask a question…" aria-label="Retrieval query" data-testid="search-query" />
+        <Input
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          placeholder="Ask a question…"
+          aria-label="Retrieval query"
+          data-testid="search-query"
+        />
         <Button type="submit" disabled={search.isPending || !query.trim()} data-testid="search-submit">
           {search.isPending && <Spinner />}
           Search

@@ -10,7 +10,13 @@ import { PageHeader } from "@/components/ui/page-header";
 import { cn } from "@/components/ui/cn";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { queryKeys } from "@/lib/query-keys";
-import { createCollectionRequest, deactivateCollectionRequest, fetchCollections, type PlainList, type PublicCollection } from "./api";
+import {
+  createCollectionRequest,
+  deactivateCollectionRequest,
+  fetchCollections,
+  type PlainList,
+  type PublicCollection,
+} from "./api";
 import { DocumentsPanel } from "./documents-panel";
 
 export function KnowledgeView({
@@ -22,7 +28,12 @@ export function KnowledgeView({
   loadedAt: number;
   maxUploadMb: number;
 }) {
-  const query = useQuery({ queryKey: queryKeys.knowledge.collections(), queryFn: fetchCollections, initialData: initialCollections, initialDataUpdatedAt: loadedAt });
+  const query = useQuery({
+    queryKey: queryKeys.knowledge.collections(),
+    queryFn: fetchCollections,
+    initialData: initialCollections,
+    initialDataUpdatedAt: loadedAt,
+  });
   const collections = query.data.data;
   const [picked, setPicked] = useState<string | null>(null);
   const selected = collections.find((c) => c.id === picked) ?? collections[0] ?? null;
@@ -34,7 +45,9 @@ export function KnowledgeView({
         description="Collections of documents that runs and completions search when a profile names them in its knowledge bases. Uploads are indexed in the background."
         actions={<CreateCollectionDialog onCreated={setPicked} />}
       />
-      {query.isError && <ErrorMessage className="mb-4">Could not refresh the collections: {errorMessage(query.error)}</ErrorMessage>}
+      {query.isError && (
+        <ErrorMessage className="mb-4">Could not refresh the collections: {errorMessage(query.error)}</ErrorMessage>
+      )}
       <div className="grid gap-6 lg:grid-cols-[16rem_1fr]">
         <Card className="h-fit">
           <CardHeader title="Collections" />
@@ -49,7 +62,10 @@ export function KnowledgeView({
                   <button
                     type="button"
                     onClick={() => setPicked(c.id)}
-                    className={cn("w-full px-5 py-3 text-left hover:bg-slate-50", selected?.id === c.id && "bg-indigo-50/60")}
+                    className={cn(
+                      "w-full px-5 py-3 text-left hover:bg-slate-50",
+                      selected?.id === c.id && "bg-indigo-50/60",
+                    )}
                     aria-current={selected?.id === c.id ? "true" : undefined}
                     data-testid="collection-item"
                     data-collection-id={c.id}
@@ -108,7 +124,11 @@ function CreateCollectionDialog({ onCreated }: { onCreated: (id: string) => void
       <DialogTrigger asChild>
         <Button data-testid="create-collection">New collection</Button>
       </DialogTrigger>
-      <DialogContent title="New collection" description="A named set of documents a profile can search." data-testid="create-collection-dialog">
+      <DialogContent
+        title="New collection"
+        description="A named set of documents a profile can search."
+        data-testid="create-collection-dialog"
+      >
         <form onSubmit={onSubmit} className="space-y-4">
           <div>
             <Label htmlFor="kc-name">Name</Label>
@@ -171,7 +191,12 @@ function DeactivateCollectionDialog({ collection }: { collection: PublicCollecti
           <DialogClose asChild>
             <Button variant="secondary">Cancel</Button>
           </DialogClose>
-          <Button variant="danger" onClick={() => remove.mutate()} disabled={remove.isPending} data-testid="confirm-deactivate-collection">
+          <Button
+            variant="danger"
+            onClick={() => remove.mutate()}
+            disabled={remove.isPending}
+            data-testid="confirm-deactivate-collection"
+          >
             {remove.isPending && <Spinner />}
             Delete
           </Button>

@@ -13,7 +13,6 @@ export interface ModelList {
 /** PUT body: `hidden` and/or `enabled` (`null` goes back to the catalog status). Prices are the operator's: a price field is a 400. */
 export type ModelOverrideBody = ModelOverrideInput;
 
-
 export function fetchModels(): Promise<ModelList> {
   return fetchJson<ModelList>("/api/panel/models");
 }

@@ -10,14 +10,18 @@ interface GroupInfo {
 /** Display names and blurbs of the catalog's provider groups; a group added later shows its id. */
 const GROUPS: Record<string, GroupInfo> = {
   openai: { label: "OpenAI", description: "GPT and o-series models, straight from OpenAI." },
-  openrouter: { label: "OpenRouter", description: "Models of many vendors through OpenRouter (slugs or-…), at its pass-through prices." },
+  openrouter: {
+    label: "OpenRouter",
+    description: "Models of many vendors through OpenRouter (slugs or-…), at its pass-through prices.",
+  },
   google: { label: "Google", description: "Gemini models through Google's OpenAI-compatible API." },
   anthropic: { label: "Anthropic", description: "Claude models straight from Anthropic." },
   mistral: { label: "Mistral", description: "Mistral and Codestral models from Mistral AI." },
   deepseek: { label: "DeepSeek", description: "DeepSeek chat and reasoning models." },
   [LOCAL_GROUP]: {
     label: "Local",
-    description: "Offline development models: deterministic answers with no key and no network, for development and tests. Billed at their listed prices.",
+    description:
+      "Offline development models: deterministic answers with no key and no network, for development and tests. Billed at their listed prices.",
   },
 };
 

@@ -65,7 +65,10 @@ function ModelRow({ model }: { model: PanelModel }) {
       <TD className="whitespace-normal">
         <div className="flex flex-wrap items-center gap-1.5">
           <span
-            className={cn("font-mono text-[13px] font-medium break-all", model.hidden ? "text-slate-400" : "text-slate-900")}
+            className={cn(
+              "font-mono text-[13px] font-medium break-all",
+              model.hidden ? "text-slate-400" : "text-slate-900",
+            )}
             data-testid="model-id"
             title={model.description ?? undefined}
           >
@@ -88,7 +91,9 @@ function ModelRow({ model }: { model: PanelModel }) {
           <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-500">
             {model.replacement && model.status === MODEL_STATUS.disabled && (
               <span data-testid="model-replacement">
-                Use <code className="rounded bg-slate-100 px-1 py-px font-mono text-slate-700">{model.replacement}</code> instead.
+                Use{" "}
+                <code className="rounded bg-slate-100 px-1 py-px font-mono text-slate-700">{model.replacement}</code>{" "}
+                instead.
               </span>
             )}
             <label className="inline-flex cursor-pointer items-center gap-1.5">
@@ -121,9 +126,24 @@ function ModelRow({ model }: { model: PanelModel }) {
           {!images && !model.supports_tools && <span className="text-xs text-slate-400">Text only</span>}
         </div>
       </TD>
-      <PriceCell ot={model.pricing.input} catalogOt={model.catalog.pricing.input} operator={model.operator_priced} testId="price-input" />
-      <PriceCell ot={model.pricing.cached_input} catalogOt={model.catalog.pricing.cached_input} operator={model.operator_priced} testId="price-cached" />
-      <PriceCell ot={model.pricing.output} catalogOt={model.catalog.pricing.output} operator={model.operator_priced} testId="price-output" />
+      <PriceCell
+        ot={model.pricing.input}
+        catalogOt={model.catalog.pricing.input}
+        operator={model.operator_priced}
+        testId="price-input"
+      />
+      <PriceCell
+        ot={model.pricing.cached_input}
+        catalogOt={model.catalog.pricing.cached_input}
+        operator={model.operator_priced}
+        testId="price-cached"
+      />
+      <PriceCell
+        ot={model.pricing.output}
+        catalogOt={model.catalog.pricing.output}
+        operator={model.operator_priced}
+        testId="price-output"
+      />
       <TD>
         <div className="flex items-center gap-2">
           <Switch
@@ -144,17 +164,36 @@ function ModelRow({ model }: { model: PanelModel }) {
 }
 
 /** Read-only: prices are the operator's (CONTRACT 7). A price the operator set for this company is marked, with the catalog's in its title. */
-function PriceCell({ ot, catalogOt, operator, testId }: { ot: number; catalogOt: number; operator: boolean; testId: string }) {
+function PriceCell({
+  ot,
+  catalogOt,
+  operator,
+  testId,
+}: {
+  ot: number;
+  catalogOt: number;
+  operator: boolean;
+  testId: string;
+}) {
   return (
     <TD
       align="right"
       data-testid={testId}
       data-ot={ot}
       data-source={operator ? "operator" : "catalog"}
-      title={operator ? `Price set by the operator for your company; catalog ${formatOt(catalogOt)} O₮ (${formatUsd(catalogOt)})` : undefined}
+      title={
+        operator
+          ? `Price set by the operator for your company; catalog ${formatOt(catalogOt)} O₮ (${formatUsd(catalogOt)})`
+          : undefined
+      }
     >
       <div className={operator ? "font-medium text-indigo-700" : "text-slate-900"}>
-        {operator && <span className="mr-1 inline-block size-1.5 rounded-full bg-indigo-500 align-middle" aria-label="operator price" />}
+        {operator && (
+          <span
+            className="mr-1 inline-block size-1.5 rounded-full bg-indigo-500 align-middle"
+            aria-label="operator price"
+          />
+        )}
         {formatOt(ot)}
       </div>
       <div className="text-xs text-slate-400">{formatUsd(ot)}</div>
@@ -164,14 +203,25 @@ function PriceCell({ ot, catalogOt, operator, testId }: { ot: number; catalogOt:
 
 function Capability({ label, icon }: { label: string; icon: "image" | "tools" }) {
   return (
-    <span className="inline-flex items-center gap-1 rounded-md bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600" title={label === "Images" ? "Accepts image inputs" : "Function calling"}>
+    <span
+      className="inline-flex items-center gap-1 rounded-md bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600"
+      title={label === "Images" ? "Accepts image inputs" : "Function calling"}
+    >
       {icon === "image" ? (
         <svg viewBox="0 0 20 20" fill="currentColor" className="size-3 text-slate-400" aria-hidden="true">
-          <path fillRule="evenodd" d="M1 5.25A2.25 2.25 0 0 1 3.25 3h13.5A2.25 2.25 0 0 1 19 5.25v9.5A2.25 2.25 0 0 1 16.75 17H3.25A2.25 2.25 0 0 1 1 14.75v-9.5Zm1.5 5.81v3.69c0 .414.336.75.75.75h13.5a.75.75 0 0 0 .75-.75v-2.69l-2.22-2.219a.75.75 0 0 0-1.06 0l-1.91 1.909.47.47a.75.75 0 1 1-1.06 1.06L6.53 8.091a.75.75 0 0 0-1.06 0l-2.97 2.97ZM12 7a1 1 0 1 1-2 0 1 1 0 0 1 2 0Z" clipRule="evenodd" />
+          <path
+            fillRule="evenodd"
+            d="M1 5.25A2.25 2.25 0 0 1 3.25 3h13.5A2.25 2.25 0 0 1 19 5.25v9.5A2.25 2.25 0 0 1 16.75 17H3.25A2.25 2.25 0 0 1 1 14.75v-9.5Zm1.5 5.81v3.69c0 .414.336.75.75.75h13.5a.75.75 0 0 0 .75-.75v-2.69l-2.22-2.219a.75.75 0 0 0-1.06 0l-1.91 1.909.47.47a.75.75 0 1 1-1.06 1.06L6.53 8.091a.75.75 0 0 0-1.06 0l-2.97 2.97ZM12 7a1 1 0 1 1-2 0 1 1 0 0 1 2 0Z"
+            clipRule="evenodd"
+          />
         </svg>
       ) : (
         <svg viewBox="0 0 20 20" fill="currentColor" className="size-3 text-slate-400" aria-hidden="true">
-          <path fillRule="evenodd" d="M19 5.5a4.5 4.5 0 0 1-4.791 4.49c-.873-.055-1.808.128-2.368.8l-6.024 7.23a2.724 2.724 0 1 1-3.837-3.837L9.21 8.16c.672-.56.855-1.495.8-2.368a4.5 4.5 0 0 1 5.873-4.575c.324.105.39.51.15.752L13.34 4.66a.455.455 0 0 0-.11.494 3.01 3.01 0 0 0 1.617 1.617c.17.07.363.02.493-.111l2.692-2.692c.241-.241.647-.174.752.15.14.435.216.9.216 1.382ZM4 17a1 1 0 1 0 0-2 1 1 0 0 0 0 2Z" clipRule="evenodd" />
+          <path
+            fillRule="evenodd"
+            d="M19 5.5a4.5 4.5 0 0 1-4.791 4.49c-.873-.055-1.808.128-2.368.8l-6.024 7.23a2.724 2.724 0 1 1-3.837-3.837L9.21 8.16c.672-.56.855-1.495.8-2.368a4.5 4.5 0 0 1 5.873-4.575c.324.105.39.51.15.752L13.34 4.66a.455.455 0 0 0-.11.494 3.01 3.01 0 0 0 1.617 1.617c.17.07.363.02.493-.111l2.692-2.692c.241-.241.647-.174.752.15.14.435.216.9.216 1.382ZM4 17a1 1 0 1 0 0-2 1 1 0 0 0 0 2Z"
+            clipRule="evenodd"
+          />
         </svg>
       )}
       {label}

@@ -31,18 +31,28 @@ export function ModelsView({ initialData, loadedAt }: { initialData: ModelList; 
         title="Models"
         description={
           <>
-            Every model your keys can call, by provider group. Hide models from /v1/models or enable a disabled slug. Prices are per 1M tokens, in O₮
-            and in dollars (1 O₮ = $0.001).
+            Every model your keys can call, by provider group. Hide models from /v1/models or enable a disabled slug.
+            Prices are per 1M tokens, in O₮ and in dollars (1 O₮ = $0.001).
             <span className="mt-1 block" data-testid="prices-note">
-              Prices are set by the gateway operator and cannot be changed here; a price agreed for your company is marked with a dot.
+              Prices are set by the gateway operator and cannot be changed here; a price agreed for your company is
+              marked with a dot.
             </span>
           </>
         }
       />
       <div className="mb-5 flex flex-wrap items-center justify-between gap-3">
         <div className="relative w-full sm:w-80">
-          <svg viewBox="0 0 20 20" fill="currentColor" className="pointer-events-none absolute inset-y-0 left-3 my-auto size-4 text-slate-400" aria-hidden="true">
-            <path fillRule="evenodd" d="M9 3.5a5.5 5.5 0 1 0 0 11 5.5 5.5 0 0 0 0-11ZM2 9a7 7 0 1 1 12.452 4.391l3.328 3.329a.75.75 0 1 1-1.06 1.06l-3.329-3.328A7 7 0 0 1 2 9Z" clipRule="evenodd" />
+          <svg
+            viewBox="0 0 20 20"
+            fill="currentColor"
+            className="pointer-events-none absolute inset-y-0 left-3 my-auto size-4 text-slate-400"
+            aria-hidden="true"
+          >
+            <path
+              fillRule="evenodd"
+              d="M9 3.5a5.5 5.5 0 1 0 0 11 5.5 5.5 0 0 0 0-11ZM2 9a7 7 0 1 1 12.452 4.391l3.328 3.329a.75.75 0 1 1-1.06 1.06l-3.329-3.328A7 7 0 0 1 2 9Z"
+              clipRule="evenodd"
+            />
           </svg>
           <Input
             type="search"
@@ -60,7 +70,9 @@ export function ModelsView({ initialData, loadedAt }: { initialData: ModelList; 
           {operatorPriced > 0 && <> · {operatorPriced} at prices the operator set for you</>}
         </p>
       </div>
-      {query.isError && <ErrorMessage className="mb-4">Could not refresh the models: {errorMessage(query.error)}</ErrorMessage>}
+      {query.isError && (
+        <ErrorMessage className="mb-4">Could not refresh the models: {errorMessage(query.error)}</ErrorMessage>
+      )}
       {shown.length === 0 ? (
         <Card className="px-5 py-12 text-center text-sm text-slate-500">
           <p className="font-medium text-slate-700">No model matches “{search.trim()}”</p>

@@ -38,7 +38,11 @@ export function ResetModelDialog({ model }: { model: PanelModel }) {
           Reset
         </Button>
       </DialogTrigger>
-      <DialogContent title="Reset to catalog" description={`Drop every change your company made to ${model.id}.`} data-testid="reset-model-dialog">
+      <DialogContent
+        title="Reset to catalog"
+        description={`Drop every change your company made to ${model.id}.`}
+        data-testid="reset-model-dialog"
+      >
         <ul className="space-y-1.5 rounded-lg bg-slate-50 px-4 py-3 text-sm text-slate-700 ring-1 ring-slate-200 ring-inset">
           {changes(model).map((c) => (
             <li key={c} className="flex gap-2">
@@ -54,7 +58,10 @@ export function ResetModelDialog({ model }: { model: PanelModel }) {
               Cancel
             </Button>
           </DialogClose>
-          <Button onClick={() => reset.mutate(undefined, { onSuccess: () => setOpen(false) })} disabled={reset.isPending}>
+          <Button
+            onClick={() => reset.mutate(undefined, { onSuccess: () => setOpen(false) })}
+            disabled={reset.isPending}
+          >
             {reset.isPending && <Spinner />}
             Reset to catalog
           </Button>

@@ -36,7 +36,12 @@ export async function fetchJson<T>(url: string, init: RequestInit = {}): Promise
 export function toApiError(status: number, body: unknown): ApiError {
   const error = (body as ErrorBody | null)?.error;
   if (status === 401 && typeof window !== "undefined") window.location.assign("/login");
-  return new ApiError(error?.message ?? `Request failed (${status})`, status, error?.code ?? null, error?.param ?? null);
+  return new ApiError(
+    error?.message ?? `Request failed (${status})`,
+    status,
+    error?.code ?? null,
+    error?.param ?? null,
+  );
 }
 
 export function errorMessage(err: unknown): string {

@@ -5,8 +5,17 @@ const LOCALE = "en-US";
 export const USD_PER_OT = 0.001;
 
 const otFormat = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 6 });
-const usdFormat = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 4 });
-const smallUsdFormat = new Intl.NumberFormat(LOCALE, { style: "currency", currency: "USD", maximumSignificantDigits: 3 });
+const usdFormat = new Intl.NumberFormat(LOCALE, {
+  style: "currency",
+  currency: "USD",
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
+const smallUsdFormat = new Intl.NumberFormat(LOCALE, {
+  style: "currency",
+  currency: "USD",
+  maximumSignificantDigits: 3,
+});
 const intFormat = new Intl.NumberFormat(LOCALE);
 const compactFormat = new Intl.NumberFormat(LOCALE, { notation: "compact", maximumSignificantDigits: 3 });
 const dateTimeFormat = new Intl.DateTimeFormat(LOCALE, { dateStyle: "medium", timeStyle: "short" });

@@ -45,7 +45,14 @@ export function LoginForm({ redirectTo }: { redirectTo: string }) {
       </div>
       <div>
         <Label htmlFor="password">Password</Label>
-        <Input id="password" name="password" type="password" autoComplete="current-password" required className="mt-1.5" />
+        <Input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          className="mt-1.5"
+        />
       </div>
       <ErrorMessage data-testid="login-error">{error}</ErrorMessage>
       <Button type="submit" className="w-full" disabled={pending}>

@@ -12,7 +12,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/sdk-keys",
     label: "API keys",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <circle cx="7.5" cy="15.5" r="4.5" />
         <path d="m10.7 12.3 8.8-8.8M17 6l2.5 2.5M14.5 8.5 16.5 10.5" />
       </svg>
@@ -22,7 +31,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/models",
     label: "Models",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <path d="m12 3 8.5 4.5L12 12 3.5 7.5 12 3Z" />
         <path d="m3.5 12 8.5 4.5 8.5-4.5M3.5 16.5 12 21l8.5-4.5" />
       </svg>
@@ -32,7 +50,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/playground",
     label: "Playground",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <path d="M20 12.5a7.5 7.5 0 0 1-11.2 6.5L4 20l1.1-4.3A7.5 7.5 0 1 1 20 12.5Z" />
         <path d="M9 11h6M9 14h4" />
       </svg>
@@ -42,7 +69,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/threads",
     label: "Threads",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <path d="M4 5.5h16M4 10h16M4 14.5h10M4 19h7" />
         <circle cx="18" cy="17.5" r="2.5" />
       </svg>
@@ -52,7 +88,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/profiles",
     label: "Profiles",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <rect x="3.5" y="4.5" width="17" height="15" rx="2" />
         <circle cx="9" cy="11" r="2.5" />
         <path d="M5.5 17c.8-1.8 2-2.5 3.5-2.5s2.7.7 3.5 2.5M15 10h3M15 13.5h3" />
@@ -63,7 +108,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/tools",
     label: "Tools",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <path d="M14.7 6.3a4 4 0 0 0-5.4 5.2L4 16.8V20h3.2l5.3-5.3a4 4 0 0 0 5.2-5.4l-2.6 2.6-2.4-.6-.6-2.4 2.6-2.6Z" />
       </svg>
     ),
@@ -72,7 +126,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/knowledge",
     label: "Knowledge",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <path d="M4 5.5A1.5 1.5 0 0 1 5.5 4H10l2 2.5h6.5A1.5 1.5 0 0 1 20 8v10.5a1.5 1.5 0 0 1-1.5 1.5h-13A1.5 1.5 0 0 1 4 18.5v-13Z" />
         <path d="M8.5 12h7M8.5 15.5h5" />
       </svg>
@@ -82,7 +145,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/widgets",
     label: "Widgets",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <rect x="3.5" y="3.5" width="7" height="7" rx="1.5" />
         <rect x="13.5" y="3.5" width="7" height="7" rx="1.5" />
         <rect x="3.5" y="13.5" width="7" height="7" rx="1.5" />
@@ -94,7 +166,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/guardrails",
     label: "Guardrails",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <path d="M12 3 4.5 6v5.5c0 4.6 3.1 8.3 7.5 9.5 4.4-1.2 7.5-4.9 7.5-9.5V6L12 3Z" />
         <path d="m9 12 2 2 4-4" />
       </svg>
@@ -104,7 +185,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/agents",
     label: "Agents",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <rect x="5" y="8" width="14" height="11" rx="2.5" />
         <path d="M12 4v4M9.5 13h.01M14.5 13h.01M9.5 16.5h5" />
       </svg>
@@ -114,7 +204,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/webhooks",
     label: "Webhooks",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <path d="M9 8.5a3.5 3.5 0 1 1 5.2 3.1L17 17M8.5 19.5A3.5 3.5 0 1 1 7 13l3-5M14.5 17H20" />
         <circle cx="18.5" cy="17" r="1.5" />
       </svg>
@@ -124,7 +223,16 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
     href: "/usage",
     label: "Usage",
     icon: (
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className={ICON} aria-hidden="true">
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        className={ICON}
+        aria-hidden="true"
+      >
         <path d="M3 3v18h18" />
         <path d="M7 15v2M11 11v6M15 7v10M19 12v5" />
       </svg>

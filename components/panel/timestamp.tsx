@@ -4,7 +4,15 @@ import { formatDate, formatDateTime, formatRelative } from "./format";
  * A Unix-seconds time as text. Rendered on the server and again in the browser, whose time zone
  * and clock differ: the text may legitimately change on hydration, hence suppressHydrationWarning.
  */
-export function Timestamp({ unix, style = "datetime", empty = "—" }: { unix: number | null; style?: "datetime" | "date" | "relative"; empty?: string }) {
+export function Timestamp({
+  unix,
+  style = "datetime",
+  empty = "—",
+}: {
+  unix: number | null;
+  style?: "datetime" | "date" | "relative";
+  empty?: string;
+}) {
   if (unix === null) return <span className="text-slate-400">{empty}</span>;
   const iso = new Date(unix * 1000).toISOString();
   const text = style === "relative" ? formatRelative(unix) : style === "date" ? formatDate(unix) : formatDateTime(unix);

@@ -23,7 +23,10 @@ import { ANSWER_STATE, toWireMessages, type AnswerTurn, type Turn } from "./type
 export const DEFAULT_MODEL = "local-chat-latest";
 
 /** Blank fields are left out of the request (the model's defaults); else validated as the API would. */
-function readParams(s: PlaygroundSettings): { params: Pick<PlaygroundRequest, "temperature" | "max_completion_tokens">; error: string | null } {
+function readParams(s: PlaygroundSettings): {
+  params: Pick<PlaygroundRequest, "temperature" | "max_completion_tokens">;
+  error: string | null;
+} {
   const params: Pick<PlaygroundRequest, "temperature" | "max_completion_tokens"> = {};
   if (s.temperature.trim() !== "") {
     const t = Number(s.temperature);
@@ -40,11 +43,16 @@ function readParams(s: PlaygroundSettings): { params: Pick<PlaygroundRequest, "t
 
 export function PlaygroundView({ initialModels, loadedAt }: { initialModels: ModelList; loadedAt: number }) {
   const queryClient = useQueryClient();
-  const models = useModelList(initialModels, loadedAt).data.data.filter((m) => m.status === MODEL_STATUS.active && !m.hidden);
+  const models = useModelList(initialModels, loadedAt).data.data.filter(
+    (m) => m.status === MODEL_STATUS.active && !m.hidden,
+  );
   const [pickedId, setPickedId] = useState<string | null>(null);
   // The pick, else the default; a model hidden or disabled meanwhile falls back the same way.
   const model: PanelModel | undefined =
-    models.find((m) => m.id === pickedId) ?? models.find((m) => m.id === DEFAULT_MODEL) ?? models.find((m) => m.recommended) ?? models[0];
+    models.find((m) => m.id === pickedId) ??
+    models.find((m) => m.id === DEFAULT_MODEL) ??
+    models.find((m) => m.recommended) ??
+    models[0];
 
   const [settings, setSettings] = useState<PlaygroundSettings>({ system: "", temperature: "", maxTokens: "" });
   const { params, error: paramsError } = readParams(settings);
@@ -67,14 +75,20 @@ export function PlaygroundView({ initialModels, loadedAt }: { initialModels: Mod
     const user: Turn = { id: `t${nextId.current++}`, role: "user", content: text };
     const answerId = `t${nextId.current++}`;
     const history = [...turns, user];
-    setTurns([...history, { id: answerId, role: "assistant", model: asked.id, content: "", state: ANSWER_STATE.streaming }]);
+    setTurns([
+      ...history,
+      { id: answerId, role: "assistant", model: asked.id, content: "", state: ANSWER_STATE.streaming },
+    ]);
     setDraft("");
 
     const controller = new AbortController();
     abortRef.current = controller;
     const started = performance.now();
     let firstToken: number | null = null;
-    const latency = () => ({ ttftMs: firstToken === null ? null : firstToken - started, totalMs: performance.now() - started });
+    const latency = () => ({
+      ttftMs: firstToken === null ? null : firstToken - started,
+      totalMs: performance.now() - started,
+    });
     try {
       const outcome = await streamChat(
         { model: asked.id, messages: toWireMessages(settings.system, history), ...params },
@@ -99,7 +113,10 @@ export function PlaygroundView({ initialModels, loadedAt }: { initialModels: Mod
       } else {
         patchAnswer(answerId, () => ({
           state: ANSWER_STATE.error,
-          error: err instanceof ApiError ? { message: err.message, status: err.status, code: err.code } : { message: errorMessage(err), status: 0, code: null },
+          error:
+            err instanceof ApiError
+              ? { message: err.message, status: err.status, code: err.code }
+              : { message: errorMessage(err), status: 0, code: null },
         }));
       }
     } finally {

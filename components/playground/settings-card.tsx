@@ -128,9 +128,13 @@ function ModelFacts({ model }: { model: PanelModel }) {
       <p className="text-xs text-slate-500">
         O₮ per 1M tokens · {formatCompact(model.context_window)} context{caps.length > 0 && ` · ${caps.join(", ")}`}
       </p>
-      {model.development && <p className="text-xs text-indigo-700">Offline development model: deterministic replies, no network.</p>}
+      {model.development && (
+        <p className="text-xs text-indigo-700">Offline development model: deterministic replies, no network.</p>
+      )}
       {!model.provider_configured && (
-        <p className="text-xs text-amber-700">The gateway has no API key for the {model.owned_by} group yet: calls to this model will fail.</p>
+        <p className="text-xs text-amber-700">
+          The gateway has no API key for the {model.owned_by} group yet: calls to this model will fail.
+        </p>
       )}
     </div>
   );

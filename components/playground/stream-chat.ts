@@ -65,7 +65,10 @@ export interface StreamOutcome {
  * (`stream_options.include_usage`). Rejects with an ApiError for an error answer (402, a disabled
  * model…) or an error frame, and with the abort reason when `signal` fires (the "stop" button).
  */
-export async function streamChat(request: PlaygroundRequest, opts: { signal: AbortSignal; onDelta: (text: string) => void }): Promise<StreamOutcome> {
+export async function streamChat(
+  request: PlaygroundRequest,
+  opts: { signal: AbortSignal; onDelta: (text: string) => void },
+): Promise<StreamOutcome> {
   const res = await fetch(PLAYGROUND_URL, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },

@@ -7,12 +7,24 @@ import { ErrorMessage } from "@/components/ui/input";
 import { AnswerStats } from "./answer-stats";
 import { ANSWER_STATE, type AnswerTurn, type Turn } from "./types";
 
-const SUGGESTIONS = ["Hello! What can you do?", "Summarise the plot of Hamlet in two sentences.", "Write a haiku about API gateways."];
+const SUGGESTIONS = [
+  "Hello! What can you do?",
+  "Summarise the plot of Hamlet in two sentences.",
+  "Write a haiku about API gateways.",
+];
 
 /** Distance from the bottom (px) within which the view keeps following new tokens. */
 const FOLLOW_SLACK_PX = 48;
 
-export function Transcript({ turns, modelId, onSuggestion }: { turns: Turn[]; modelId: string | null; onSuggestion: (text: string) => void }) {
+export function Transcript({
+  turns,
+  modelId,
+  onSuggestion,
+}: {
+  turns: Turn[];
+  modelId: string | null;
+  onSuggestion: (text: string) => void;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   // Follow the stream unless the user scrolled up to read something.
   const following = useRef(true);
@@ -39,8 +51,19 @@ export function Transcript({ turns, modelId, onSuggestion }: { turns: Turn[]; mo
     >
       {turns.length === 0 ? (
         <div className="flex h-full flex-col items-center justify-center text-center">
-          <span className="flex size-10 items-center justify-center rounded-full bg-indigo-50 text-indigo-600" aria-hidden="true">
-            <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" className="size-5">
+          <span
+            className="flex size-10 items-center justify-center rounded-full bg-indigo-50 text-indigo-600"
+            aria-hidden="true"
+          >
+            <svg
+              viewBox="0 0 24 24"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="1.8"
+              strokeLinecap="round"
+              strokeLinejoin="round"
+              className="size-5"
+            >
               <path d="M20 12.5a7.5 7.5 0 0 1-11.2 6.5L4 20l1.1-4.3A7.5 7.5 0 1 1 20 12.5Z" />
             </svg>
           </span>
@@ -48,7 +71,8 @@ export function Transcript({ turns, modelId, onSuggestion }: { turns: Turn[]; mo
           <p className="mt-1 max-w-sm text-sm text-slate-500">
             {modelId ? (
               <>
-                Messages go to <code className="font-mono text-slate-700">{modelId}</code> through the gateway, with your company&apos;s settings.
+                Messages go to <code className="font-mono text-slate-700">{modelId}</code> through the gateway, with
+                your company&apos;s settings.
               </>
             ) : (
               "No model is available: enable or show one on the Models page."
@@ -70,7 +94,9 @@ export function Transcript({ turns, modelId, onSuggestion }: { turns: Turn[]; mo
       ) : (
         <ol className="space-y-6">
           {turns.map((t) => (
-            <li key={t.id}>{t.role === "user" ? <UserMessage content={t.content} /> : <AssistantMessage answer={t} />}</li>
+            <li key={t.id}>
+              {t.role === "user" ? <UserMessage content={t.content} /> : <AssistantMessage answer={t} />}
+            </li>
           ))}
         </ol>
       )}
@@ -91,9 +117,26 @@ function UserMessage({ content }: { content: string }) {
 function AssistantMessage({ answer }: { answer: AnswerTurn }) {
   const streaming = answer.state === ANSWER_STATE.streaming;
   return (
-    <div className="flex gap-3" data-testid="chat-message" data-role="assistant" data-state={answer.state} data-model={answer.model}>
-      <span className="mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-full bg-slate-900 text-white" aria-hidden="true">
-        <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" className="size-3.5">
+    <div
+      className="flex gap-3"
+      data-testid="chat-message"
+      data-role="assistant"
+      data-state={answer.state}
+      data-model={answer.model}
+    >
+      <span
+        className="mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-full bg-slate-900 text-white"
+        aria-hidden="true"
+      >
+        <svg
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2"
+          strokeLinecap="round"
+          strokeLinejoin="round"
+          className="size-3.5"
+        >
           <path d="M12 2 3 7v10l9 5 9-5V7l-9-5Z" />
           <path d="m3 7 9 5 9-5M12 12v10" />
         </svg>
@@ -115,7 +158,10 @@ function AssistantMessage({ answer }: { answer: AnswerTurn }) {
               {answer.error.code}
             </p>
             {answer.error.code === "insufficient_balance" && (
-              <Link href="/usage" className="mt-1.5 inline-block text-xs font-medium text-rose-700 underline underline-offset-2">
+              <Link
+                href="/usage"
+                className="mt-1.5 inline-block text-xs font-medium text-rose-700 underline underline-offset-2"
+              >
                 Check your balance
               </Link>
             )}
@@ -123,16 +169,30 @@ function AssistantMessage({ answer }: { answer: AnswerTurn }) {
         ) : streaming && !answer.content ? (
           <div className="flex h-6 items-center gap-1" aria-label="Waiting for the first token">
             {[0, 150, 300].map((delay) => (
-              <span key={delay} className="size-1.5 animate-bounce rounded-full bg-slate-400" style={{ animationDelay: `${delay}ms` }} />
+              <span
+                key={delay}
+                className="size-1.5 animate-bounce rounded-full bg-slate-400"
+                style={{ animationDelay: `${delay}ms` }}
+              />
             ))}
           </div>
         ) : (
-          <div className="text-sm leading-relaxed break-words whitespace-pre-wrap text-slate-800" data-testid="answer-text">
+          <div
+            className="text-sm leading-relaxed break-words whitespace-pre-wrap text-slate-800"
+            data-testid="answer-text"
+          >
             {answer.content}
-            {streaming && <span className="ml-0.5 inline-block h-4 w-1.5 translate-y-0.5 animate-pulse rounded-xs bg-indigo-500" aria-hidden="true" />}
+            {streaming && (
+              <span
+                className="ml-0.5 inline-block h-4 w-1.5 translate-y-0.5 animate-pulse rounded-xs bg-indigo-500"
+                aria-hidden="true"
+              />
+            )}
           </div>
         )}
-        {(answer.state === ANSWER_STATE.done || answer.state === ANSWER_STATE.stopped) && <AnswerStats answer={answer} />}
+        {(answer.state === ANSWER_STATE.done || answer.state === ANSWER_STATE.stopped) && (
+          <AnswerStats answer={answer} />
+        )}
       </div>
     </div>
   );

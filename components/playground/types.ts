@@ -37,7 +37,8 @@ export function toWireMessages(system: string, turns: Turn[]): WireMessage[] {
   if (system.trim()) out.push({ role: "system", content: system.trim() });
   for (const t of turns) {
     if (t.role === "user") out.push({ role: "user", content: t.content });
-    else if ((t.state === ANSWER_STATE.done || t.state === ANSWER_STATE.stopped) && t.content) out.push({ role: "assistant", content: t.content });
+    else if ((t.state === ANSWER_STATE.done || t.state === ANSWER_STATE.stopped) && t.content)
+      out.push({ role: "assistant", content: t.content });
   }
   return out;
 }

@@ -27,7 +27,10 @@ export function createProfileRequest(body: ProfileBody): Promise<PublicProfile> 
 }
 
 export function updateProfileRequest(id: string, body: ProfileBody): Promise<PublicProfile> {
-  return fetchJson<PublicProfile>(`/api/panel/profiles/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify(body) });
+  return fetchJson<PublicProfile>(`/api/panel/profiles/${encodeURIComponent(id)}`, {
+    method: "PATCH",
+    body: JSON.stringify(body),
+  });
 }
 
 export function deleteProfileRequest(id: string): Promise<{ id: string; deleted: true }> {

@@ -19,7 +19,17 @@ export interface CollectionOption {
  * Create (no `profile`) or edit dialog; `models` = the slugs the company can call, `tools` = its
  * active tools' names, `collections` = its active knowledge collections.
  */
-export function ProfileDialog({ models, tools, collections, profile }: { models: string[]; tools: string[]; collections: CollectionOption[]; profile?: PublicProfile }) {
+export function ProfileDialog({
+  models,
+  tools,
+  collections,
+  profile,
+}: {
+  models: string[];
+  tools: string[];
+  collections: CollectionOption[];
+  profile?: PublicProfile;
+}) {
   const [open, setOpen] = useState(false);
   return (
     <Dialog open={open} onOpenChange={setOpen}>
@@ -37,7 +47,15 @@ export function ProfileDialog({ models, tools, collections, profile }: { models:
           </Button>
         )}
       </DialogTrigger>
-      {open && <ProfileForm models={models} tools={tools} collections={collections} profile={profile} onDone={() => setOpen(false)} />}
+      {open && (
+        <ProfileForm
+          models={models}
+          tools={tools}
+          collections={collections}
+          profile={profile}
+          onDone={() => setOpen(false)}
+        />
+      )}
     </Dialog>
   );
 }
@@ -65,7 +83,8 @@ function ProfileForm({
     },
   });
   // A profile may name a slug hidden since: keep it selectable so saving does not change it silently.
-  const options = profile?.model_slug && !models.includes(profile.model_slug) ? [profile.model_slug, ...models] : models;
+  const options =
+    profile?.model_slug && !models.includes(profile.model_slug) ? [profile.model_slug, ...models] : models;
   // Bound names whose tool was deactivated or deleted since: shown, and dropped on save (the API
   // accepts only active tools' names).
   const stale = (profile?.allowed_tool_names ?? []).filter((n) => !tools.includes(n));
@@ -96,7 +115,16 @@ function ProfileForm({
       <form onSubmit={onSubmit} noValidate className="space-y-5">
         <div>
           <Label htmlFor="profile-name">Name</Label>
-          <Input id="profile-name" name="name" maxLength={200} defaultValue={profile?.name} placeholder="e.g. Support agent" autoComplete="off" className="mt-1.5" autoFocus />
+          <Input
+            id="profile-name"
+            name="name"
+            maxLength={200}
+            defaultValue={profile?.name}
+            placeholder="e.g. Support agent"
+            autoComplete="off"
+            className="mt-1.5"
+            autoFocus
+          />
         </div>
         <div>
           <Label htmlFor="profile-model">Model</Label>
@@ -137,7 +165,13 @@ function ProfileForm({
             </FieldHint>
           )}
           <label className="mt-3 flex items-center gap-2 text-sm text-slate-700">
-            <input type="checkbox" name="use_tools" defaultChecked={profile?.use_tools ?? true} className="size-4 rounded border-slate-300 text-indigo-600" data-testid="profile-use-tools" />
+            <input
+              type="checkbox"
+              name="use_tools"
+              defaultChecked={profile?.use_tools ?? true}
+              className="size-4 rounded border-slate-300 text-indigo-600"
+              data-testid="profile-use-tools"
+            />
             Offer these tools to runs (a run&apos;s <code className="font-mono">use_tools</code> overrides this)
           </label>
         </fieldset>
@@ -162,17 +196,36 @@ function ProfileForm({
               ))}
             </div>
           )}
-          {staleKb.length > 0 && <FieldHint className="text-amber-700">Deleted collections, removed when you save: {staleKb.join(", ")}</FieldHint>}
+          {staleKb.length > 0 && (
+            <FieldHint className="text-amber-700">
+              Deleted collections, removed when you save: {staleKb.join(", ")}
+            </FieldHint>
+          )}
           <label className="mt-3 flex items-center gap-2 text-sm text-slate-700">
-            <input type="checkbox" name="use_kb" defaultChecked={profile?.use_kb ?? true} className="size-4 rounded border-slate-300 text-indigo-600" data-testid="profile-use-kb" />
+            <input
+              type="checkbox"
+              name="use_kb"
+              defaultChecked={profile?.use_kb ?? true}
+              className="size-4 rounded border-slate-300 text-indigo-600"
+              data-testid="profile-use-kb"
+            />
             Search these collections in runs (a run&apos;s <code className="font-mono">use_kb</code> overrides this)
           </label>
         </fieldset>
         <div>
           <Label htmlFor="profile-prompt">System prompt</Label>
-          <Textarea id="profile-prompt" name="system_prompt" rows={8} maxLength={100_000} defaultValue={profile?.system_prompt} className="mt-1.5" />
+          <Textarea
+            id="profile-prompt"
+            name="system_prompt"
+            rows={8}
+            maxLength={100_000}
+            defaultValue={profile?.system_prompt}
+            className="mt-1.5"
+          />
         </div>
-        <ErrorMessage data-testid="profile-error">{formError ?? (save.isError ? errorMessage(save.error) : null)}</ErrorMessage>
+        <ErrorMessage data-testid="profile-error">
+          {formError ?? (save.isError ? errorMessage(save.error) : null)}
+        </ErrorMessage>
         <DialogFooter>
           <DialogClose asChild>
             <Button variant="secondary">Cancel</Button>

@@ -47,7 +47,12 @@ export function ProfilesView({
     .data.data.filter((m) => m.status === MODEL_STATUS.active && !m.hidden)
     .map((m) => m.id);
   // The tool picker offers the company's active tools (the API refuses any other name).
-  const tools = useQuery({ queryKey: queryKeys.tools.list(), queryFn: fetchTools, initialData: initialTools, initialDataUpdatedAt: loadedAt })
+  const tools = useQuery({
+    queryKey: queryKeys.tools.list(),
+    queryFn: fetchTools,
+    initialData: initialTools,
+    initialDataUpdatedAt: loadedAt,
+  })
     .data.data.filter((t) => t.is_active)
     .map((t) => t.name);
   // The knowledge picker offers the company's active collections (the API refuses any other id).
@@ -66,7 +71,9 @@ export function ProfilesView({
         description="A profile is a system prompt, a model, the tools runs may call and the knowledge bases they search, which runs and completions can name in profile_ids. The default profile applies when a call names none."
         actions={<ProfileDialog models={models} tools={tools} collections={collections} />}
       />
-      {query.isError && <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>}
+      {query.isError && (
+        <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>
+      )}
       <Card>
         <Table data-testid="profiles-table">
           <THead>
@@ -87,19 +94,33 @@ export function ProfilesView({
                 <p className="mt-1">Create a profile to reuse a system prompt and model across calls.</p>
               </TableMessage>
             ) : (
-              profiles.map((p) => <ProfileRow key={p.id} profile={p} models={models} tools={tools} collections={collections} />)
+              profiles.map((p) => (
+                <ProfileRow key={p.id} profile={p} models={models} tools={tools} collections={collections} />
+              ))
             )}
           </TBody>
         </Table>
         {query.data.has_more && (
-          <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">Showing the first {profiles.length} profiles.</div>
+          <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">
+            Showing the first {profiles.length} profiles.
+          </div>
         )}
       </Card>
     </>
   );
 }
 
-function ProfileRow({ profile, models, tools, collections }: { profile: PublicProfile; models: string[]; tools: string[]; collections: CollectionOption[] }) {
+function ProfileRow({
+  profile,
+  models,
+  tools,
+  collections,
+}: {
+  profile: PublicProfile;
+  models: string[];
+  tools: string[];
+  collections: CollectionOption[];
+}) {
   const queryClient = useQueryClient();
   const setDefault = useMutation({
     mutationFn: (next: boolean) => updateProfileRequest(profile.id, { is_default: next }),
@@ -125,7 +146,10 @@ function ProfileRow({ profile, models, tools, collections }: { profile: PublicPr
       </TD>
       <TD>
         {profile.model_slug ? (
-          <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700" data-testid="profile-model">
+          <code
+            className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700"
+            data-testid="profile-model"
+          >
             {profile.model_slug}
           </code>
         ) : (

@@ -70,17 +70,35 @@ function CreateKeyFlow({ onClose }: { onClose: () => void }) {
     const expires = String(form.get("expires_on") ?? "");
     if (!name) return setFormError("Give the key a name.");
     if (scopes.length === 0) return setFormError("Choose at least one scope.");
-    if (!Number.isInteger(rateLimit) || rateLimit < 1) return setFormError("The rate limit must be a whole number of at least 1.");
+    if (!Number.isInteger(rateLimit) || rateLimit < 1)
+      return setFormError("The rate limit must be a whole number of at least 1.");
     setFormError(null);
-    create.mutate({ name, scopes, rate_limit_per_minute: rateLimit, ...(expires ? { expires_at: endOfLocalDay(expires) } : {}) });
+    create.mutate({
+      name,
+      scopes,
+      rate_limit_per_minute: rateLimit,
+      ...(expires ? { expires_at: endOfLocalDay(expires) } : {}),
+    });
   }
 
   return (
-    <DialogContent title="Create API key" description="The secret is shown once, right after creation." data-testid="create-key-dialog">
+    <DialogContent
+      title="Create API key"
+      description="The secret is shown once, right after creation."
+      data-testid="create-key-dialog"
+    >
       <form onSubmit={onSubmit} noValidate className="space-y-5">
         <div>
           <Label htmlFor="key-name">Name</Label>
-          <Input id="key-name" name="name" maxLength={100} placeholder="e.g. Production backend" autoComplete="off" className="mt-1.5" autoFocus />
+          <Input
+            id="key-name"
+            name="name"
+            maxLength={100}
+            placeholder="e.g. Production backend"
+            autoComplete="off"
+            className="mt-1.5"
+            autoFocus
+          />
         </div>
         <fieldset>
           <legend className="text-sm font-medium text-slate-700">Scopes</legend>
@@ -112,8 +130,19 @@ function CreateKeyFlow({ onClose }: { onClose: () => void }) {
           <div>
             <Label htmlFor="key-rpm">Rate limit</Label>
             <div className="relative mt-1.5">
-              <Input id="key-rpm" name="rate_limit_per_minute" type="number" min={1} max={100_000} step={1} defaultValue={DEFAULT_RATE_LIMIT} className="pr-20" />
-              <span className="pointer-events-none absolute inset-y-0 right-3 flex items-center text-xs text-slate-400">req / min</span>
+              <Input
+                id="key-rpm"
+                name="rate_limit_per_minute"
+                type="number"
+                min={1}
+                max={100_000}
+                step={1}
+                defaultValue={DEFAULT_RATE_LIMIT}
+                className="pr-20"
+              />
+              <span className="pointer-events-none absolute inset-y-0 right-3 flex items-center text-xs text-slate-400">
+                req / min
+              </span>
             </div>
           </div>
           <div>
@@ -124,7 +153,9 @@ function CreateKeyFlow({ onClose }: { onClose: () => void }) {
             <FieldHint>Stops working at the end of that day.</FieldHint>
           </div>
         </div>
-        <ErrorMessage data-testid="create-key-error">{formError ?? (create.isError ? errorMessage(create.error) : null)}</ErrorMessage>
+        <ErrorMessage data-testid="create-key-error">
+          {formError ?? (create.isError ? errorMessage(create.error) : null)}
+        </ErrorMessage>
         <DialogFooter>
           <DialogClose asChild>
             <Button variant="secondary">Cancel</Button>
@@ -160,13 +191,25 @@ function SecretStep({ created, onClose }: { created: CreatedKey; onClose: () => 
       dismissible={false}
       data-testid="key-secret-dialog"
     >
-      <div className="flex gap-3 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900 ring-1 ring-amber-600/20 ring-inset" role="note">
-        <svg viewBox="0 0 20 20" fill="currentColor" className="mt-0.5 size-4 shrink-0 text-amber-500" aria-hidden="true">
-          <path fillRule="evenodd" d="M8.485 2.495c.673-1.167 2.357-1.167 3.03 0l6.28 10.875c.673 1.167-.17 2.625-1.516 2.625H3.72c-1.347 0-2.189-1.458-1.515-2.625L8.485 2.495ZM10 5a.75.75 0 0 1 .75.75v3.5a.75.75 0 0 1-1.5 0v-3.5A.75.75 0 0 1 10 5Zm0 9a1 1 0 1 0 0-2 1 1 0 0 0 0 2Z" clipRule="evenodd" />
+      <div
+        className="flex gap-3 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900 ring-1 ring-amber-600/20 ring-inset"
+        role="note"
+      >
+        <svg
+          viewBox="0 0 20 20"
+          fill="currentColor"
+          className="mt-0.5 size-4 shrink-0 text-amber-500"
+          aria-hidden="true"
+        >
+          <path
+            fillRule="evenodd"
+            d="M8.485 2.495c.673-1.167 2.357-1.167 3.03 0l6.28 10.875c.673 1.167-.17 2.625-1.516 2.625H3.72c-1.347 0-2.189-1.458-1.515-2.625L8.485 2.495ZM10 5a.75.75 0 0 1 .75.75v3.5a.75.75 0 0 1-1.5 0v-3.5A.75.75 0 0 1 10 5Zm0 9a1 1 0 1 0 0-2 1 1 0 0 0 0 2Z"
+            clipRule="evenodd"
+          />
         </svg>
         <p>
-          Copy this secret now. <strong className="font-semibold">It will not be shown again</strong>: we only keep a hash. If you lose it, revoke
-          the key and create a new one.
+          Copy this secret now. <strong className="font-semibold">It will not be shown again</strong>: we only keep a
+          hash. If you lose it, revoke the key and create a new one.
         </p>
       </div>
       <Label htmlFor="new-key-secret" className="mt-5">
@@ -187,7 +230,11 @@ function SecretStep({ created, onClose }: { created: CreatedKey; onClose: () => 
         </Button>
       </div>
       <p className="mt-1.5 h-4 text-xs text-slate-500" aria-live="polite">
-        {copy === "copied" ? "Copied to the clipboard." : copy === "failed" ? "Copy was blocked by the browser: select the key and copy it by hand." : ""}
+        {copy === "copied"
+          ? "Copied to the clipboard."
+          : copy === "failed"
+            ? "Copy was blocked by the browser: select the key and copy it by hand."
+            : ""}
       </p>
       <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs text-slate-500">
         <span>Scopes</span>

@@ -45,7 +45,12 @@ export function KeysTable({ keys }: { keys: PublicKey[] }) {
 function KeyRow({ apiKey }: { apiKey: PublicKey }) {
   const active = apiKey.status === KEY_DISPLAY_STATUS.active;
   return (
-    <TR data-testid="key-row" data-key-id={apiKey.id} data-key-name={apiKey.name} className={active ? undefined : "text-slate-500"}>
+    <TR
+      data-testid="key-row"
+      data-key-id={apiKey.id}
+      data-key-name={apiKey.name}
+      className={active ? undefined : "text-slate-500"}
+    >
       <TD className="max-w-56">
         <div className={`truncate font-medium ${active ? "text-slate-900" : "text-slate-500"}`} title={apiKey.name}>
           {apiKey.name}

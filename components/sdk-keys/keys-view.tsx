@@ -41,7 +41,12 @@ export function KeysView({ initialPage, loadedAt }: { initialPage: KeyPage; load
               {query.hasNextPage ? " shown" : ""}
             </span>
             {query.hasNextPage && (
-              <Button variant="secondary" size="sm" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+              <Button
+                variant="secondary"
+                size="sm"
+                onClick={() => void query.fetchNextPage()}
+                disabled={query.isFetchingNextPage}
+              >
                 {query.isFetchingNextPage && <Spinner className="size-3.5" />}
                 Load more
               </Button>

@@ -16,11 +16,13 @@ export function RevokeKeyDialog({ apiKey }: { apiKey: PublicKey }) {
     mutationFn: () => revokeKeyRequest(apiKey.id),
     onSuccess: (revoked) => {
       // Show the new status at once; the refetch below then confirms it.
-      queryClient.setQueryData<InfiniteData<KeyPage, string | null>>(queryKeys.keys.list(), (data) =>
-        data && {
-          ...data,
-          pages: data.pages.map((p) => ({ ...p, data: p.data.map((k) => (k.id === revoked.id ? revoked : k)) })),
-        },
+      queryClient.setQueryData<InfiniteData<KeyPage, string | null>>(
+        queryKeys.keys.list(),
+        (data) =>
+          data && {
+            ...data,
+            pages: data.pages.map((p) => ({ ...p, data: p.data.map((k) => (k.id === revoked.id ? revoked : k)) })),
+          },
       );
       setOpen(false);
       void queryClient.invalidateQueries({ queryKey: queryKeys.keys.all });
@@ -41,7 +43,11 @@ export function RevokeKeyDialog({ apiKey }: { apiKey: PublicKey }) {
           Revoke
         </Button>
       </DialogTrigger>
-      <DialogContent title="Revoke API key" description="Apps using this key will be refused at once. This cannot be undone." data-testid="revoke-key-dialog">
+      <DialogContent
+        title="Revoke API key"
+        description="Apps using this key will be refused at once. This cannot be undone."
+        data-testid="revoke-key-dialog"
+      >
         <dl className="rounded-lg bg-slate-50 px-4 py-3 text-sm ring-1 ring-slate-200 ring-inset">
           <div className="flex justify-between gap-4">
             <dt className="text-slate-500">Name</dt>

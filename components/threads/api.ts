@@ -31,7 +31,8 @@ export const RUN_STATUS_TONE: Record<RunStatus, BadgeTone> = {
   [RUN_STATUS.cancelled]: "amber",
 };
 
-export const isActiveRun = (run: PublicRun) => run.status === RUN_STATUS.queued || run.status === RUN_STATUS.in_progress;
+export const isActiveRun = (run: PublicRun) =>
+  run.status === RUN_STATUS.queued || run.status === RUN_STATUS.in_progress;
 
 const threadPath = (threadId: string) => `/api/panel/threads/${encodeURIComponent(threadId)}`;
 
@@ -64,5 +65,7 @@ export function fetchRun(threadId: string, runId: string): Promise<PublicRun> {
 }
 
 export function fetchSteps(threadId: string, runId: string): Promise<ListPage<PublicStep>> {
-  return fetchJson<ListPage<PublicStep>>(`${threadPath(threadId)}/runs/${encodeURIComponent(runId)}/steps?limit=${STEPS_PAGE_SIZE}`);
+  return fetchJson<ListPage<PublicStep>>(
+    `${threadPath(threadId)}/runs/${encodeURIComponent(runId)}/steps?limit=${STEPS_PAGE_SIZE}`,
+  );
 }

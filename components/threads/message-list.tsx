@@ -21,7 +21,11 @@ function ImagePart({ image }: { image: NonNullable<Part["image_url"]> }) {
   const url = image.url ?? "";
   const label = url.startsWith("sha256:") ? `${url.slice(0, 19)}…` : url;
   return (
-    <span className="inline-flex max-w-full items-center gap-1.5 text-xs text-slate-600" data-testid="image-part" title={url}>
+    <span
+      className="inline-flex max-w-full items-center gap-1.5 text-xs text-slate-600"
+      data-testid="image-part"
+      title={url}
+    >
       <Badge tone="indigo">image</Badge>
       <span className="truncate font-mono">{label}</span>
       {image.mime_type && <span className="text-slate-400">{image.mime_type}</span>}
@@ -65,14 +69,21 @@ export function MessageList({ threadId, onOpenRun }: { threadId: string; onOpenR
 
   return (
     <Card data-testid="messages">
-      <CardHeader title="Messages" description="Oldest first. Images are shown as stored: their URL, or the SHA-256 of an inline image." />
-      {query.isError && <ErrorMessage className="m-4">Could not load messages: {errorMessage(query.error)}</ErrorMessage>}
+      <CardHeader
+        title="Messages"
+        description="Oldest first. Images are shown as stored: their URL, or the SHA-256 of an inline image."
+      />
+      {query.isError && (
+        <ErrorMessage className="m-4">Could not load messages: {errorMessage(query.error)}</ErrorMessage>
+      )}
       {query.isPending && (
         <div className="flex justify-center py-8">
           <Spinner className="size-4 text-slate-400" />
         </div>
       )}
-      {!query.isPending && messages.length === 0 && <p className="px-5 py-8 text-center text-sm text-slate-500">No messages in this thread.</p>}
+      {!query.isPending && messages.length === 0 && (
+        <p className="px-5 py-8 text-center text-sm text-slate-500">No messages in this thread.</p>
+      )}
       <ol className="divide-y divide-slate-100">
         {messages.map((m) => (
           <MessageRow key={m.id} message={m} onOpenRun={onOpenRun} />
@@ -80,7 +91,12 @@ export function MessageList({ threadId, onOpenRun }: { threadId: string; onOpenR
       </ol>
       {query.hasNextPage && (
         <div className="border-t border-slate-200 px-5 py-3">
-          <Button variant="secondary" size="sm" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+          <Button
+            variant="secondary"
+            size="sm"
+            onClick={() => void query.fetchNextPage()}
+            disabled={query.isFetchingNextPage}
+          >
             {query.isFetchingNextPage && <Spinner className="size-3.5" />}
             Load more
           </Button>

@@ -17,7 +17,15 @@ const POLL_MS = 2000;
  * One run: its answer, error, fired rules and its steps as a timeline. `listed` is the run as the
  * runs table has it (kept fresh there); a run reached from an older message is fetched on its own.
  */
-export function RunDetail({ threadId, runId, listed }: { threadId: string; runId: string; listed: PublicRun | undefined }) {
+export function RunDetail({
+  threadId,
+  runId,
+  listed,
+}: {
+  threadId: string;
+  runId: string;
+  listed: PublicRun | undefined;
+}) {
   const own = useQuery({
     queryKey: queryKeys.threads.run(threadId, runId),
     queryFn: () => fetchRun(threadId, runId),
@@ -49,16 +57,22 @@ export function RunDetail({ threadId, runId, listed }: { threadId: string; runId
         {steps.isError && <ErrorMessage>Could not load the steps: {errorMessage(steps.error)}</ErrorMessage>}
         {steps.isPending && run && <Spinner className="size-4 text-slate-400" />}
         {steps.data?.data.length === 0 && (
-          <p className="text-sm text-slate-500">{run && isActiveRun(run) ? "The run records its steps when it ends." : "This run recorded no steps."}</p>
+          <p className="text-sm text-slate-500">
+            {run && isActiveRun(run) ? "The run records its steps when it ends." : "This run recorded no steps."}
+          </p>
         )}
-        {steps.data && steps.data.data.length > 0 && <StepTimeline steps={steps.data.data} latencyMs={run?.latency_ms ?? 0} />}
+        {steps.data && steps.data.data.length > 0 && (
+          <StepTimeline steps={steps.data.data} latencyMs={run?.latency_ms ?? 0} />
+        )}
       </div>
     </Card>
   );
 }
 
 const hasSummary = (run: PublicRun) =>
-  Boolean(run.error || run.content || run.applied_rules.length > 0 || run.citations.length > 0 || run.tool_calls.length > 0);
+  Boolean(
+    run.error || run.content || run.applied_rules.length > 0 || run.citations.length > 0 || run.tool_calls.length > 0,
+  );
 
 function RunSummary({ run }: { run: PublicRun }) {
   return (
@@ -95,7 +109,12 @@ function StepTimeline({ steps, latencyMs }: { steps: PublicStep[]; latencyMs: nu
   return (
     <ol className="space-y-3" data-testid="step-timeline">
       {steps.map((step) => (
-        <li key={step.id} data-testid="run-step" data-step-type={step.type} className="rounded-md border border-slate-200 px-3 py-2">
+        <li
+          key={step.id}
+          data-testid="run-step"
+          data-step-type={step.type}
+          className="rounded-md border border-slate-200 px-3 py-2"
+        >
           <div className="flex items-center gap-3">
             <Badge tone="indigo" className="w-24 justify-center" data-testid="step-type">
               {step.type}
@@ -124,7 +143,11 @@ function compactValue(value: unknown): string {
   if (Array.isArray(value) && value.length === 0) return "none";
   if (Array.isArray(value) && value.every((v) => v === null || typeof v !== "object")) return value.join(", ");
   // Profiles, rules, documents: their names say enough at a glance; the raw JSON has the rest.
-  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof (v as { name?: unknown } | null)?.name === "string")) {
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((v) => typeof (v as { name?: unknown } | null)?.name === "string")
+  ) {
     return value.map((v) => (v as { name: string }).name).join(", ");
   }
   return JSON.stringify(value);

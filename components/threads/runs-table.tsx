@@ -19,7 +19,15 @@ const COLUMNS = 6;
 const ACTIVE_POLL_MS = 2000;
 
 /** The thread's runs, newest first; a row selects the run whose steps show below (the newest by default). */
-export function RunsTable({ threadId, selectedRunId, onSelect }: { threadId: string; selectedRunId: string | null; onSelect: (runId: string) => void }) {
+export function RunsTable({
+  threadId,
+  selectedRunId,
+  onSelect,
+}: {
+  threadId: string;
+  selectedRunId: string | null;
+  onSelect: (runId: string) => void;
+}) {
   const query = useInfiniteQuery({
     queryKey: queryKeys.threads.runs(threadId),
     queryFn: ({ pageParam }) => fetchRuns(threadId, pageParam),
@@ -33,7 +41,10 @@ export function RunsTable({ threadId, selectedRunId, onSelect }: { threadId: str
   return (
     <>
       <Card data-testid="runs">
-        <CardHeader title="Runs" description="Newest first. Cost in O₮ (1 O₮ = $0.001); tokens are prompt + completion." />
+        <CardHeader
+          title="Runs"
+          description="Newest first. Cost in O₮ (1 O₮ = $0.001); tokens are prompt + completion."
+        />
         {query.isError && <ErrorMessage className="m-4">Could not load runs: {errorMessage(query.error)}</ErrorMessage>}
         <Table data-testid="runs-table">
           <THead>
@@ -64,14 +75,22 @@ export function RunsTable({ threadId, selectedRunId, onSelect }: { threadId: str
                   className={cn("cursor-pointer", run.id === selected && "bg-indigo-50/70 hover:bg-indigo-50/70")}
                 >
                   <TD>
-                    <button type="button" className="flex items-center gap-2 text-left" onClick={() => onSelect(run.id)} aria-label={`Show steps of ${run.id}`}>
+                    <button
+                      type="button"
+                      className="flex items-center gap-2 text-left"
+                      onClick={() => onSelect(run.id)}
+                      aria-label={`Show steps of ${run.id}`}
+                    >
                       <RunStatusBadge status={run.status} />
                     </button>
                   </TD>
                   <TD className="font-mono text-xs" data-testid="run-model">
                     {run.model}
                   </TD>
-                  <TD align="right" title={`${formatInt(run.usage.prompt_tokens)} prompt + ${formatInt(run.usage.completion_tokens)} completion`}>
+                  <TD
+                    align="right"
+                    title={`${formatInt(run.usage.prompt_tokens)} prompt + ${formatInt(run.usage.completion_tokens)} completion`}
+                  >
                     {formatInt(run.usage.total_tokens)}
                   </TD>
                   <TD align="right" data-testid="run-cost">
@@ -90,7 +109,12 @@ export function RunsTable({ threadId, selectedRunId, onSelect }: { threadId: str
         </Table>
         {query.hasNextPage && (
           <div className="border-t border-slate-200 px-5 py-3">
-            <Button variant="secondary" size="sm" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+            <Button
+              variant="secondary"
+              size="sm"
+              onClick={() => void query.fetchNextPage()}
+              disabled={query.isFetchingNextPage}
+            >
               {query.isFetchingNextPage && <Spinner className="size-3.5" />}
               Load more
             </Button>

@@ -66,7 +66,8 @@ export function ThreadList({
     setSearchId(null);
   };
 
-  const threads = searchId !== null ? (found.data ? [found.data] : []) : (list.data?.pages ?? []).flatMap((p) => p.data);
+  const threads =
+    searchId !== null ? (found.data ? [found.data] : []) : (list.data?.pages ?? []).flatMap((p) => p.data);
   const notFound = found.error instanceof ApiError && found.error.status === 404;
 
   return (
@@ -102,13 +103,17 @@ export function ThreadList({
                 onClick={() => setSource(tab.value)}
                 className={cn(
                   "rounded-md px-2 py-1 font-medium transition-colors",
-                  source === tab.value ? "bg-indigo-50 text-indigo-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900",
+                  source === tab.value
+                    ? "bg-indigo-50 text-indigo-700"
+                    : "text-slate-600 hover:bg-slate-100 hover:text-slate-900",
                 )}
               >
                 {tab.label}
               </button>
             ))}
-            {list.isFetching && list.isPlaceholderData && <Spinner className="ml-auto size-3.5 self-center text-slate-400" />}
+            {list.isFetching && list.isPlaceholderData && (
+              <Spinner className="ml-auto size-3.5 self-center text-slate-400" />
+            )}
           </div>
         ) : (
           <div className="flex items-center justify-between text-xs text-slate-500">
@@ -119,7 +124,9 @@ export function ThreadList({
           </div>
         )}
       </div>
-      {list.isError && searchId === null && <ErrorMessage className="m-3">Could not load threads: {errorMessage(list.error)}</ErrorMessage>}
+      {list.isError && searchId === null && (
+        <ErrorMessage className="m-3">Could not load threads: {errorMessage(list.error)}</ErrorMessage>
+      )}
       {found.isError && !notFound && <ErrorMessage className="m-3">{errorMessage(found.error)}</ErrorMessage>}
       <ul className={cn("divide-y divide-slate-100", list.isPlaceholderData && "opacity-60 transition-opacity")}>
         {threads.map((t) => (
@@ -130,7 +137,10 @@ export function ThreadList({
               aria-current={t.id === selectedId ? "true" : undefined}
               data-testid="thread-row"
               data-thread-id={t.id}
-              className={cn("block w-full px-4 py-2.5 text-left transition-colors", t.id === selectedId ? "bg-indigo-50/70" : "hover:bg-slate-50")}
+              className={cn(
+                "block w-full px-4 py-2.5 text-left transition-colors",
+                t.id === selectedId ? "bg-indigo-50/70" : "hover:bg-slate-50",
+              )}
             >
               <div className="flex items-center justify-between gap-2">
                 <span className="truncate font-mono text-xs text-slate-900" title={t.id}>
@@ -152,7 +162,13 @@ export function ThreadList({
       )}
       {searchId === null && list.hasNextPage && (
         <div className="border-t border-slate-200 px-4 py-3">
-          <Button variant="secondary" size="sm" className="w-full" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+          <Button
+            variant="secondary"
+            size="sm"
+            className="w-full"
+            onClick={() => void list.fetchNextPage()}
+            disabled={list.isFetchingNextPage}
+          >
             {list.isFetchingNextPage && <Spinner className="size-3.5" />}
             Load more
           </Button>

@@ -21,8 +21,18 @@ function rememberSelection(threadId: string) {
   window.history.replaceState(null, "", url);
 }
 
-export function ThreadsView({ initialPage, loadedAt, initialThreadId }: { initialPage: ThreadPage; loadedAt: number; initialThreadId: string | null }) {
-  const [selected, setSelected] = useState<{ id: string; thread?: PublicThread } | null>(initialThreadId ? { id: initialThreadId } : null);
+export function ThreadsView({
+  initialPage,
+  loadedAt,
+  initialThreadId,
+}: {
+  initialPage: ThreadPage;
+  loadedAt: number;
+  initialThreadId: string | null;
+}) {
+  const [selected, setSelected] = useState<{ id: string; thread?: PublicThread } | null>(
+    initialThreadId ? { id: initialThreadId } : null,
+  );
   const select = (thread: PublicThread) => {
     setSelected({ id: thread.id, thread });
     rememberSelection(thread.id);
@@ -40,7 +50,9 @@ export function ThreadsView({ initialPage, loadedAt, initialThreadId }: { initia
           {selected ? (
             <ThreadDetail key={selected.id} threadId={selected.id} listed={selected.thread} />
           ) : (
-            <Card className="px-5 py-16 text-center text-sm text-slate-500">Select a thread to see its messages and runs.</Card>
+            <Card className="px-5 py-16 text-center text-sm text-slate-500">
+              Select a thread to see its messages and runs.
+            </Card>
           )}
         </div>
       </div>

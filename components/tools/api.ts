@@ -25,17 +25,32 @@ export function createToolRequest(body: ToolBody): Promise<PublicTool> {
 }
 
 export function updateToolRequest(id: string, body: ToolBody): Promise<PublicTool> {
-  return fetchJson<PublicTool>(`/api/panel/tools/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify(body) });
+  return fetchJson<PublicTool>(`/api/panel/tools/${encodeURIComponent(id)}`, {
+    method: "PATCH",
+    body: JSON.stringify(body),
+  });
 }
 
 export function deleteToolRequest(id: string): Promise<{ id: string; deleted: true }> {
   return fetchJson(`/api/panel/tools/${encodeURIComponent(id)}`, { method: "DELETE" });
 }
 
-export function runToolRequest(body: { name: string; python_code: string; json_schema?: Record<string, unknown>; args: Record<string, unknown> }): Promise<ToolExecution> {
+export function runToolRequest(body: {
+  name: string;
+  python_code: string;
+  json_schema?: Record<string, unknown>;
+  args: Record<string, unknown>;
+}): Promise<ToolExecution> {
   return fetchJson<ToolExecution>("/api/panel/tools/run", { method: "POST", body: JSON.stringify(body) });
 }
 
-export function checkSchemaRequest(jsonSchema: unknown, signal?: AbortSignal): Promise<{ ok: boolean; error: string | null }> {
-  return fetchJson("/api/panel/tools/check-schema", { method: "POST", body: JSON.stringify({ json_schema: jsonSchema }), signal });
+export function checkSchemaRequest(
+  jsonSchema: unknown,
+  signal?: AbortSignal,
+): Promise<{ ok: boolean; error: string | null }> {
+  return fetchJson("/api/panel/tools/check-schema", {
+    method: "POST",
+    body: JSON.stringify({ json_schema: jsonSchema }),
+    signal,
+  });
 }

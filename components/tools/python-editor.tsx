@@ -23,7 +23,17 @@ const LAYER = "m-0 block w-full px-3 py-2.5 font-mono text-xs leading-5 whitespa
  * transparent, so the caret and selection are native and the colours come from the layer below.
  * Tab indents by four spaces; Escape then Tab leaves the editor (keyboard users are not trapped).
  */
-export function PythonEditor({ id, value, onChange, rows = 14 }: { id: string; value: string; onChange: (next: string) => void; rows?: number }) {
+export function PythonEditor({
+  id,
+  value,
+  onChange,
+  rows = 14,
+}: {
+  id: string;
+  value: string;
+  onChange: (next: string) => void;
+  rows?: number;
+}) {
   const pre = useRef<HTMLPreElement>(null);
   const escaped = useRef(false);
   const tokens = useMemo(() => tokenizePython(value), [value]);
@@ -46,8 +56,15 @@ export function PythonEditor({ id, value, onChange, rows = 14 }: { id: string; v
   }
 
   return (
-    <div className="relative mt-1.5 overflow-hidden rounded-md bg-white shadow-xs ring-1 ring-slate-300 ring-inset focus-within:ring-2 focus-within:ring-indigo-600" data-testid="python-editor">
-      <pre ref={pre} aria-hidden="true" className={cn(LAYER, "pointer-events-none absolute inset-0 overflow-hidden text-slate-800")}>
+    <div
+      className="relative mt-1.5 overflow-hidden rounded-md bg-white shadow-xs ring-1 ring-slate-300 ring-inset focus-within:ring-2 focus-within:ring-indigo-600"
+      data-testid="python-editor"
+    >
+      <pre
+        ref={pre}
+        aria-hidden="true"
+        className={cn(LAYER, "pointer-events-none absolute inset-0 overflow-hidden text-slate-800")}
+      >
         {tokens.map((t, i) =>
           t.kind === "plain" ? (
             t.text
@@ -76,7 +93,10 @@ export function PythonEditor({ id, value, onChange, rows = 14 }: { id: string; v
         autoCapitalize="off"
         autoComplete="off"
         autoCorrect="off"
-        className={cn(LAYER, "relative resize-y overflow-auto bg-transparent text-transparent caret-slate-900 outline-none selection:bg-indigo-200/60")}
+        className={cn(
+          LAYER,
+          "relative resize-y overflow-auto bg-transparent text-transparent caret-slate-900 outline-none selection:bg-indigo-200/60",
+        )}
       />
     </div>
   );

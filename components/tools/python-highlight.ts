@@ -35,7 +35,8 @@ export function tokenizePython(source: string): PyToken[] {
     else if (string) kind = "string";
     else if (decorator) kind = "decorator";
     else if (number) kind = "number";
-    else if (word) kind = afterDef ? "defname" : KEYWORDS.has(word) ? "keyword" : BUILTINS.has(word) ? "builtin" : "plain";
+    else if (word)
+      kind = afterDef ? "defname" : KEYWORDS.has(word) ? "keyword" : BUILTINS.has(word) ? "builtin" : "plain";
     afterDef = word === "def" || word === "class";
     out.push({ kind, text });
     last = m.index + text.length;

@@ -64,8 +64,12 @@ function ToolForm({ tool, onDone }: { tool?: PublicTool; onDone: () => void }) {
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (!NAME_RE.test(name)) return setFormError("The name must be a Python identifier: a letter or _, then letters, digits or _ (at most 64).");
-    if (schemaState.status !== "valid") return setFormError(schemaState.status === "checking" ? "The schema is still being checked." : schemaState.error);
+    if (!NAME_RE.test(name))
+      return setFormError(
+        "The name must be a Python identifier: a letter or _, then letters, digits or _ (at most 64).",
+      );
+    if (schemaState.status !== "valid")
+      return setFormError(schemaState.status === "checking" ? "The schema is still being checked." : schemaState.error);
     setFormError(null);
     const body: ToolBody = { name, description, json_schema: schemaState.schema, python_code: code };
     if (tool) {
@@ -80,17 +84,36 @@ function ToolForm({ tool, onDone }: { tool?: PublicTool; onDone: () => void }) {
   }
 
   return (
-    <DialogContent title={tool ? "Edit tool" : "Create tool"} className="sm:max-w-4xl" dismissible={false} data-testid="tool-dialog">
+    <DialogContent
+      title={tool ? "Edit tool" : "Create tool"}
+      className="sm:max-w-4xl"
+      dismissible={false}
+      data-testid="tool-dialog"
+    >
       <form onSubmit={onSubmit} noValidate className="space-y-5">
         <div className="grid gap-5 sm:grid-cols-2">
           <div>
             <Label htmlFor="tool-name">Name</Label>
-            <Input id="tool-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={64} autoComplete="off" spellCheck={false} className="mt-1.5 font-mono" />
+            <Input
+              id="tool-name"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              maxLength={64}
+              autoComplete="off"
+              spellCheck={false}
+              className="mt-1.5 font-mono"
+            />
             <FieldHint>The Python function the code defines, and the function name the model calls.</FieldHint>
           </div>
           <div>
             <Label htmlFor="tool-description">Description</Label>
-            <Input id="tool-description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={4000} className="mt-1.5" />
+            <Input
+              id="tool-description"
+              value={description}
+              onChange={(e) => setDescription(e.target.value)}
+              maxLength={4000}
+              className="mt-1.5"
+            />
             <FieldHint>What the model reads to decide when to call it.</FieldHint>
           </div>
         </div>
@@ -102,13 +125,15 @@ function ToolForm({ tool, onDone }: { tool?: PublicTool; onDone: () => void }) {
           <Label htmlFor="tool-code">Python code</Label>
           <PythonEditor id="tool-code" value={code} onChange={setCode} />
           <FieldHint data-testid="stdlib-note">
-            Define a function named <code className="font-mono">{name || "…"}</code>; it is called with the arguments as keyword arguments and its
-            return value must be JSON-serialisable. It runs in an isolated sandbox with only the Python standard library (no numpy, pandas or
-            network), 10 s at most.
+            Define a function named <code className="font-mono">{name || "…"}</code>; it is called with the arguments as
+            keyword arguments and its return value must be JSON-serialisable. It runs in an isolated sandbox with only
+            the Python standard library (no numpy, pandas or network), 10 s at most.
           </FieldHint>
         </div>
         <TryTool name={name} code={code} schema={schemaState.status === "valid" ? schemaState.schema : null} />
-        <ErrorMessage data-testid="tool-error">{formError ?? (save.isError ? errorMessage(save.error) : null)}</ErrorMessage>
+        <ErrorMessage data-testid="tool-error">
+          {formError ?? (save.isError ? errorMessage(save.error) : null)}
+        </ErrorMessage>
         <DialogFooter>
           <DialogClose asChild>
             <Button variant="secondary">Cancel</Button>

@@ -33,7 +33,9 @@ export function ToolsView({ initialPage, loadedAt }: { initialPage: ToolPage; lo
         description="Python functions the model can call during a run. A profile lists the tools it offers; each call runs in an isolated sandbox with only the Python standard library."
         actions={<ToolDialog />}
       />
-      {query.isError && <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>}
+      {query.isError && (
+        <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>
+      )}
       <Card>
         <Table data-testid="tools-table">
           <THead>
@@ -58,7 +60,11 @@ export function ToolsView({ initialPage, loadedAt }: { initialPage: ToolPage; lo
             )}
           </TBody>
         </Table>
-        {query.data.has_more && <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">Showing the first {tools.length} tools.</div>}
+        {query.data.has_more && (
+          <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">
+            Showing the first {tools.length} tools.
+          </div>
+        )}
       </Card>
     </>
   );
@@ -77,7 +83,12 @@ function ToolRow({ tool }: { tool: PublicTool }) {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.tools.all }),
   });
   return (
-    <TR data-testid="tool-row" data-tool-id={tool.id} data-tool-name={tool.name} className={tool.is_active ? undefined : "text-slate-500"}>
+    <TR
+      data-testid="tool-row"
+      data-tool-id={tool.id}
+      data-tool-name={tool.name}
+      className={tool.is_active ? undefined : "text-slate-500"}
+    >
       <TD className="max-w-80">
         <code className="font-mono text-sm font-medium text-slate-900">{tool.name}</code>
         <div className="truncate text-xs text-slate-400" title={tool.description}>

@@ -12,7 +12,15 @@ import { parseSchemaText } from "./schema-editor";
  * "Run with these arguments": the editor's draft (saved or not) runs in the company's sandbox as
  * a run's tool call would, arguments checked against the draft schema first.
  */
-export function TryTool({ name, code, schema }: { name: string; code: string; schema: Record<string, unknown> | null }) {
+export function TryTool({
+  name,
+  code,
+  schema,
+}: {
+  name: string;
+  code: string;
+  schema: Record<string, unknown> | null;
+}) {
   const [argsText, setArgsText] = useState("{}");
   const [argsError, setArgsError] = useState<string | null>(null);
   const run = useMutation({ mutationFn: runToolRequest });
@@ -29,15 +37,32 @@ export function TryTool({ name, code, schema }: { name: string; code: string; sc
     <div className="rounded-lg bg-slate-50 p-4 ring-1 ring-slate-200 ring-inset" data-testid="try-tool">
       <Label htmlFor="tool-args">Run with these arguments</Label>
       <div className="mt-1.5 flex items-start gap-3">
-        <Textarea id="tool-args" value={argsText} onChange={(e) => setArgsText(e.target.value)} rows={3} spellCheck={false} className="font-mono text-xs" />
-        <Button type="button" variant="secondary" onClick={onRun} disabled={run.isPending || !name || !code} data-testid="run-tool">
+        <Textarea
+          id="tool-args"
+          value={argsText}
+          onChange={(e) => setArgsText(e.target.value)}
+          rows={3}
+          spellCheck={false}
+          className="font-mono text-xs"
+        />
+        <Button
+          type="button"
+          variant="secondary"
+          onClick={onRun}
+          disabled={run.isPending || !name || !code}
+          data-testid="run-tool"
+        >
           {run.isPending && <Spinner />}
           Run
         </Button>
       </div>
       <ErrorMessage className="mt-3">{argsError ?? (run.isError ? errorMessage(run.error) : null)}</ErrorMessage>
       {out && (
-        <dl className="mt-3 grid grid-cols-[6rem_1fr] gap-x-3 gap-y-2 text-xs" data-testid="tool-run-result" data-ok={String(out.ok)}>
+        <dl
+          className="mt-3 grid grid-cols-[6rem_1fr] gap-x-3 gap-y-2 text-xs"
+          data-testid="tool-run-result"
+          data-ok={String(out.ok)}
+        >
           {out.ok ? (
             <>
               <dt className="font-medium text-slate-600">Result</dt>
@@ -59,7 +84,10 @@ export function TryTool({ name, code, schema }: { name: string; code: string; sc
           )}
           <dt className="font-medium text-slate-600">stdout</dt>
           <dd>
-            <pre className="max-h-40 overflow-auto font-mono whitespace-pre-wrap text-slate-700" data-testid="tool-run-stdout">
+            <pre
+              className="max-h-40 overflow-auto font-mono whitespace-pre-wrap text-slate-700"
+              data-testid="tool-run-stdout"
+            >
               {out.stdout || "(nothing printed)"}
             </pre>
           </dd>

@@ -5,7 +5,15 @@ export function Card({ className, ...props }: ComponentProps<"section">) {
   return <section className={cn("rounded-lg border border-slate-200 bg-white shadow-xs", className)} {...props} />;
 }
 
-export function CardHeader({ title, description, actions }: { title: ReactNode; description?: ReactNode; actions?: ReactNode }) {
+export function CardHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-5 py-4">
       <div className="min-w-0">

@@ -42,7 +42,9 @@ export function DialogContent({
           <div>
             <DialogPrimitive.Title className="text-base font-semibold text-slate-900">{title}</DialogPrimitive.Title>
             {description && (
-              <DialogPrimitive.Description className="mt-1 text-sm text-slate-500">{description}</DialogPrimitive.Description>
+              <DialogPrimitive.Description className="mt-1 text-sm text-slate-500">
+                {description}
+              </DialogPrimitive.Description>
             )}
           </div>
           <DialogPrimitive.Close
@@ -61,5 +63,14 @@ export function DialogContent({
 }
 
 export function DialogFooter({ children, className }: { children: ReactNode; className?: string }) {
-  return <div className={cn("-mx-6 mt-6 -mb-5 flex justify-end gap-2 border-t border-slate-100 bg-slate-50/60 px-6 py-3", className)}>{children}</div>;
+  return (
+    <div
+      className={cn(
+        "-mx-6 mt-6 -mb-5 flex justify-end gap-2 border-t border-slate-100 bg-slate-50/60 px-6 py-3",
+        className,
+      )}
+    >
+      {children}
+    </div>
+  );
 }

@@ -32,7 +32,10 @@ export function ErrorMessage({ className, children, ...props }: ComponentProps<"
   return (
     <div
       role="alert"
-      className={cn("rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 ring-1 ring-inset ring-rose-600/20", className)}
+      className={cn(
+        "rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 ring-1 ring-inset ring-rose-600/20",
+        className,
+      )}
       {...props}
     >
       {children}

@@ -37,7 +37,14 @@ export function Switch({
       )}
       {...props}
     >
-      <span aria-hidden="true" className={cn("pointer-events-none inline-block rounded-full bg-white shadow-sm transition-transform", s.knob, checked ? s.on : s.off)} />
+      <span
+        aria-hidden="true"
+        className={cn(
+          "pointer-events-none inline-block rounded-full bg-white shadow-sm transition-transform",
+          s.knob,
+          checked ? s.on : s.off,
+        )}
+      />
     </button>
   );
 }

@@ -24,14 +24,30 @@ function Stat({ label, valueOt, hint, testId }: { label: string; valueOt: number
   );
 }
 
-export function BalanceCards({ balanceOt, daily, nowMs, days }: { balanceOt: number; daily: DailySpendPoint[]; nowMs: number; days: number }) {
+export function BalanceCards({
+  balanceOt,
+  daily,
+  nowMs,
+  days,
+}: {
+  balanceOt: number;
+  daily: DailySpendPoint[];
+  nowMs: number;
+  days: number;
+}) {
   const today = utcDay(nowMs);
   // Sum in µO₮ integers: adding decimal O₮ floats would show 0.30000000000000004.
-  const sumOt = (points: DailySpendPoint[]) => points.reduce((acc, d) => acc + Math.round(d.spent_ot * MICRO_PER_OT), 0) / MICRO_PER_OT;
+  const sumOt = (points: DailySpendPoint[]) =>
+    points.reduce((acc, d) => acc + Math.round(d.spent_ot * MICRO_PER_OT), 0) / MICRO_PER_OT;
   return (
     <dl className="grid gap-4 sm:grid-cols-3">
       <Stat label="Balance" valueOt={balanceOt} hint="available credit" testId="balance-ot" />
-      <Stat label="Spent today" valueOt={sumOt(daily.filter((d) => d.day === today))} hint="UTC day" testId="spent-today-ot" />
+      <Stat
+        label="Spent today"
+        valueOt={sumOt(daily.filter((d) => d.day === today))}
+        hint="UTC day"
+        testId="spent-today-ot"
+      />
       <Stat label={`Spent, last ${days} days`} valueOt={sumOt(daily)} hint="all sources" testId="spent-period-ot" />
     </dl>
   );

@@ -44,7 +44,9 @@ export function DailySpendChart({ daily, nowMs, days }: { daily: DailySpendPoint
   const [hovered, setHovered] = useState<number | null>(null);
 
   // The last `days` UTC days, oldest first, ending today (the API groups by UTC day).
-  const dayKeys = Array.from({ length: days }, (_, i) => new Date(nowMs - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10));
+  const dayKeys = Array.from({ length: days }, (_, i) =>
+    new Date(nowMs - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10),
+  );
   const inRange = new Set(dayKeys);
   const points = daily.filter((d) => inRange.has(d.day) && d.spent_ot > 0);
 
@@ -56,7 +58,10 @@ export function DailySpendChart({ daily, nowMs, days }: { daily: DailySpendPoint
 
   const byDay = dayKeys.map((day) => {
     const segments = sources
-      .map((source) => ({ source, ot: points.filter((p) => p.day === day && p.source === source).reduce((a, p) => addOt(a, p.spent_ot), 0) }))
+      .map((source) => ({
+        source,
+        ot: points.filter((p) => p.day === day && p.source === source).reduce((a, p) => addOt(a, p.spent_ot), 0),
+      }))
       .filter((s) => s.ot > 0);
     return { day, segments, total: segments.reduce((a, s) => addOt(a, s.ot), 0) };
   });
@@ -70,7 +75,10 @@ export function DailySpendChart({ daily, nowMs, days }: { daily: DailySpendPoint
 
   if (points.length === 0) {
     return (
-      <div className="flex h-40 flex-col items-center justify-center rounded-lg border border-dashed border-slate-200 text-center" data-testid="daily-spend-chart">
+      <div
+        className="flex h-40 flex-col items-center justify-center rounded-lg border border-dashed border-slate-200 text-center"
+        data-testid="daily-spend-chart"
+      >
         <p className="text-sm font-medium text-slate-700">No spend in the last {days} days</p>
         <p className="mt-1 text-sm text-slate-500">Billed calls and usage events will show up here per day.</p>
       </div>
@@ -89,8 +97,20 @@ export function DailySpendChart({ daily, nowMs, days }: { daily: DailySpendPoint
         >
           {ticks.map((t) => (
             <g key={t}>
-              <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} className={t === 0 ? "stroke-slate-300" : "stroke-slate-100"} />
-              <text x={M.left - 8} y={y(t)} dy="0.32em" textAnchor="end" className="fill-slate-400 text-[10px] tabular-nums">
+              <line
+                x1={M.left}
+                x2={W - M.right}
+                y1={y(t)}
+                y2={y(t)}
+                className={t === 0 ? "stroke-slate-300" : "stroke-slate-100"}
+              />
+              <text
+                x={M.left - 8}
+                y={y(t)}
+                dy="0.32em"
+                textAnchor="end"
+                className="fill-slate-400 text-[10px] tabular-nums"
+              >
                 {tickFormat.format(t)}
               </text>
             </g>
@@ -101,7 +121,13 @@ export function DailySpendChart({ daily, nowMs, days }: { daily: DailySpendPoint
             return (
               <g key={d.day} onMouseEnter={() => setHovered(i)}>
                 {/* Full-height hit area: thin bars are hard to point at. */}
-                <rect x={M.left + i * slot} y={M.top} width={slot} height={PLOT_H} className={hovered === i ? "fill-slate-100" : "fill-transparent"} />
+                <rect
+                  x={M.left + i * slot}
+                  y={M.top}
+                  width={slot}
+                  height={PLOT_H}
+                  className={hovered === i ? "fill-slate-100" : "fill-transparent"}
+                />
                 {d.segments.map((s) => {
                   const y0 = y(acc);
                   acc = addOt(acc, s.ot);
@@ -121,8 +147,13 @@ export function DailySpendChart({ daily, nowMs, days }: { daily: DailySpendPoint
                     />
                   );
                 })}
-                {(i % 5 === (days - 1) % 5) && (
-                  <text x={M.left + i * slot + slot / 2} y={H - 8} textAnchor="middle" className="fill-slate-400 text-[10px]">
+                {i % 5 === (days - 1) % 5 && (
+                  <text
+                    x={M.left + i * slot + slot / 2}
+                    y={H - 8}
+                    textAnchor="middle"
+                    className="fill-slate-400 text-[10px]"
+                  >
                     {dayLabel.format(new Date(`${d.day}T00:00:00Z`))}
                   </text>
                 )}

@@ -21,13 +21,23 @@ const KIND_TONE: Record<LedgerKind, BadgeTone> = {
 function detail(entry: LedgerEntry): string | null {
   const m = entry.metadata;
   if (typeof m.duration_s === "number") {
-    return [`${formatOt(m.duration_s)} s`, typeof m.direction === "string" ? m.direction : null].filter(Boolean).join(" · ");
+    return [`${formatOt(m.duration_s)} s`, typeof m.direction === "string" ? m.direction : null]
+      .filter(Boolean)
+      .join(" · ");
   }
   if (typeof m.note === "string") return m.note;
   return null;
 }
 
-export function LedgerTable({ entries, loading, filtered }: { entries: LedgerEntry[]; loading: boolean; filtered: boolean }) {
+export function LedgerTable({
+  entries,
+  loading,
+  filtered,
+}: {
+  entries: LedgerEntry[];
+  loading: boolean;
+  filtered: boolean;
+}) {
   return (
     <Table data-testid="ledger-table">
       <THead>
@@ -46,7 +56,9 @@ export function LedgerTable({ entries, loading, filtered }: { entries: LedgerEnt
           <TableMessage colSpan={COLUMNS}>Loading…</TableMessage>
         ) : entries.length === 0 ? (
           <TableMessage colSpan={COLUMNS}>
-            <p className="font-medium text-slate-700">{filtered ? "No entries for this source" : "No ledger entries yet"}</p>
+            <p className="font-medium text-slate-700">
+              {filtered ? "No entries for this source" : "No ledger entries yet"}
+            </p>
             <p className="mt-1">Credit grants and every billed call appear here.</p>
           </TableMessage>
         ) : (
@@ -78,13 +90,18 @@ function LedgerRow({ entry }: { entry: LedgerEntry }) {
       <TD align="right" className="text-xs">
         {hasTokens ? (
           <span title="prompt / completion tokens">
-            {formatInt(entry.prompt_tokens ?? 0)} <span className="text-slate-400">/</span> {formatInt(entry.completion_tokens ?? 0)}
+            {formatInt(entry.prompt_tokens ?? 0)} <span className="text-slate-400">/</span>{" "}
+            {formatInt(entry.completion_tokens ?? 0)}
           </span>
         ) : (
           <span className="text-slate-400">—</span>
         )}
       </TD>
-      <TD align="right" className={entry.amount_ot > 0 ? "font-medium text-emerald-700" : "font-medium text-slate-900"} data-testid="ledger-amount">
+      <TD
+        align="right"
+        className={entry.amount_ot > 0 ? "font-medium text-emerald-700" : "font-medium text-slate-900"}
+        data-testid="ledger-amount"
+      >
         {formatSignedOt(entry.amount_ot)}
       </TD>
       <TD align="right" className="text-slate-600" data-testid="ledger-balance-after">

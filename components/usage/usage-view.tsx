@@ -55,7 +55,14 @@ export function UsageView({ initialPage, loadedAt, days }: { initialPage: UsageP
         <CardHeader
           title="Ledger"
           description="Newest first. Credits are green, debits are what your keys spent."
-          actions={<SourceFilter value={source} options={sources} onChange={setSource} pending={query.isFetching && query.isPlaceholderData} />}
+          actions={
+            <SourceFilter
+              value={source}
+              options={sources}
+              onChange={setSource}
+              pending={query.isFetching && query.isPlaceholderData}
+            />
+          }
         />
         {query.isError && (
           <ErrorMessage className="mx-5 mt-4">Could not load the ledger: {errorMessage(query.error)}</ErrorMessage>
@@ -70,7 +77,12 @@ export function UsageView({ initialPage, loadedAt, days }: { initialPage: UsageP
               {query.hasNextPage ? " shown" : ""}
             </span>
             {query.hasNextPage && (
-              <Button variant="secondary" size="sm" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+              <Button
+                variant="secondary"
+                size="sm"
+                onClick={() => void query.fetchNextPage()}
+                disabled={query.isFetchingNextPage}
+              >
                 {query.isFetchingNextPage && <Spinner className="size-3.5" />}
                 Load more
               </Button>

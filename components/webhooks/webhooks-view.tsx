@@ -17,7 +17,14 @@ interface Secret {
   url: string;
 }
 
-const STATUS_TONE: Record<string, BadgeTone> = { accepted: "neutral", routed: "indigo", processing: "amber", done: "green", failed: "red", dead: "red" };
+const STATUS_TONE: Record<string, BadgeTone> = {
+  accepted: "neutral",
+  routed: "indigo",
+  processing: "amber",
+  done: "green",
+  failed: "red",
+  dead: "red",
+};
 
 /** The endpoint's full URL, shown once with a copy button (the secret is not stored). */
 function SecretBox({ secret }: { secret: Secret }) {
@@ -44,7 +51,15 @@ function SecretBox({ secret }: { secret: Secret }) {
   );
 }
 
-export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWebhook[]; agents: PublicAgent[]; events: PublicEvent[] }) {
+export function WebhooksView({
+  webhooks,
+  agents,
+  events,
+}: {
+  webhooks: PublicWebhook[];
+  agents: PublicAgent[];
+  events: PublicEvent[];
+}) {
   const [agentId, setAgentId] = useState("");
   const [name, setName] = useState("");
   const [secret, setSecret] = useState<Secret | null>(null);
@@ -56,13 +71,17 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
   const act = async (fn: () => Promise<Secret | unknown>) => {
     const out = await action.run(fn);
     if (out && typeof out === "object" && "secret" in out) setSecret(out as Secret);
-    if (out && typeof out === "object" && "signing_secret" in out) setSigning((out as { signing_secret: string | null }).signing_secret);
+    if (out && typeof out === "object" && "signing_secret" in out)
+      setSigning((out as { signing_secret: string | null }).signing_secret);
   };
 
   return (
     <div className="space-y-6">
       <Card>
-        <CardHeader title="New endpoint" description="Bound to an agent, it wakes that agent with every event; without one it publishes to your company bus." />
+        <CardHeader
+          title="New endpoint"
+          description="Bound to an agent, it wakes that agent with every event; without one it publishes to your company bus."
+        />
         <form
           className="flex flex-wrap items-end gap-3 px-5 pb-5"
           onSubmit={(e) => {
@@ -96,14 +115,21 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
           </div>
         )}
         {signing && (
-          <div className="mx-5 mb-5 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm" data-testid="signing-secret">
-            Standard Webhooks signing secret (shown once): <code className="rounded bg-white px-1.5 py-0.5 text-xs">{signing}</code>
+          <div
+            className="mx-5 mb-5 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm"
+            data-testid="signing-secret"
+          >
+            Standard Webhooks signing secret (shown once):{" "}
+            <code className="rounded bg-white px-1.5 py-0.5 text-xs">{signing}</code>
           </div>
         )}
       </Card>
 
       <Card>
-        <CardHeader title="Endpoints" description="POST {event_topic, payload} to the URL; rotating keeps the previous secret working for the grace period, and a paused endpoint refuses deliveries (403)." />
+        <CardHeader
+          title="Endpoints"
+          description="POST {event_topic, payload} to the URL; rotating keeps the previous secret working for the grace period, and a paused endpoint refuses deliveries (403)."
+        />
         <Table>
           <THead>
             <TR>
@@ -126,7 +152,11 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
                     className="w-auto py-1 text-xs"
                     value={w.agent_id ?? ""}
                     disabled={busy}
-                    onChange={(e) => void act(() => postJson(`/api/panel/webhooks/${w.id}`, { agent_id: e.target.value || null }, "PATCH"))}
+                    onChange={(e) =>
+                      void act(() =>
+                        postJson(`/api/panel/webhooks/${w.id}`, { agent_id: e.target.value || null }, "PATCH"),
+                      )
+                    }
                   >
                     <option value="">Company bus</option>
                     {w.agent_id && !agentName.has(w.agent_id) && <option value={w.agent_id}>{w.agent_id}</option>}
@@ -141,7 +171,14 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
                   <Badge tone={w.is_active ? "green" : "neutral"} data-testid="webhook-status">
                     {w.is_active ? "active" : "paused"}
                   </Badge>{" "}
-                  <Button size="sm" variant="secondary" disabled={busy} onClick={() => void act(() => postJson(`/api/panel/webhooks/${w.id}`, { is_active: !w.is_active }, "PATCH"))}>
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    disabled={busy}
+                    onClick={() =>
+                      void act(() => postJson(`/api/panel/webhooks/${w.id}`, { is_active: !w.is_active }, "PATCH"))
+                    }
+                  >
                     {w.is_active ? "Pause" : "Resume"}
                   </Button>
                 </TD>
@@ -150,11 +187,20 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
                     size="sm"
                     variant="ghost"
                     disabled={busy}
-                    onClick={() => void act(() => postJson(`/api/panel/webhooks/${w.id}/signature`, { required: !w.require_signature }))}
+                    onClick={() =>
+                      void act(() =>
+                        postJson(`/api/panel/webhooks/${w.id}/signature`, { required: !w.require_signature }),
+                      )
+                    }
                   >
                     {w.require_signature ? "Accept unsigned" : "Require signatures"}
                   </Button>{" "}
-                  <Button size="sm" variant="secondary" disabled={busy} onClick={() => void act(() => postJson<Secret>(`/api/panel/webhooks/${w.id}/rotate`, {}))}>
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    disabled={busy}
+                    onClick={() => void act(() => postJson<Secret>(`/api/panel/webhooks/${w.id}/rotate`, {}))}
+                  >
                     Rotate
                   </Button>
                 </TD>
@@ -189,7 +235,11 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
                   <Badge tone={STATUS_TONE[e.status] ?? "neutral"} data-testid="event-status">
                     {e.status}
                   </Badge>
-                  {e.error && <div className="mt-1 max-w-xs truncate text-xs text-rose-700" title={e.error}>{e.error}</div>}
+                  {e.error && (
+                    <div className="mt-1 max-w-xs truncate text-xs text-rose-700" title={e.error}>
+                      {e.error}
+                    </div>
+                  )}
                 </TD>
                 <TD>
                   {e.runs.length === 0 ? (
@@ -197,7 +247,17 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
                   ) : (
                     e.runs.map((r) => (
                       <div key={r.agent_id} className="text-xs">
-                        {agentName.get(r.agent_id) ?? r.agent_id}: {r.thread_id ? <a className="text-indigo-600 hover:underline" href={`/threads?source=webhook&thread=${r.thread_id}`}>{r.status}</a> : r.status}
+                        {agentName.get(r.agent_id) ?? r.agent_id}:{" "}
+                        {r.thread_id ? (
+                          <a
+                            className="text-indigo-600 hover:underline"
+                            href={`/threads?source=webhook&thread=${r.thread_id}`}
+                          >
+                            {r.status}
+                          </a>
+                        ) : (
+                          r.status
+                        )}
                       </div>
                     ))
                   )}
@@ -205,12 +265,19 @@ export function WebhooksView({ webhooks, agents, events }: { webhooks: PublicWeb
                 <TD>
                   <details>
                     <summary className="cursor-pointer text-xs text-slate-600">show</summary>
-                    <pre className="mt-1 max-h-48 max-w-md overflow-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(e.payload, null, 2)}</pre>
+                    <pre className="mt-1 max-h-48 max-w-md overflow-auto rounded bg-slate-50 p-2 text-xs">
+                      {JSON.stringify(e.payload, null, 2)}
+                    </pre>
                   </details>
                 </TD>
                 <TD align="right">
                   {(e.status === "failed" || e.status === "dead") && (
-                    <Button size="sm" variant="secondary" disabled={busy} onClick={() => void act(() => postJson(`/api/panel/webhook-events/${e.id}/replay`, {}))}>
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      disabled={busy}
+                      onClick={() => void act(() => postJson(`/api/panel/webhook-events/${e.id}/replay`, {}))}
+                    >
                       Replay
                     </Button>
                   )}

@@ -16,5 +16,8 @@ export interface CreatedWidgetKey {
 /** A key for embedding: views and actions only (never `admin` or `chat`), made by the signed-in admin. */
 export function createWidgetKey(): Promise<CreatedWidgetKey> {
   const name = `Widget embed ${new Date().toISOString().slice(0, 16).replace("T", " ")}`;
-  return fetchJson<CreatedWidgetKey>("/api/panel/keys", { method: "POST", body: JSON.stringify({ name, scopes: ["view", "action"] }) });
+  return fetchJson<CreatedWidgetKey>("/api/panel/keys", {
+    method: "POST",
+    body: JSON.stringify({ name, scopes: ["view", "action"] }),
+  });
 }

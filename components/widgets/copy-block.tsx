@@ -22,10 +22,17 @@ export function CopyBlock({ label, code, testId }: { label: string; code: string
           {state === "copied" ? "Copied" : "Copy"}
         </Button>
       </div>
-      <pre data-testid={testId} className="mt-1.5 overflow-x-auto rounded-md bg-slate-900 px-3 py-2.5 font-mono text-xs leading-relaxed text-slate-100">
+      <pre
+        data-testid={testId}
+        className="mt-1.5 overflow-x-auto rounded-md bg-slate-900 px-3 py-2.5 font-mono text-xs leading-relaxed text-slate-100"
+      >
         {code}
       </pre>
-      {state === "failed" && <p className="mt-1 text-xs text-slate-500">Copy was blocked by the browser: select the code and copy it by hand.</p>}
+      {state === "failed" && (
+        <p className="mt-1 text-xs text-slate-500">
+          Copy was blocked by the browser: select the code and copy it by hand.
+        </p>
+      )}
     </div>
   );
 }

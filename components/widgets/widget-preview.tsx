@@ -6,7 +6,17 @@ import { useEffect, useRef } from "react";
  * A live `<cockpit-widget>` made by the real script (/v1/sdk/sdui-embed.js, loaded once as a module),
  * created imperatively: React leaves the custom element and its shadow root alone.
  */
-export function WidgetPreview({ gateway, service, view, authToken }: { gateway: string; service: string; view: string; authToken: string }) {
+export function WidgetPreview({
+  gateway,
+  service,
+  view,
+  authToken,
+}: {
+  gateway: string;
+  service: string;
+  view: string;
+  authToken: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
 
   useEffect(() => {

@@ -71,8 +71,16 @@ export function WidgetsView({ services }: { services: ServiceSummary[] }) {
               New key: shown this once (only a hash is kept). Copy it into your backend&apos;s configuration now.
             </FieldHint>
           )}
-          {key && !usableKey && <FieldHint className="text-rose-700">That is not an SDK key (sk-cp- and 40 letters or digits).</FieldHint>}
-          {gateway && <CopyBlock label="Your backend: the token URL the widget calls" code={backendSnippet(gateway, usableKey)} testId="snippet-backend" />}
+          {key && !usableKey && (
+            <FieldHint className="text-rose-700">That is not an SDK key (sk-cp- and 40 letters or digits).</FieldHint>
+          )}
+          {gateway && (
+            <CopyBlock
+              label="Your backend: the token URL the widget calls"
+              code={backendSnippet(gateway, usableKey)}
+              testId="snippet-backend"
+            />
+          )}
         </div>
       </Card>
 
@@ -84,7 +92,10 @@ export function WidgetsView({ services }: { services: ServiceSummary[] }) {
           <div className="grid gap-6">
             {s.views.map((v) => (
               <Card key={v.name} aria-label={`${s.title} · ${v.title}`} data-testid="view-card">
-                <CardHeader title={`${s.title} · ${v.title}`} description={<code className="font-mono text-xs">{`${s.service}/${v.name}`}</code>} />
+                <CardHeader
+                  title={`${s.title} · ${v.title}`}
+                  description={<code className="font-mono text-xs">{`${s.service}/${v.name}`}</code>}
+                />
                 <div className="grid gap-4 px-5 py-4">
                   <div className="min-w-0">
                     <div className="mb-1.5 text-xs font-medium text-slate-600">Live preview</div>
@@ -98,8 +109,16 @@ export function WidgetsView({ services }: { services: ServiceSummary[] }) {
                   </div>
                   {gateway && (
                     <div className="min-w-0">
-                      <CopyBlock label="Your page (token-url: no key in the page)" code={tokenUrlSnippet(gateway, s.service, v.name)} testId="snippet-token-url" />
-                      <CopyBlock label="Or the key in the page (only where everyone may use it)" code={directSnippet(gateway, s.service, v.name, usableKey)} testId="snippet-direct" />
+                      <CopyBlock
+                        label="Your page (token-url: no key in the page)"
+                        code={tokenUrlSnippet(gateway, s.service, v.name)}
+                        testId="snippet-token-url"
+                      />
+                      <CopyBlock
+                        label="Or the key in the page (only where everyone may use it)"
+                        code={directSnippet(gateway, s.service, v.name, usableKey)}
+                        testId="snippet-direct"
+                      />
                     </div>
                   )}
                 </div>

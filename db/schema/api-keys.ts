@@ -10,7 +10,9 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     name: text("name").notNull(),
     /** First characters of the secret, shown in lists so people can tell keys apart. */
     prefix: text("prefix").notNull(),
@@ -24,7 +26,10 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("api_keys_hash_unique").on(t.keyHash), index("api_keys_company_idx").on(t.companyId, t.createdAt)],
+  (t) => [
+    uniqueIndex("api_keys_hash_unique").on(t.keyHash),
+    index("api_keys_company_idx").on(t.companyId, t.createdAt),
+  ],
 );
 
 export type ApiKey = typeof apiKeys.$inferSelect;

@@ -15,7 +15,10 @@ export const companies = pgTable(
   },
   (t) => [
     check("companies_balance_non_negative", sql`${t.balanceMicro} >= 0`),
-    check("companies_reserved_within_balance", sql`${t.reservedMicro} >= 0 AND ${t.reservedMicro} <= ${t.balanceMicro}`),
+    check(
+      "companies_reserved_within_balance",
+      sql`${t.reservedMicro} >= 0 AND ${t.reservedMicro} <= ${t.balanceMicro}`,
+    ),
   ],
 );
 

@@ -12,7 +12,9 @@ export const guardrailRules = pgTable(
   "guardrail_rules",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     name: text("name").notNull(),
     stage: guardrailStageEnum("stage").notNull(),
     matchType: guardrailMatchTypeEnum("match_type").notNull(),

@@ -15,7 +15,9 @@ export const knowledgeCollections = pgTable(
   "knowledge_collections",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     name: text("name").notNull(),
     description: text("description").notNull().default(""),
     isActive: boolean("is_active").notNull().default(true),
@@ -35,8 +37,12 @@ export const knowledgeDocuments = pgTable(
   "knowledge_documents",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
-    collectionId: text("collection_id").notNull().references(() => knowledgeCollections.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    collectionId: text("collection_id")
+      .notNull()
+      .references(() => knowledgeCollections.id),
     filename: text("filename").notNull(),
     /** The type decided from the bytes and the name (never the declared Content-Type alone). */
     mimeType: text("mime_type").notNull(),
@@ -59,7 +65,9 @@ export const knowledgeDocuments = pgTable(
     index("knowledge_documents_collection_created_idx").on(t.collectionId, t.createdAt.desc(), t.id.desc()),
     index("knowledge_documents_company_idx").on(t.companyId),
     // The worker's cheap "is there anything to index" probe.
-    index("knowledge_documents_pending_idx").on(t.createdAt).where(sql`${t.status} = 'pending'`),
+    index("knowledge_documents_pending_idx")
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
 

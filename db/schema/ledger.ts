@@ -12,7 +12,9 @@ export const ledgerEntries = pgTable(
   "ledger_entries",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     kind: ledgerKindEnum("kind").notNull(),
     source: text("source").notNull(),
     amountMicro: microOt("amount_micro").notNull(),
@@ -35,7 +37,9 @@ export const reservations = pgTable(
   "reservations",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     amountMicro: microOt("amount_micro").notNull(),
     status: reservationStatusEnum("status").notNull().default(RESERVATION_STATUS.held),
     referenceId: text("reference_id"),
@@ -50,7 +54,9 @@ export const reservations = pgTable(
   (t) => [
     index("reservations_held_expiry_idx").on(t.status, t.expiresAt),
     // The reconciler lists the owners of held rows every few seconds.
-    index("reservations_held_owner_idx").on(t.owner).where(sql`${t.status} = 'held' AND ${t.owner} IS NOT NULL`),
+    index("reservations_held_owner_idx")
+      .on(t.owner)
+      .where(sql`${t.status} = 'held' AND ${t.owner} IS NOT NULL`),
   ],
 );
 

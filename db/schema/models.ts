@@ -27,7 +27,10 @@ export const models = pgTable("models", {
   /** Slug to use instead while this one is disabled (`claude-…` → `or-…`). */
   replacement: text("replacement"),
   /** Further upstream ids tried in order when the first fails (OpenRouter `or-` slugs). */
-  fallbacks: text("fallbacks").array().notNull().default(sql`'{}'::text[]`),
+  fallbacks: text("fallbacks")
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
   description: text("description"),
   catalogVersion: text("catalog_version").notNull(),
   createdAt: createdAt(),
@@ -42,8 +45,12 @@ export const models = pgTable("models", {
 export const modelOverrides = pgTable(
   "model_overrides",
   {
-    companyId: text("company_id").notNull().references(() => companies.id),
-    slug: text("slug").notNull().references(() => models.slug),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    slug: text("slug")
+      .notNull()
+      .references(() => models.slug),
     hidden: boolean("hidden").notNull().default(false),
     enabled: boolean("enabled"),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
@@ -59,8 +66,12 @@ export const modelOverrides = pgTable(
 export const modelPrices = pgTable(
   "model_prices",
   {
-    companyId: text("company_id").notNull().references(() => companies.id),
-    slug: text("slug").notNull().references(() => models.slug),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    slug: text("slug")
+      .notNull()
+      .references(() => models.slug),
     inputMicroPerM: microOt("input_micro_per_m").notNull(),
     cachedInputMicroPerM: microOt("cached_input_micro_per_m").notNull(),
     outputMicroPerM: microOt("output_micro_per_m").notNull(),
@@ -68,7 +79,10 @@ export const modelPrices = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.companyId, t.slug] }),
-    check("model_prices_non_negative", sql`${t.inputMicroPerM} >= 0 AND ${t.cachedInputMicroPerM} >= 0 AND ${t.outputMicroPerM} >= 0`),
+    check(
+      "model_prices_non_negative",
+      sql`${t.inputMicroPerM} >= 0 AND ${t.cachedInputMicroPerM} >= 0 AND ${t.outputMicroPerM} >= 0`,
+    ),
   ],
 );
 

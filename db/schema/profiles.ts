@@ -11,14 +11,22 @@ export const profiles = pgTable(
   "profiles",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     name: text("name").notNull(),
     systemPrompt: text("system_prompt").notNull().default(""),
     /** A catalog slug, checked against the company's view of the catalog when written. */
     modelSlug: text("model_slug"),
     /** Stored as given; validated to belong to the company once knowledge and tools exist (issue 11). */
-    knowledgeBaseIds: text("knowledge_base_ids").array().notNull().default(sql`'{}'::text[]`),
-    allowedToolNames: text("allowed_tool_names").array().notNull().default(sql`'{}'::text[]`),
+    knowledgeBaseIds: text("knowledge_base_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    allowedToolNames: text("allowed_tool_names")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     useKb: boolean("use_kb").notNull().default(true),
     useTools: boolean("use_tools").notNull().default(true),
     isDefault: boolean("is_default").notNull().default(false),
@@ -29,7 +37,9 @@ export const profiles = pgTable(
   (t) => [
     index("profiles_company_created_idx").on(t.companyId, t.createdAt, t.id),
     // At most one default per company, whatever the concurrency: the database is the guarantee.
-    uniqueIndex("profiles_one_default_per_company").on(t.companyId).where(sql`${t.isDefault} AND ${t.isActive}`),
+    uniqueIndex("profiles_one_default_per_company")
+      .on(t.companyId)
+      .where(sql`${t.isDefault} AND ${t.isActive}`),
   ],
 );
 

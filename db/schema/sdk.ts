@@ -18,7 +18,9 @@ export const crmDeals = pgTable(
   "crm_deals",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     title: text("title").notNull(),
     /** The customer the deal is with (free text). */
     contact: text("contact").notNull().default(""),
@@ -45,8 +47,12 @@ export const crmDealStageChanges = pgTable(
   "crm_deal_stage_changes",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
-    dealId: text("deal_id").notNull().references(() => crmDeals.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    dealId: text("deal_id")
+      .notNull()
+      .references(() => crmDeals.id),
     fromStage: dealStageEnum("from_stage").notNull(),
     toStage: dealStageEnum("to_stage").notNull(),
     changedBy: text("changed_by").notNull(),
@@ -67,7 +73,9 @@ export const sdkInvoices = pgTable(
   "sdk_invoices",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     customer: text("customer").notNull(),
     currency: text("currency").notNull(),
     /** Computed on the server: Σ quantity × unit price of `line_items`, never sent by the client. */
@@ -96,7 +104,9 @@ export const sdkInvoices = pgTable(
 export const sdkActionRuns = pgTable(
   "sdk_action_runs",
   {
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     idempotencyKey: text("idempotency_key").notNull(),
     service: text("service").notNull(),
     action: text("action").notNull(),
@@ -108,7 +118,10 @@ export const sdkActionRuns = pgTable(
     refresh: jsonb("refresh").$type<string[]>(),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ name: "sdk_action_runs_pkey", columns: [t.companyId, t.idempotencyKey] }), index("sdk_action_runs_created_idx").on(t.createdAt)],
+  (t) => [
+    primaryKey({ name: "sdk_action_runs_pkey", columns: [t.companyId, t.idempotencyKey] }),
+    index("sdk_action_runs_created_idx").on(t.createdAt),
+  ],
 );
 
 export type CrmDeal = typeof crmDeals.$inferSelect;

@@ -1,4 +1,16 @@
-import { boolean, customType, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { RUN_STATUS, RUN_STATUSES, THREAD_SOURCES } from "../enums";
 import { createdAt, jsonbValue, microOt } from "./columns";
 import { companies } from "./companies";
@@ -10,7 +22,9 @@ export const threads = pgTable(
   "threads",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     source: threadSourceEnum("source").notNull(),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     /**
@@ -21,15 +35,22 @@ export const threads = pgTable(
     nextSeq: integer("next_seq").notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [index("threads_company_created_idx").on(t.companyId, t.createdAt, t.id), index("threads_company_source_idx").on(t.companyId, t.source, t.createdAt)],
+  (t) => [
+    index("threads_company_created_idx").on(t.companyId, t.createdAt, t.id),
+    index("threads_company_source_idx").on(t.companyId, t.source, t.createdAt),
+  ],
 );
 
 export const runs = pgTable(
   "runs",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
-    threadId: text("thread_id").notNull().references(() => threads.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id),
     model: text("model").notNull(),
     status: runStatusEnum("status").notNull().default(RUN_STATUS.queued),
     stream: boolean("stream").notNull().default(false),
@@ -53,10 +74,7 @@ export const runs = pgTable(
     createdAt: createdAt(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
   },
-  (t) => [
-    index("runs_thread_idx").on(t.threadId, t.createdAt),
-    index("runs_company_idx").on(t.companyId, t.createdAt),
-  ],
+  (t) => [index("runs_thread_idx").on(t.threadId, t.createdAt), index("runs_company_idx").on(t.companyId, t.createdAt)],
 );
 
 /**
@@ -85,8 +103,12 @@ export const messages = pgTable(
   "messages",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
-    threadId: text("thread_id").notNull().references(() => threads.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id),
     /** Roles are preserved as given (SPEC): system, user, assistant, tool, developer, … */
     role: text("role").notNull(),
     /** A string or an array of content parts, exactly as received or produced. */
@@ -120,7 +142,9 @@ const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
 export const messageImages = pgTable(
   "message_images",
   {
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     sha256: text("sha256").notNull(),
     mimeType: text("mime_type").notNull(),
     bytes: bytea("bytes").notNull(),

@@ -11,7 +11,9 @@ export const tools = pgTable(
   "tools",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     /** A Python identifier: the function `python_code` defines and the name the model calls. */
     name: text("name").notNull(),
     description: text("description").notNull().default(""),
@@ -28,7 +30,9 @@ export const tools = pgTable(
     // SPEC: a name is unique per company among active tools. The database is the guarantee, so
     // concurrent identical POSTs create one row (the others find it), and the tool loop resolves
     // a name to at most one tool. Deactivated and deleted tools do not hold their name.
-    uniqueIndex("tools_active_name_per_company").on(t.companyId, t.name).where(sql`${t.isActive} AND ${t.deletedAt} IS NULL`),
+    uniqueIndex("tools_active_name_per_company")
+      .on(t.companyId, t.name)
+      .where(sql`${t.isActive} AND ${t.deletedAt} IS NULL`),
   ],
 );
 

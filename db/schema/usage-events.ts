@@ -10,7 +10,9 @@ export const usageEvents = pgTable(
   "usage_events",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     source: usageSourceEnum("source").notNull(),
     durationS: doublePrecision("duration_s").notNull(),
     direction: usageDirectionEnum("direction").notNull(),

@@ -7,7 +7,9 @@ export const users = pgTable(
   "users",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     email: text("email").notNull(),
     passwordHash: text("password_hash").notNull(),
     createdAt: createdAt(),

@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { WEBHOOK_EVENT_STATUS, WEBHOOK_EVENT_STATUSES, WEBHOOK_RUN_STATUS, WEBHOOK_RUN_STATUSES } from "../enums";
 import { createdAt } from "./columns";
 import { companies } from "./companies";
@@ -16,10 +28,17 @@ export const agents = pgTable(
   "agents",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     name: text("name").notNull(),
-    conductorProfileId: uuid("conductor_profile_id").notNull().references(() => profiles.id),
-    topics: text("topics").array().notNull().default(sql`'{}'::text[]`),
+    conductorProfileId: uuid("conductor_profile_id")
+      .notNull()
+      .references(() => profiles.id),
+    topics: text("topics")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     isActive: boolean("is_active").notNull().default(true),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
@@ -36,7 +55,9 @@ export const webhooks = pgTable(
   "webhooks",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     agentId: text("agent_id").references(() => agents.id),
     name: text("name").notNull(),
     secretHash: text("secret_hash").notNull(),
@@ -57,7 +78,9 @@ export const webhooks = pgTable(
   },
   (t) => [
     uniqueIndex("webhooks_secret_hash_idx").on(t.secretHash),
-    index("webhooks_previous_secret_hash_idx").on(t.previousSecretHash).where(sql`${t.previousSecretHash} IS NOT NULL`),
+    index("webhooks_previous_secret_hash_idx")
+      .on(t.previousSecretHash)
+      .where(sql`${t.previousSecretHash} IS NOT NULL`),
     index("webhooks_company_created_idx").on(t.companyId, t.createdAt, t.id),
   ],
 );
@@ -71,8 +94,12 @@ export const webhookEvents = pgTable(
   "webhook_events",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id").notNull().references(() => companies.id),
-    webhookId: text("webhook_id").notNull().references(() => webhooks.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id),
     topic: text("topic").notNull(),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
     idempotencyKey: text("idempotency_key"),
@@ -86,7 +113,9 @@ export const webhookEvents = pgTable(
     completedAt: timestamp("completed_at", { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex("webhook_events_idempotency_idx").on(t.webhookId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
+    uniqueIndex("webhook_events_idempotency_idx")
+      .on(t.webhookId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} IS NOT NULL`),
     index("webhook_events_company_created_idx").on(t.companyId, t.createdAt.desc(), t.id.desc()),
     index("webhook_events_webhook_created_idx").on(t.webhookId, t.createdAt.desc()),
   ],
@@ -101,9 +130,15 @@ export const webhookEvents = pgTable(
 export const webhookEventRuns = pgTable(
   "webhook_event_runs",
   {
-    eventId: text("event_id").notNull().references(() => webhookEvents.id),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    companyId: text("company_id").notNull().references(() => companies.id),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => webhookEvents.id),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    companyId: text("company_id")
+      .notNull()
+      .references(() => companies.id),
     threadId: text("thread_id"),
     runId: text("run_id"),
     /** Runs started for this agent and event (an upstream failure retried starts another). */
@@ -113,7 +148,10 @@ export const webhookEventRuns = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.eventId, t.agentId] }), index("webhook_event_runs_agent_idx").on(t.agentId, t.createdAt.desc())],
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.agentId] }),
+    index("webhook_event_runs_agent_idx").on(t.agentId, t.createdAt.desc()),
+  ],
 );
 
 export type Agent = typeof agents.$inferSelect;

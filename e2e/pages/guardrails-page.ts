@@ -24,7 +24,13 @@ export class GuardrailsPage {
     return this.page.locator(`[data-testid="guardrail-row"][data-rule-name="${name}"]`);
   }
 
-  async createRule(args: { name: string; stage: "input" | "output"; matchType: "keyword" | "regex"; pattern: string; action: "block" | "redact" | "flag" }): Promise<void> {
+  async createRule(args: {
+    name: string;
+    stage: "input" | "output";
+    matchType: "keyword" | "regex";
+    pattern: string;
+    action: "block" | "redact" | "flag";
+  }): Promise<void> {
     await this.createButton.click();
     await expect(this.createDialog).toBeVisible();
     await this.createDialog.getByLabel("Name").fill(args.name);

@@ -25,12 +25,18 @@ export class KeysPage {
   }
 
   /** Fills and submits the create dialog; leaves the secret dialog open and returns the secret. */
-  async createKey(args: { name: string; scopes: (typeof SCOPES)[number][]; rateLimitPerMinute?: number }): Promise<string> {
+  async createKey(args: {
+    name: string;
+    scopes: (typeof SCOPES)[number][];
+    rateLimitPerMinute?: number;
+  }): Promise<string> {
     await this.createButton.click();
     await expect(this.createDialog).toBeVisible();
     await this.createDialog.getByLabel("Name").fill(args.name);
     for (const scope of SCOPES) {
-      await this.createDialog.getByRole("checkbox", { name: scope, exact: true }).setChecked(args.scopes.includes(scope));
+      await this.createDialog
+        .getByRole("checkbox", { name: scope, exact: true })
+        .setChecked(args.scopes.includes(scope));
     }
     if (args.rateLimitPerMinute !== undefined) {
       await this.createDialog.getByLabel("Rate limit").fill(String(args.rateLimitPerMinute));
@@ -59,7 +65,9 @@ export class KeysPage {
   }
 
   async revoke(name: string): Promise<void> {
-    await this.row(name).getByRole("button", { name: `Revoke ${name}` }).click();
+    await this.row(name)
+      .getByRole("button", { name: `Revoke ${name}` })
+      .click();
     await expect(this.revokeDialog).toBeVisible();
     await this.revokeDialog.getByRole("button", { name: "Revoke key" }).click();
     await expect(this.revokeDialog).toBeHidden();

@@ -58,7 +58,9 @@ export class ModelsPage {
   }
 
   async resetToCatalog(slug: string): Promise<void> {
-    await this.row(slug).getByRole("button", { name: `Reset ${slug} to catalog` }).click();
+    await this.row(slug)
+      .getByRole("button", { name: `Reset ${slug} to catalog` })
+      .click();
     await expect(this.resetDialog).toBeVisible();
     await this.resetDialog.getByRole("button", { name: "Reset to catalog" }).click();
     await expect(this.resetDialog).toBeHidden();
@@ -68,6 +70,10 @@ export class ModelsPage {
   async rowPrices(slug: string): Promise<{ input: number; cached_input: number; output: number }> {
     const row = this.row(slug);
     const read = async (testId: string) => Number(await row.getByTestId(testId).getAttribute("data-ot"));
-    return { input: await read("price-input"), cached_input: await read("price-cached"), output: await read("price-output") };
+    return {
+      input: await read("price-input"),
+      cached_input: await read("price-cached"),
+      output: await read("price-output"),
+    };
   }
 }

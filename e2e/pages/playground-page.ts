@@ -44,7 +44,9 @@ export class PlaygroundPage {
     return (await answer.getAttribute("data-state"))!;
   }
 
-  async stats(answer: Locator): Promise<{ promptTokens: number; completionTokens: number; costOt: number; ttftMs: number; totalMs: number }> {
+  async stats(
+    answer: Locator,
+  ): Promise<{ promptTokens: number; completionTokens: number; costOt: number; ttftMs: number; totalMs: number }> {
     const num = async (testId: string) => parseOt(await answer.getByTestId(testId).innerText());
     const attr = async (testId: string, name: string) => Number(await answer.getByTestId(testId).getAttribute(name));
     return {

@@ -52,7 +52,8 @@ export class ProfilesPage {
     await this.row(profileName).getByTestId("edit-profile").click();
     await expect(this.dialog).toBeVisible();
     const out: { name: string; checked: boolean }[] = [];
-    for (const box of await this.dialog.getByTestId("profile-tool").all()) out.push({ name: (await box.getAttribute("value")) ?? "", checked: await box.isChecked() });
+    for (const box of await this.dialog.getByTestId("profile-tool").all())
+      out.push({ name: (await box.getAttribute("value")) ?? "", checked: await box.isChecked() });
     await this.dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(this.dialog).toHaveCount(0);
     return out;

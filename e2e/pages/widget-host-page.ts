@@ -40,7 +40,9 @@ export class WidgetHostPage {
   }
 
   async events(type?: string): Promise<{ type: string; detail: Record<string, unknown> }[]> {
-    const all = await this.page.evaluate(() => (window as unknown as { __events: { type: string; detail: Record<string, unknown> }[] }).__events);
+    const all = await this.page.evaluate(
+      () => (window as unknown as { __events: { type: string; detail: Record<string, unknown> }[] }).__events,
+    );
     return type ? all.filter((e) => e.type === type) : all;
   }
 

@@ -9,10 +9,15 @@ const execFileAsync = promisify(execFile);
  */
 export async function admin<T extends Record<string, unknown>>(...args: string[]): Promise<T> {
   try {
-    const { stdout } = await execFileAsync("npm", ["run", "admin", "--", ...args], { env: process.env, timeout: 60_000 });
+    const { stdout } = await execFileAsync("npm", ["run", "admin", "--", ...args], {
+      env: process.env,
+      timeout: 60_000,
+    });
     return JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as T;
   } catch (err) {
     const { stdout, stderr } = err as { stdout?: string; stderr?: string };
-    throw new Error(`npm run admin -- ${args.join(" ")} failed\nstdout: ${stdout ?? ""}\nstderr: ${stderr ?? ""}`, { cause: err });
+    throw new Error(`npm run admin -- ${args.join(" ")} failed\nstdout: ${stdout ?? ""}\nstderr: ${stderr ?? ""}`, {
+      cause: err,
+    });
   }
 }

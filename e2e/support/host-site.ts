@@ -38,7 +38,9 @@ export async function startHostSite(gateway: string): Promise<HostSite> {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "set-cookie": "session=ok; Path=/; SameSite=Lax" }).end(html);
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8", "set-cookie": "session=ok; Path=/; SameSite=Lax" })
+      .end(html);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -64,7 +66,12 @@ input, select { font-size: 40px; border: 4px solid rgb(0, 255, 255); }
 `;
 
 /** A host page loading the real script as a module, with one widget. */
-export function hostHtml(args: { gateway: string; attrs: Record<string, string>; css?: string; script?: string }): string {
+export function hostHtml(args: {
+  gateway: string;
+  attrs: Record<string, string>;
+  css?: string;
+  script?: string;
+}): string {
   const attrs = Object.entries(args.attrs)
     .map(([k, v]) => `${k}="${v.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}"`)
     .join(" ");

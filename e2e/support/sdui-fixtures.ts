@@ -8,7 +8,12 @@ export const createDealSchema = {
   required: ["title", "amount", "stage"],
   properties: {
     title: { type: "string", title: "Title", minLength: 1, maxLength: 80 },
-    amount: { type: "string", title: "Amount", description: "A decimal, e.g. 1200.50", pattern: "^\\d+(\\.\\d{1,2})?$" },
+    amount: {
+      type: "string",
+      title: "Amount",
+      description: "A decimal, e.g. 1200.50",
+      pattern: "^\\d+(\\.\\d{1,2})?$",
+    },
     stage: { type: "string", title: "Stage", enum: ["lead", "qualified", "proposal", "won", "lost"], default: "lead" },
     close_date: { type: "string", format: "date", title: "Close date" },
     hot: { type: "boolean", title: "Hot lead" },
@@ -23,7 +28,11 @@ export const invoiceSchema = {
     lines: {
       type: "array",
       minItems: 1,
-      items: { type: "object", required: ["description", "quantity"], properties: { description: { type: "string", minLength: 1 }, quantity: { type: "integer", minimum: 1 } } },
+      items: {
+        type: "object",
+        required: ["description", "quantity"],
+        properties: { description: { type: "string", minLength: 1 }, quantity: { type: "integer", minimum: 1 } },
+      },
     },
   },
 };
@@ -60,7 +69,13 @@ export function pipelineFixture(deals: { id: string; title: string; amount: stri
           column_stats: [{ label: "Deals", value: "$column.count" }],
           move: { action: "update_deal_stage", input: { deal_id: "$card.id", stage: "$column.id" } },
         },
-        { type: "form", action: "create_deal", title: "New deal", submit_label: "Create deal", fields: ["title", "amount", "stage", "close_date", "hot"] },
+        {
+          type: "form",
+          action: "create_deal",
+          title: "New deal",
+          submit_label: "Create deal",
+          fields: ["title", "amount", "stage", "close_date", "hot"],
+        },
         { type: "table", rows: "$data.none", columns: [{ key: "id", label: "Id" }], empty: "No invoices yet" },
         { type: "empty", message: "That is all" },
       ],
@@ -76,7 +91,15 @@ export function pipelineFixture(deals: { id: string; title: string; amount: stri
     },
     actions: [
       { name: "create_deal", title: "Create deal", input_schema: createDealSchema },
-      { name: "update_deal_stage", title: "Move deal", input_schema: { type: "object", required: ["deal_id", "stage"], properties: { deal_id: { type: "string" }, stage: { type: "string" } } } },
+      {
+        name: "update_deal_stage",
+        title: "Move deal",
+        input_schema: {
+          type: "object",
+          required: ["deal_id", "stage"],
+          properties: { deal_id: { type: "string" }, stage: { type: "string" } },
+        },
+      },
     ],
   };
 }
@@ -97,7 +120,16 @@ export function invoicesFixture(page: 1 | 2, status: string | null) {
       type: "page",
       title: "Invoices",
       children: [
-        { type: "filter", param: "status", label: "Status", options: [{ value: "", label: "All" }, { value: "open", label: "Open" }, { value: "paid", label: "Paid" }] },
+        {
+          type: "filter",
+          param: "status",
+          label: "Status",
+          options: [
+            { value: "", label: "All" },
+            { value: "open", label: "Open" },
+            { value: "paid", label: "Paid" },
+          ],
+        },
         {
           type: "table",
           rows: "$data.invoices",
@@ -108,15 +140,30 @@ export function invoicesFixture(page: 1 | 2, status: string | null) {
             { key: "total", label: "Total", format: "money" },
             { key: "status", label: "Status", format: "badge", tones: { paid: "success", open: "warning" } },
           ],
-          row_actions: [{ type: "button", label: "Mark paid", action: "mark_invoice_paid", input: { invoice_id: "$row.id" }, variant: "primary" }],
+          row_actions: [
+            {
+              type: "button",
+              label: "Mark paid",
+              action: "mark_invoice_paid",
+              input: { invoice_id: "$row.id" },
+              variant: "primary",
+            },
+          ],
         },
         { type: "form", action: "create_invoice", title: "New invoice" },
       ],
     },
-    data: { invoices: status ? rows.filter((r) => r.status === status) : rows, next: page === 1 && !status ? "inv_2" : null },
+    data: {
+      invoices: status ? rows.filter((r) => r.status === status) : rows,
+      next: page === 1 && !status ? "inv_2" : null,
+    },
     actions: [
       { name: "create_invoice", title: "Create invoice", input_schema: invoiceSchema },
-      { name: "mark_invoice_paid", title: "Mark paid", input_schema: { type: "object", required: ["invoice_id"], properties: { invoice_id: { type: "string" } } } },
+      {
+        name: "mark_invoice_paid",
+        title: "Mark paid",
+        input_schema: { type: "object", required: ["invoice_id"], properties: { invoice_id: { type: "string" } } },
+      },
     ],
   };
 }

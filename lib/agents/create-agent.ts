@@ -15,7 +15,13 @@ export async function createAgent(db: DbOrTx, args: { companyId: string; input: 
   const profile = await getConductorProfile(db, { companyId: args.companyId, profileId: input.conductor_profile_id });
   const [row] = await db
     .insert(agents)
-    .values({ id: newId("agent"), companyId: args.companyId, name: input.name, conductorProfileId: profile.id, topics: [...new Set(input.topics)] })
+    .values({
+      id: newId("agent"),
+      companyId: args.companyId,
+      name: input.name,
+      conductorProfileId: profile.id,
+      topics: [...new Set(input.topics)],
+    })
     .returning();
   return row!;
 }

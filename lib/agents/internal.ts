@@ -12,7 +12,10 @@ export const agentNotFound = (id: string, param: string | null = null) =>
  * An agent of the company, active or paused.
  * @throws not_found when it does not exist or belongs to another company (the same answer).
  */
-export async function getAgentInCompany(db: DbOrTx, args: { companyId: string; agentId: string; param?: string }): Promise<Agent> {
+export async function getAgentInCompany(
+  db: DbOrTx,
+  args: { companyId: string; agentId: string; param?: string },
+): Promise<Agent> {
   const [row] = await db
     .select()
     .from(agents)
@@ -27,7 +30,10 @@ export async function getAgentInCompany(db: DbOrTx, args: { companyId: string; a
  * id). Its runs use the profile's model, so the profile must name one.
  * @throws not_found (param conductor_profile_id) for another company's or an unknown profile; 400 without a model.
  */
-export async function getConductorProfile(db: DbOrTx, args: { companyId: string; profileId: string }): Promise<Profile> {
+export async function getConductorProfile(
+  db: DbOrTx,
+  args: { companyId: string; profileId: string },
+): Promise<Profile> {
   const profile = await getProfileInCompany(db, args).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") {
       throw new AppError("not_found", err.message, { wireCode: "profile_not_found", param: "conductor_profile_id" });
@@ -35,9 +41,13 @@ export async function getConductorProfile(db: DbOrTx, args: { companyId: string;
     throw err;
   });
   if (!profile.modelSlug) {
-    throw new AppError("invalid_request", `Profile '${profile.id}' names no model (model_slug); an agent runs its profile's model`, {
-      param: "conductor_profile_id",
-    });
+    throw new AppError(
+      "invalid_request",
+      `Profile '${profile.id}' names no model (model_slug); an agent runs its profile's model`,
+      {
+        param: "conductor_profile_id",
+      },
+    );
   }
   return profile;
 }

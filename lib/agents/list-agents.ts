@@ -5,5 +5,10 @@ import type { DbOrTx } from "@/db/types";
 
 /** The company's agents, active and paused, newest first. */
 export async function listAgents(db: DbOrTx, args: { companyId: string }): Promise<Agent[]> {
-  return db.select().from(agents).where(eq(agents.companyId, args.companyId)).orderBy(desc(agents.createdAt)).limit(200);
+  return db
+    .select()
+    .from(agents)
+    .where(eq(agents.companyId, args.companyId))
+    .orderBy(desc(agents.createdAt))
+    .limit(200);
 }

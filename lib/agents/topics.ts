@@ -23,7 +23,10 @@ export const TopicPattern = z
   .string()
   .min(1)
   .max(TOPIC_MAX_CHARS)
-  .regex(PATTERN_RE, "must be dot-separated segments of letters, digits, '_' and '-', '*' for one segment, '>' last for the rest (e.g. orders.*)");
+  .regex(
+    PATTERN_RE,
+    "must be dot-separated segments of letters, digits, '_' and '-', '*' for one segment, '>' last for the rest (e.g. orders.*)",
+  );
 
 export const TopicPatterns = z.array(TopicPattern).max(50);
 
@@ -40,4 +43,5 @@ export function topicMatches(pattern: string, topic: string): boolean {
   return p.length === t.length;
 }
 
-export const matchesAny = (patterns: readonly string[], topic: string): boolean => patterns.some((p) => topicMatches(p, topic));
+export const matchesAny = (patterns: readonly string[], topic: string): boolean =>
+  patterns.some((p) => topicMatches(p, topic));

@@ -15,10 +15,16 @@ import { defaultWebhookName } from "./webhook-name";
  * @throws not_found for another company's agent (checked first, whatever the body says);
  * not_found (param conductor_profile_id) for another company's profile; 400 for a profile without a model.
  */
-export async function updateAgent(db: DbOrTx, args: { companyId: string; agentId: string; input: UpdateAgentInput }): Promise<Agent> {
+export async function updateAgent(
+  db: DbOrTx,
+  args: { companyId: string; agentId: string; input: UpdateAgentInput },
+): Promise<Agent> {
   const { companyId, input } = args;
   const agent = await getAgentInCompany(db, { companyId, agentId: args.agentId });
-  const profile = input.conductor_profile_id === undefined ? null : await getConductorProfile(db, { companyId, profileId: input.conductor_profile_id });
+  const profile =
+    input.conductor_profile_id === undefined
+      ? null
+      : await getConductorProfile(db, { companyId, profileId: input.conductor_profile_id });
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(agents)
@@ -36,7 +42,13 @@ export async function updateAgent(db: DbOrTx, args: { companyId: string; agentId
       await tx
         .update(webhooks)
         .set({ name: defaultWebhookName(row.name), updatedAt: new Date() })
-        .where(and(eq(webhooks.companyId, companyId), eq(webhooks.agentId, agent.id), eq(webhooks.name, defaultWebhookName(agent.name))));
+        .where(
+          and(
+            eq(webhooks.companyId, companyId),
+            eq(webhooks.agentId, agent.id),
+            eq(webhooks.name, defaultWebhookName(agent.name)),
+          ),
+        );
     }
     return row;
   });

@@ -12,13 +12,15 @@ const unauthenticated = (message: string, wireCode = "invalid_api_key") =>
 function assertUsable(key: KeyRecord | null, now = Date.now()): KeyRecord {
   if (!key) throw unauthenticated("Incorrect API key provided");
   if (key.status !== KEY_STATUS.active) throw unauthenticated("This API key has been revoked", "revoked_api_key");
-  if (key.expiresAtMs !== null && key.expiresAtMs <= now) throw unauthenticated("This API key has expired", "expired_api_key");
+  if (key.expiresAtMs !== null && key.expiresAtMs <= now)
+    throw unauthenticated("This API key has expired", "expired_api_key");
   return key;
 }
 
 export function bearerToken(req: Request): string {
   const header = req.headers.get("authorization");
-  if (!header) throw unauthenticated("Missing Authorization header: send 'Authorization: Bearer <API key>'", "missing_api_key");
+  if (!header)
+    throw unauthenticated("Missing Authorization header: send 'Authorization: Bearer <API key>'", "missing_api_key");
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   if (!match) throw unauthenticated("Malformed Authorization header: expected 'Bearer <API key>'");
   return match[1]!;

@@ -71,7 +71,8 @@ export async function verifySdkToken(token: string): Promise<SdkTokenClaims> {
   } catch (err) {
     if (err instanceof AppError) throw err;
     if (err instanceof joseErrors.JWTExpired) throw expired();
-    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === "iat" && err.reason === "check_failed") throw invalid("Token is issued in the future");
+    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === "iat" && err.reason === "check_failed")
+      throw invalid("Token is issued in the future");
     throw invalid("Invalid token");
   }
 }

@@ -31,16 +31,22 @@ export async function billWithHold(
   if (args.lease) {
     const [held] = (await tx.execute(sql`
       SELECT amount_micro FROM reservations
-      WHERE id = ${args.lease.id} AND company_id = ${args.companyId} AND status = 'held' FOR NO KEY UPDATE`)) as unknown as { amount_micro: string }[];
+      WHERE id = ${args.lease.id} AND company_id = ${args.companyId} AND status = 'held' FOR NO KEY UPDATE`)) as unknown as {
+      amount_micro: string;
+    }[];
     leaseLeft = held ? Number(held.amount_micro) : 0;
   }
   const [co] = (await tx.execute(sql`
-    SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${args.companyId} FOR NO KEY UPDATE`)) as unknown as { unreserved: string }[];
+    SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${args.companyId} FOR NO KEY UPDATE`)) as unknown as {
+    unreserved: string;
+  }[];
   if (!co) return { entry: null, drawnMicro: 0 };
   // A retry of a bill whose commit was not acknowledged: its entry (known id) is already there.
   // Checked under the company row lock, so a concurrent attempt of the same bill sees it committed.
   if (args.entry.id) {
-    const [existing] = (await tx.execute(sql`SELECT 1 FROM ledger_entries WHERE id = ${args.entry.id}`)) as unknown as unknown[];
+    const [existing] = (await tx.execute(
+      sql`SELECT 1 FROM ledger_entries WHERE id = ${args.entry.id}`,
+    )) as unknown as unknown[];
     if (existing) return { entry: null, drawnMicro: 0, alreadyBilled: true };
   }
   const drawn = Math.min(cost, Math.max(0, args.holdMicro), leaseLeft);
@@ -52,7 +58,10 @@ export async function billWithHold(
              expires_at = GREATEST(expires_at, now() + make_interval(secs => ${LEASE_TTL_S}))
       WHERE id = ${args.lease!.id}`);
   }
-  const metadata = charged < cost ? { ...args.entry.metadata, cost_micro_requested: cost, cost_micro_unbilled: cost - charged } : args.entry.metadata;
+  const metadata =
+    charged < cost
+      ? { ...args.entry.metadata, cost_micro_requested: cost, cost_micro_unbilled: cost - charged }
+      : args.entry.metadata;
   const entry = await firstEntry(
     tx,
     sql`WITH c AS (

@@ -11,7 +11,10 @@ import { firstEntry, insertEntrySql, insufficientBalance } from "./internal";
  * debits, so the balance cannot go below zero whatever the concurrency.
  * @throws insufficient_balance (402): nothing is written.
  */
-export async function charge(db: DbOrTx, args: { companyId: string; costMicro: number; entry: EntryInput }): Promise<LedgerEntry> {
+export async function charge(
+  db: DbOrTx,
+  args: { companyId: string; costMicro: number; entry: EntryInput },
+): Promise<LedgerEntry> {
   const cost = Math.max(0, Math.round(args.costMicro));
   const row = await firstEntry(
     db,

@@ -4,7 +4,10 @@ import { companies } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { notFound } from "@/lib/errors";
 
-export async function getBalance(db: DbOrTx, args: { companyId: string }): Promise<{ balanceMicro: number; reservedMicro: number }> {
+export async function getBalance(
+  db: DbOrTx,
+  args: { companyId: string },
+): Promise<{ balanceMicro: number; reservedMicro: number }> {
   const [row] = await db
     .select({ balanceMicro: companies.balanceMicro, reservedMicro: companies.reservedMicro })
     .from(companies)

@@ -20,7 +20,12 @@ export const insufficientBalance = (neededMicro: number) =>
  * `returning: "id"` when the caller only needs to know the row exists (parsing whole rows costs
  * CPU on every call).
  */
-export function insertEntrySql(from: string, amountMicro: ReturnType<typeof sql> | number, entry: EntryInput, returning: "*" | "id" = "*") {
+export function insertEntrySql(
+  from: string,
+  amountMicro: ReturnType<typeof sql> | number,
+  entry: EntryInput,
+  returning: "*" | "id" = "*",
+) {
   return sql`
     INSERT INTO ledger_entries (id, company_id, kind, source, amount_micro, balance_after_micro, model,
                                 prompt_tokens, completion_tokens, reference_id, metadata)

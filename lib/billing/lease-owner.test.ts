@@ -1,8 +1,22 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { currentLeaseOwner, formatLeaseOwner, leaseOwnerGone, parseLeaseOwner, processAlive, type LeaseOwner } from "./lease-owner";
+import {
+  currentLeaseOwner,
+  formatLeaseOwner,
+  leaseOwnerGone,
+  parseLeaseOwner,
+  processAlive,
+  type LeaseOwner,
+} from "./lease-owner";
 
-const me: LeaseOwner = { host: "web-1", pidSpace: "boot-a.4026531836", pid: 100, startTime: "5000", instance: "127.0.0.1:3000:0", boot: "BootMe" };
+const me: LeaseOwner = {
+  host: "web-1",
+  pidSpace: "boot-a.4026531836",
+  pid: 100,
+  startTime: "5000",
+  instance: "127.0.0.1:3000:0",
+  boot: "BootMe",
+};
 const other = (o: Partial<LeaseOwner>): LeaseOwner => ({ ...me, pid: 200, startTime: "6000", boot: "BootOld", ...o });
 const alive = () => true;
 const dead = () => false;
@@ -11,8 +25,13 @@ describe("lease owners", () => {
   it("format and parse round-trip; anything else parses to null", () => {
     const o = other({ instance: ":::8080:3" });
     expect(parseLeaseOwner(formatLeaseOwner(o))).toEqual(o);
-    expect(parseLeaseOwner(formatLeaseOwner(other({ pidSpace: "", startTime: "", instance: "" })))).toMatchObject({ pidSpace: "", startTime: "", instance: "" });
-    for (const bad of ["", "worker-7", "a/b/c/d", "h/s/x.1/i/b", "h/s/1.2/i/", "/s/1.2/i/b", "h/s/1.2/i/b/extra"]) expect(parseLeaseOwner(bad)).toBeNull();
+    expect(parseLeaseOwner(formatLeaseOwner(other({ pidSpace: "", startTime: "", instance: "" })))).toMatchObject({
+      pidSpace: "",
+      startTime: "",
+      instance: "",
+    });
+    for (const bad of ["", "worker-7", "a/b/c/d", "h/s/x.1/i/b", "h/s/1.2/i/", "/s/1.2/i/b", "h/s/1.2/i/b/extra"])
+      expect(parseLeaseOwner(bad)).toBeNull();
   });
 
   it("this process: its pid and start time, and a pid space on Linux", () => {
@@ -58,7 +77,9 @@ describe("lease owners", () => {
     // Not listening yet (or not a server): no instance to claim.
     expect(leaseOwnerGone(container({}), { ...me, instance: "" }, dead)).toBe(false);
     // A pid space we cannot read (not Linux): nothing is judged by pid, only by the instance.
-    expect(leaseOwnerGone(other({ pidSpace: "", instance: "127.0.0.1:3001:0" }), { ...me, pidSpace: "" }, dead)).toBe(false);
+    expect(leaseOwnerGone(other({ pidSpace: "", instance: "127.0.0.1:3001:0" }), { ...me, pidSpace: "" }, dead)).toBe(
+      false,
+    );
     expect(leaseOwnerGone(other({ pidSpace: "" }), { ...me, pidSpace: "" }, alive)).toBe(true);
   });
 });

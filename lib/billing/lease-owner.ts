@@ -73,7 +73,8 @@ function self(): LeaseOwner {
     boot: randomBase62(12),
   };
   const published = (globalThis as { [INSTANCE_KEY]?: { address: string; port: number; slot: number } })[INSTANCE_KEY];
-  if (published && !g[SELF_KEY].instance) g[SELF_KEY].instance = `${published.address}:${published.port}:${published.slot}`;
+  if (published && !g[SELF_KEY].instance)
+    g[SELF_KEY].instance = `${published.address}:${published.port}:${published.slot}`;
   return g[SELF_KEY];
 }
 
@@ -132,7 +133,11 @@ export function processAlive(pid: number, startTime: string): boolean {
  *   network namespace. This assumes two containers given the same host name never listen on the
  *   same address and port at once (each container's default host name is its own id).
  */
-export function leaseOwnerGone(owner: LeaseOwner, me: LeaseOwner, alive: (pid: number, startTime: string) => boolean): boolean {
+export function leaseOwnerGone(
+  owner: LeaseOwner,
+  me: LeaseOwner,
+  alive: (pid: number, startTime: string) => boolean,
+): boolean {
   if (owner.boot === me.boot) return false;
   if (me.pidSpace && owner.pidSpace === me.pidSpace) {
     if (owner.pid === me.pid) return true;

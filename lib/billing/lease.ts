@@ -130,7 +130,10 @@ function releaseWithRetry(lease: Lease, giveUpAt: number): Promise<void> {
   return releaseReservation(relaxedDb, { id: lease.id, companyId: lease.companyId }).then(
     () => undefined,
     (err: unknown) => {
-      if ((isConnectionError(err) || err instanceof DatabaseUnavailableError) && Date.now() + RELEASE_RETRY_MS < giveUpAt) {
+      if (
+        (isConnectionError(err) || err instanceof DatabaseUnavailableError) &&
+        Date.now() + RELEASE_RETRY_MS < giveUpAt
+      ) {
         const timer = setTimeout(() => void releaseWithRetry(lease, giveUpAt), RELEASE_RETRY_MS);
         timer.unref();
         return;
@@ -159,7 +162,9 @@ onShutdown(releaseAllLeases);
 function renew(lease: Lease, now: number): void {
   lease.renewing = true;
   relaxedDb
-    .execute(sql`UPDATE reservations SET expires_at = now() + make_interval(secs => ${LEASE_TTL_S}) WHERE id = ${lease.id} AND status = 'held'`)
+    .execute(
+      sql`UPDATE reservations SET expires_at = now() + make_interval(secs => ${LEASE_TTL_S}) WHERE id = ${lease.id} AND status = 'held'`,
+    )
     .then(
       () => void (lease.expiresAt = now + LEASE_TTL_S * 1000),
       (err: unknown) => log.warn({ err, reservationId: lease.id }, "could not renew a credit lease"),
@@ -169,21 +174,28 @@ function renew(lease: Lease, now: number): void {
 
 function startSweeper(): void {
   if (sweeper) return;
-  sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const list of [...active.values()]) {
-      for (const lease of [...list]) {
-        if (lease.inflight === 0 && (now - lease.lastUsedAt >= LEASE_IDLE_MS || now - lease.openedAt >= LEASE_MAX_AGE_MS)) void retire(lease);
+  sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const list of [...active.values()]) {
+        for (const lease of [...list]) {
+          if (
+            lease.inflight === 0 &&
+            (now - lease.lastUsedAt >= LEASE_IDLE_MS || now - lease.openedAt >= LEASE_MAX_AGE_MS)
+          )
+            void retire(lease);
+        }
       }
-    }
-    for (const lease of byId.values()) {
-      if (lease.inflight > 0 && !lease.renewing && lease.expiresAt - now < RENEW_BEFORE_MS) renew(lease, now);
-    }
-    if (byId.size === 0 && sweeper) {
-      clearInterval(sweeper);
-      sweeper = undefined;
-    }
-  }, Math.min(1000, LEASE_IDLE_MS / 2));
+      for (const lease of byId.values()) {
+        if (lease.inflight > 0 && !lease.renewing && lease.expiresAt - now < RENEW_BEFORE_MS) renew(lease, now);
+      }
+      if (byId.size === 0 && sweeper) {
+        clearInterval(sweeper);
+        sweeper = undefined;
+      }
+    },
+    Math.min(1000, LEASE_IDLE_MS / 2),
+  );
   sweeper.unref();
 }
 
@@ -204,7 +216,9 @@ async function openLease(companyId: string, amount: number): Promise<Lease> {
   const owner = formatLeaseOwner(currentLeaseOwner());
   const held = await relaxedDb.transaction(async (tx) => {
     const [co] = (await tx.execute(sql`
-      SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${companyId} FOR UPDATE`)) as unknown as { unreserved: string }[];
+      SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${companyId} FOR UPDATE`)) as unknown as {
+      unreserved: string;
+    }[];
     const unreserved = co ? Number(co.unreserved) : 0;
     if (unreserved < amount) return 0;
     const granted = leaseSize(amount, unreserved);
@@ -312,5 +326,9 @@ export function endHold(hold: CreditHold, drawnMicro: number): void {
 
 /** For tests: the leases this process has taking calls for a company. */
 export function leaseSnapshot(companyId: string): { heldMicro: number; freeMicro: number; inflight: number }[] {
-  return (active.get(companyId) ?? []).map((l) => ({ heldMicro: l.heldMicro, freeMicro: l.freeMicro, inflight: l.inflight }));
+  return (active.get(companyId) ?? []).map((l) => ({
+    heldMicro: l.heldMicro,
+    freeMicro: l.freeMicro,
+    inflight: l.inflight,
+  }));
 }

@@ -5,7 +5,10 @@ import type { DbOrTx } from "@/db/types";
 import { cursorPage, type Page } from "@/lib/pagination";
 import type { LedgerQuery } from "./schemas";
 
-export async function listLedger(db: DbOrTx, args: { companyId: string; query: LedgerQuery }): Promise<Page<LedgerEntry>> {
+export async function listLedger(
+  db: DbOrTx,
+  args: { companyId: string; query: LedgerQuery },
+): Promise<Page<LedgerEntry>> {
   return cursorPage(db, {
     table: ledgerEntries,
     idColumn: ledgerEntries.id,

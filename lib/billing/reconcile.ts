@@ -34,8 +34,16 @@ export async function reconcileReservations(db: DbOrTx): Promise<number> {
  */
 export async function releaseLeasesOfGoneOwners(db: DbOrTx): Promise<number> {
   const owners = (await db.execute(sql`
-    SELECT DISTINCT owner FROM reservations WHERE status = 'held' AND owner IS NOT NULL`)) as unknown as { owner: string }[];
+    SELECT DISTINCT owner FROM reservations WHERE status = 'held' AND owner IS NOT NULL`)) as unknown as {
+    owner: string;
+  }[];
   const gone = goneOwners(owners.map((r) => r.owner));
   if (gone.length === 0) return 0;
-  return releaseHeld(db, sql`owner IN (${sql.join(gone.map((o) => sql`${o}`), sql`, `)})`);
+  return releaseHeld(
+    db,
+    sql`owner IN (${sql.join(
+      gone.map((o) => sql`${o}`),
+      sql`, `,
+    )})`,
+  );
 }

@@ -12,7 +12,6 @@ import { charge } from "./charge";
 import { usageCostMicro } from "./rates";
 import type { UsageEventInput } from "./schemas";
 
-
 async function findByIdempotencyKey(db: DbOrTx, companyId: string, key: string) {
   const [row] = await db
     .select()

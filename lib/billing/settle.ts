@@ -23,7 +23,10 @@ export async function settle(
   const cost = Math.max(0, Math.round(args.costMicro));
   const { reservation } = args;
   if (cost <= reservation.amountMicro) {
-    const row = await firstEntry(db, sql`WITH ${settleHoldCtes(reservation, cost)} ${insertEntrySql("c", -cost, args.entry)}`);
+    const row = await firstEntry(
+      db,
+      sql`WITH ${settleHoldCtes(reservation, cost)} ${insertEntrySql("c", -cost, args.entry)}`,
+    );
     if (row) return row;
   }
   return settleLocked(db, { ...args, costMicro: cost });
@@ -53,7 +56,9 @@ async function settleLocked(
     const charged = Math.min(costMicro, Math.max(0, available));
     await tx.execute(sql`UPDATE reservations SET status = 'settled' WHERE id = ${reservation.id}`);
     const metadata =
-      charged < costMicro ? { ...args.entry.metadata, cost_micro_requested: costMicro, cost_micro_unbilled: costMicro - charged } : args.entry.metadata;
+      charged < costMicro
+        ? { ...args.entry.metadata, cost_micro_requested: costMicro, cost_micro_unbilled: costMicro - charged }
+        : args.entry.metadata;
     return firstEntry(
       tx,
       sql`WITH c AS (
@@ -66,7 +71,10 @@ async function settleLocked(
 }
 
 /** Gives a hold back without charging (the call never reached the provider). No ledger row: the balance did not change. */
-export async function releaseReservation(db: DbOrTx, reservation: Pick<Reservation, "id" | "companyId">): Promise<boolean> {
+export async function releaseReservation(
+  db: DbOrTx,
+  reservation: Pick<Reservation, "id" | "companyId">,
+): Promise<boolean> {
   const rows = (await db.execute(sql`WITH ${releaseHoldSql(reservation)}`)) as unknown as unknown[];
   return rows.length > 0;
 }

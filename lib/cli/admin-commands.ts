@@ -26,7 +26,9 @@ function flags(argv: string[], names: string[], switches: string[] = []): Flags 
     strict: true,
     allowPositionals: false,
   });
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === true ? "true" : v === false ? undefined : v])) as Flags;
+  return Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, v === true ? "true" : v === false ? undefined : v]),
+  ) as Flags;
 }
 
 function need(f: Flags, name: string): string {
@@ -42,7 +44,11 @@ function otPerM(f: Flags, name: string): number {
   const raw = need(f, name).trim();
   const parsed = OtPerM.safeParse(/^(\d+(\.\d*)?|\.\d+)$/.test(raw) ? Number(raw) : Number.NaN);
   if (!parsed.success) {
-    throw new AppError("invalid_request", `--${name} must be a price in O₮ per 1M tokens from 0 to 1000000, got '${raw}'`, { param: name });
+    throw new AppError(
+      "invalid_request",
+      `--${name} must be a price in O₮ per 1M tokens from 0 to 1000000, got '${raw}'`,
+      { param: name },
+    );
   }
   return parsed.data;
 }
@@ -62,7 +68,12 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
   "key create": async (db, argv) => {
     const f = flags(argv, ["company", "scopes", "name", "rpm", "expires"]);
     const company = await getCompany(db, { companyId: need(f, "company") });
-    const scopes = ScopeList.parse(need(f, "scopes").split(",").map((s) => s.trim()).filter(Boolean));
+    const scopes = ScopeList.parse(
+      need(f, "scopes")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
     const rpm = f.rpm === undefined ? undefined : RateLimitPerMinute.parse(Number(f.rpm));
     const expiresAt = f.expires === undefined ? null : z.iso.datetime({ offset: true }).parse(f.expires);
     const { key, secret } = await createKey(db, {
@@ -72,7 +83,13 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
       rateLimitPerMinute: rpm,
       expiresAt: expiresAt ? new Date(expiresAt) : null,
     });
-    return { id: key.id, key: secret, prefix: key.prefix, scopes: key.scopes, rate_limit_per_minute: key.rateLimitPerMinute };
+    return {
+      id: key.id,
+      key: secret,
+      prefix: key.prefix,
+      scopes: key.scopes,
+      rate_limit_per_minute: key.rateLimitPerMinute,
+    };
   },
   "key revoke": async (db, argv) => {
     const f = flags(argv, ["id"]);
@@ -105,7 +122,12 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
   "agent create": async (db, argv) => {
     const f = flags(argv, ["company", "profile", "name", "topics"]);
     const company = await getCompany(db, { companyId: need(f, "company") });
-    const topics = TopicPatterns.parse((f.topics ?? "").split(",").map((t) => t.trim()).filter(Boolean));
+    const topics = TopicPatterns.parse(
+      (f.topics ?? "")
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+    );
     const agent = await createAgent(db, {
       companyId: company.id,
       input: { name: AgentName.parse(need(f, "name")), conductor_profile_id: need(f, "profile"), topics },
@@ -126,11 +148,23 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
     const given = Object.values(PRICE_FLAGS).filter((n) => f[n] !== undefined);
     let prices: Prices;
     if (f.reset) {
-      if (given.length > 0) throw new AppError("invalid_request", `--reset takes no prices (got --${given.join(", --")})`, { param: "reset" });
+      if (given.length > 0)
+        throw new AppError("invalid_request", `--reset takes no prices (got --${given.join(", --")})`, {
+          param: "reset",
+        });
       prices = await resetModelPrice(db, { companyId, slug });
     } else {
-      if (given.length === 0) throw new AppError("invalid_request", "give --input, --cached-input and --output (O₮ per 1M tokens), or --reset", { param: "input" });
-      const input = { input: otPerM(f, PRICE_FLAGS.input), cached_input: otPerM(f, PRICE_FLAGS.cached_input), output: otPerM(f, PRICE_FLAGS.output) };
+      if (given.length === 0)
+        throw new AppError(
+          "invalid_request",
+          "give --input, --cached-input and --output (O₮ per 1M tokens), or --reset",
+          { param: "input" },
+        );
+      const input = {
+        input: otPerM(f, PRICE_FLAGS.input),
+        cached_input: otPerM(f, PRICE_FLAGS.cached_input),
+        output: otPerM(f, PRICE_FLAGS.output),
+      };
       prices = await setModelPrice(db, { companyId, slug, prices: input });
     }
     return { company_id: companyId, model: slug, pricing: toPricing(prices) };

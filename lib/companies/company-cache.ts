@@ -6,7 +6,11 @@ import { getCompany } from "./get-company";
 
 const TTL_MS = 60_000;
 const cache = new Map<string, { company: Pick<Company, "id" | "name">; at: number }>();
-const live = registerCache("company", (id) => cache.delete(id), () => cache.clear());
+const live = registerCache(
+  "company",
+  (id) => cache.delete(id),
+  () => cache.clear(),
+);
 
 /**
  * A company's identity (id, name) for hot paths such as GET /v1/me; cached per process and evicted

@@ -35,7 +35,11 @@ export interface CompletionCall {
   imageDigests?: Record<string, string>;
 }
 
-function buildContext({ auth, input, admitted, textTokens, imageDigests }: CompletionCall, model: RunContext["model"], signal: AbortSignal): RunContext {
+function buildContext(
+  { auth, input, admitted, textTokens, imageDigests }: CompletionCall,
+  model: RunContext["model"],
+  signal: AbortSignal,
+): RunContext {
   const params: Record<string, unknown> = {};
   for (const k of PASS_THROUGH) if (input[k] != null) params[k] = input[k];
   // The output cap is not passed through as given: the adapter sends the cap the credit hold
@@ -76,7 +80,10 @@ async function startRun(call: CompletionCall, signal: AbortSignal): Promise<RunC
   const { auth, input } = call;
   const model = await resolveModel({ companyId: auth.companyId, slug: input.model });
   if (input.tools?.length && !model.model.supportsTools) {
-    throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, { param: "tools", wireCode: "tools_not_supported" });
+    throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, {
+      param: "tools",
+      wireCode: "tools_not_supported",
+    });
   }
   const ctx = buildContext(call, model, signal);
   try {
@@ -152,24 +159,25 @@ export async function streamCompletion(call: CompletionCall) {
   // A company with output guardrails gets its answer checked whole before any of it is sent (see
   // RunContext.holdOutput): the model's chunks are only collected, and the checked answer goes out
   // below as one delta. Without output rules chunks pass through as they arrive.
-  if (!ctx.holdOutput && !ctx.blockedBy) ctx.onChunk = (chunk) => {
-    const first = !sentFirst;
-    if (first) {
-      sentFirst = true;
-      out.send(frames.role());
-      gate.open();
-    }
-    const delta = frames.delta(chunk);
-    if (delta) out.send(delta);
-    if (chunk.finishReason && !finishSent) {
-      finishSent = true;
-      out.send(frames.finish(chunk.finishReason));
-    }
-    // Let the first bytes reach the socket before the rest of what arrived with them is worked
-    // through: the flush above runs first (both are immediates, in order), so the time to first
-    // byte does not include parsing, storing and billing the rest of a fast answer (-0.3 ms).
-    if (first) return new Promise<void>((resume) => setImmediate(resume));
-  };
+  if (!ctx.holdOutput && !ctx.blockedBy)
+    ctx.onChunk = (chunk) => {
+      const first = !sentFirst;
+      if (first) {
+        sentFirst = true;
+        out.send(frames.role());
+        gate.open();
+      }
+      const delta = frames.delta(chunk);
+      if (delta) out.send(delta);
+      if (chunk.finishReason && !finishSent) {
+        finishSent = true;
+        out.send(frames.finish(chunk.finishReason));
+      }
+      // Let the first bytes reach the socket before the rest of what arrived with them is worked
+      // through: the flush above runs first (both are immediates, in order), so the time to first
+      // byte does not include parsing, storing and billing the rest of a fast answer (-0.3 ms).
+      if (first) return new Promise<void>((resume) => setImmediate(resume));
+    };
 
   void execute(ctx)
     .then(() => {

@@ -16,7 +16,8 @@ const ImageUrl = z
   .max(20 * 1024 * 1024)
   .refine(
     (u) =>
-      /^https:\/\/[^\s]+$/i.test(u) || (u.length < CHARSET_CHECKED_BELOW ? DATA_URI.test(u) : DATA_URI.test(u.slice(0, 4096))),
+      /^https:\/\/[^\s]+$/i.test(u) ||
+      (u.length < CHARSET_CHECKED_BELOW ? DATA_URI.test(u) : DATA_URI.test(u.slice(0, 4096))),
     { message: "must be an https:// URL or a data:image/…;base64 URI" },
   );
 const ImagePart = z.strictObject({
@@ -48,7 +49,10 @@ const Message = z
     message: "content is required (it may be null only for an assistant message with tool_calls)",
     path: ["content"],
   })
-  .refine((m) => m.role !== "tool" || m.tool_call_id, { message: "tool messages need tool_call_id", path: ["tool_call_id"] });
+  .refine((m) => m.role !== "tool" || m.tool_call_id, {
+    message: "tool messages need tool_call_id",
+    path: ["tool_call_id"],
+  });
 
 const Tool = z.object({
   type: z.literal("function"),
@@ -73,7 +77,9 @@ export const ChatCompletionInput = z.strictObject({
   model: z.string().min(1).max(200),
   messages: z.array(Message).min(1).max(10_000),
   stream: z.boolean().nullish(),
-  stream_options: z.strictObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullish(),
+  stream_options: z
+    .strictObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() })
+    .nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
   n: z.literal(1, { message: "only n=1 is supported" }).nullish(),
@@ -83,7 +89,10 @@ export const ChatCompletionInput = z.strictObject({
   seed: z.number().int().nullish(),
   user: z.string().max(256).nullish(),
   response_format: z
-    .object({ type: z.enum(["text", "json_object", "json_schema"]), json_schema: z.record(z.string(), z.unknown()).optional() })
+    .object({
+      type: z.enum(["text", "json_object", "json_schema"]),
+      json_schema: z.record(z.string(), z.unknown()).optional(),
+    })
     .nullish(),
   tools: z.array(Tool).max(128).nullish(),
   tool_choice: ToolChoice.nullish(),

@@ -7,4 +7,5 @@ export function toErrorBodyForStream(err: unknown) {
 }
 
 /** What a stream cut short by the server's shutdown (its grace period ran out) ends with; the generated part is billed. */
-export const shutdownError = () => new AppError("unavailable", "The server is shutting down; the answer was cut short", { wireCode: "server_shutdown" });
+export const shutdownError = () =>
+  new AppError("unavailable", "The server is shutting down; the answer was cut short", { wireCode: "server_shutdown" });

@@ -51,7 +51,12 @@ export function chunkFrames(ctx: RunContext, includeUsage: boolean) {
     system_fingerprint: null,
     ...(includeUsage ? { usage: null } : {}),
   });
-  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish });
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: finish,
+  });
   return {
     role: () => ({ ...base(), choices: [choice({ role: "assistant", content: "" })] }),
     delta: (chunk: ChatChunk) => {

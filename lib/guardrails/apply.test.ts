@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { GuardrailAction, GuardrailMatchType } from "@/db/enums";
 import { applyRules as applyRulesAnywhere, applyRulesNow as applyRules } from "./apply";
-import { compileMatcher as compile, patternProblem, REDACTED, scanText, type CompiledRule, type RuleMatch } from "./compile-rule";
+import {
+  compileMatcher as compile,
+  patternProblem,
+  REDACTED,
+  scanText,
+  type CompiledRule,
+  type RuleMatch,
+} from "./compile-rule";
 
 /** A matcher that takes plain strings, as the tests write them. */
 const compileMatcher = (match: RuleMatch) => {
@@ -30,7 +37,9 @@ describe("keyword matching", () => {
   it("matches punctuation ends anywhere and treats pattern characters literally", () => {
     expect(compileMatcher({ type: "keyword", pattern: "$$$" }).test("win$$$now")).toBe(true);
     expect(compileMatcher({ type: "keyword", pattern: "a.b" }).test("axb")).toBe(false);
-    expect(compileMatcher({ type: "keyword", pattern: "credit card" }).redact("my Credit Card no")).toBe(`my ${REDACTED} no`);
+    expect(compileMatcher({ type: "keyword", pattern: "credit card" }).redact("my Credit Card no")).toBe(
+      `my ${REDACTED} no`,
+    );
     expect(compileMatcher({ type: "keyword", pattern: "café" }).test("CAFÉ!")).toBe(true);
   });
 });
@@ -63,7 +72,10 @@ describe("regex validation", () => {
 
 describe("applyRules", () => {
   it("redacts every match in every text, records each rule once, flags without changing", () => {
-    const out = applyRules([rule("r1", "regex", "\\d{3}-\\d{4}", "redact"), rule("f1", "keyword", "hello", "flag")], ["call 555-1234 or 555-9876", "hello", "nothing"]);
+    const out = applyRules(
+      [rule("r1", "regex", "\\d{3}-\\d{4}", "redact"), rule("f1", "keyword", "hello", "flag")],
+      ["call 555-1234 or 555-9876", "hello", "nothing"],
+    );
     expect(out.texts).toEqual([`call ${REDACTED} or ${REDACTED}`, "hello", "nothing"]);
     expect(out.fired.map((r) => r.id)).toEqual(["r1", "f1"]);
     expect(out.fired[0]).toEqual({ id: "r1", name: "rule r1", action: "redact", stage: "input" });
@@ -71,7 +83,10 @@ describe("applyRules", () => {
   });
 
   it("stops at the first block; rules before it are recorded, later ones are not evaluated", () => {
-    const out = applyRules([rule("f", "keyword", "x", "flag"), rule("b", "keyword", "bomb", "block"), rule("r", "keyword", "x", "redact")], ["x bomb"]);
+    const out = applyRules(
+      [rule("f", "keyword", "x", "flag"), rule("b", "keyword", "bomb", "block"), rule("r", "keyword", "x", "redact")],
+      ["x bomb"],
+    );
     expect(out.blocked).toBe(true);
     expect(out.fired.map((r) => r.id)).toEqual(["f", "b"]);
   });
@@ -85,7 +100,17 @@ describe("applyRules", () => {
 });
 
 describe("Unicode disguises", () => {
-  const disguises = ["ｓｅｃｒｅｔ", "ＳＥＣＲＥＴ", "ѕecret", "sеcrеt", "se\u200bcret", "se\u00adcret", "se\u0301cret", "s\u0323e\u0301c\u0327ret", "se\u2060cr\ufeffet"];
+  const disguises = [
+    "ｓｅｃｒｅｔ",
+    "ＳＥＣＲＥＴ",
+    "ѕecret",
+    "sеcrеt",
+    "se\u200bcret",
+    "se\u00adcret",
+    "se\u0301cret",
+    "s\u0323e\u0301c\u0327ret",
+    "se\u2060cr\ufeffet",
+  ];
 
   it("a keyword matches each disguise and redacts exactly the disguised characters", () => {
     const m = compileMatcher({ type: "keyword", pattern: "secret" });
@@ -99,15 +124,20 @@ describe("Unicode disguises", () => {
 
   it("a regex matches the folded text too, keeping its own case rules", () => {
     const m = compileMatcher({ type: "regex", pattern: "secret" });
-    for (const d of disguises.filter((d) => d !== "ＳＥＣＲＥＴ")) expect(m.redact(`[${d}]`), JSON.stringify(d)).toBe(`[${REDACTED}]`);
+    for (const d of disguises.filter((d) => d !== "ＳＥＣＲＥＴ"))
+      expect(m.redact(`[${d}]`), JSON.stringify(d)).toBe(`[${REDACTED}]`);
     expect(m.test("ＳＥＣＲＥＴ")).toBe(false);
     expect(compileMatcher({ type: "regex", pattern: "(?i)secret" }).test("ＳＥＣＲＥＴ")).toBe(true);
-    expect(compileMatcher({ type: "regex", pattern: "\\d{3}-\\d{4}" }).redact("call ５５５-１２３４ now")).toBe(`call ${REDACTED} now`);
+    expect(compileMatcher({ type: "regex", pattern: "\\d{3}-\\d{4}" }).redact("call ５５５-１２３４ now")).toBe(
+      `call ${REDACTED} now`,
+    );
   });
 
   it("keeps matching text in other scripts, and keeps surrounding characters intact", () => {
     expect(compileMatcher({ type: "keyword", pattern: "секрет" }).redact("это секрет!")).toBe(`это ${REDACTED}!`);
-    expect(compileMatcher({ type: "regex", pattern: "пароль\\s*\\d+" }).redact("мой пароль 123.")).toBe(`мой ${REDACTED}.`);
+    expect(compileMatcher({ type: "regex", pattern: "пароль\\s*\\d+" }).redact("мой пароль 123.")).toBe(
+      `мой ${REDACTED}.`,
+    );
     expect(compileMatcher({ type: "keyword", pattern: "key" }).redact("🔑 ｋｅｙ 🔑")).toBe(`🔑 ${REDACTED} 🔑`);
   });
 

@@ -6,7 +6,10 @@ import { announceRulesChanged } from "./rule-cache";
 import type { CreateGuardrailInput } from "./schemas";
 
 /** Stores a rule whose pattern the schema already compiled; every process sees it on its next call. */
-export async function createGuardrail(db: DbOrTx, args: { companyId: string; input: CreateGuardrailInput }): Promise<GuardrailRule> {
+export async function createGuardrail(
+  db: DbOrTx,
+  args: { companyId: string; input: CreateGuardrailInput },
+): Promise<GuardrailRule> {
   const { input } = args;
   return db.transaction(async (tx) => {
     const [row] = await tx

@@ -5,7 +5,10 @@ import type { DbOrTx } from "@/db/types";
 import { notFound } from "@/lib/errors";
 
 /** @throws not_found when the rule does not exist or belongs to another company (same answer). */
-export async function getGuardrailInCompany(db: DbOrTx, args: { companyId: string; ruleId: string }): Promise<GuardrailRule> {
+export async function getGuardrailInCompany(
+  db: DbOrTx,
+  args: { companyId: string; ruleId: string },
+): Promise<GuardrailRule> {
   const [row] = await db
     .select()
     .from(guardrailRules)

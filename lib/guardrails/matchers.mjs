@@ -81,7 +81,9 @@ function keywordEngine(keyword) {
   const first = keyword[0] ?? "";
   const last = keyword.at(-1) ?? "";
   const source =
-    (WORD_CHAR.test(first) ? "(?<![\\p{L}\\p{N}_])" : "") + escapeLiteral(keyword) + (WORD_CHAR.test(last) ? "(?![\\p{L}\\p{N}_])" : "");
+    (WORD_CHAR.test(first) ? "(?<![\\p{L}\\p{N}_])" : "") +
+    escapeLiteral(keyword) +
+    (WORD_CHAR.test(last) ? "(?![\\p{L}\\p{N}_])" : "");
   const re = new RegExp(source, "giu");
   return {
     hits: (text) => {
@@ -119,10 +121,12 @@ function compileRegex(pattern) {
   try {
     re = RE2JS.compile(pattern);
   } catch (err) {
-    if (err instanceof RE2JSException) throw new PatternError(`invalid regex (RE2 syntax: no backreferences or lookaround): ${err.message}`);
+    if (err instanceof RE2JSException)
+      throw new PatternError(`invalid regex (RE2 syntax: no backreferences or lookaround): ${err.message}`);
     throw err;
   }
-  if (re.programSize() > MAX_PROGRAM_SIZE) throw new PatternError("regex is too complex (reduce repetition counts or alternatives)");
+  if (re.programSize() > MAX_PROGRAM_SIZE)
+    throw new PatternError("regex is too complex (reduce repetition counts or alternatives)");
   // A pattern matching the empty text would "match" between every two characters.
   if (re.testExact("")) throw new PatternError("regex must not match an empty text");
   return re;
@@ -135,7 +139,8 @@ function compileRegex(pattern) {
  */
 export function compileMatcher(match) {
   if (match.pattern.length === 0) throw new PatternError("pattern must not be empty");
-  if (match.pattern.length > MAX_PATTERN_LENGTH) throw new PatternError(`pattern must be at most ${MAX_PATTERN_LENGTH} characters`);
+  if (match.pattern.length > MAX_PATTERN_LENGTH)
+    throw new PatternError(`pattern must be at most ${MAX_PATTERN_LENGTH} characters`);
   if (match.type === "keyword") {
     const engine = keywordEngine(match.pattern);
     const folded = foldText(match.pattern)?.text;

@@ -109,7 +109,9 @@ export function apiRoute<P extends Params = Params>(
 }
 
 /** Routes without a key (webhook trigger, health): same errors, request id and CORS, no auth. */
-export function publicRoute<P extends Params = Params>(handler: (ctx: PublicContext<P>) => Promise<Response>): RouteHandler {
+export function publicRoute<P extends Params = Params>(
+  handler: (ctx: PublicContext<P>) => Promise<Response>,
+): RouteHandler {
   return async (req, ctx) => {
     const started = performance.now();
     const requestId = requestIdFor(req);

@@ -18,13 +18,16 @@ describe("addressKey", () => {
   });
 
   it("null for what is not an address", () => {
-    for (const v of [null, undefined, "", "unknown", "evil.example", "1.2.3", "::ffff:1.2.3.999"]) expect(addressKey(v)).toBeNull();
+    for (const v of [null, undefined, "", "unknown", "evil.example", "1.2.3", "::ffff:1.2.3.999"])
+      expect(addressKey(v)).toBeNull();
   });
 });
 
 describe("resolveClientAddress", () => {
   it("without trusted proxies, the socket's address whatever X-Forwarded-For says", () => {
-    expect(resolveClientAddress({ socket: "198.51.100.9", forwardedFor: "203.0.113.1", trustedProxies: 0 })).toBe("198.51.100.9");
+    expect(resolveClientAddress({ socket: "198.51.100.9", forwardedFor: "203.0.113.1", trustedProxies: 0 })).toBe(
+      "198.51.100.9",
+    );
     expect(resolveClientAddress({ socket: null, forwardedFor: "203.0.113.1", trustedProxies: 0 })).toBeNull();
   });
 
@@ -32,7 +35,9 @@ describe("resolveClientAddress", () => {
     const xff = "6.6.6.6, 203.0.113.1, 10.0.0.2";
     expect(resolveClientAddress({ socket: "10.0.0.3", forwardedFor: xff, trustedProxies: 1 })).toBe("10.0.0.2");
     expect(resolveClientAddress({ socket: "10.0.0.3", forwardedFor: xff, trustedProxies: 2 })).toBe("203.0.113.1");
-    expect(resolveClientAddress({ socket: "10.0.0.3", forwardedFor: "203.0.113.1", trustedProxies: 3 })).toBe("203.0.113.1");
+    expect(resolveClientAddress({ socket: "10.0.0.3", forwardedFor: "203.0.113.1", trustedProxies: 3 })).toBe(
+      "203.0.113.1",
+    );
   });
 
   it("with trusted proxies but no usable header, the socket's address", () => {

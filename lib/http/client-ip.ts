@@ -23,7 +23,10 @@ function socketAddress(): string | null {
  */
 export function addressKey(address: string | null | undefined): string | null {
   if (!address) return null;
-  const bare = address.trim().replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "");
+  const bare = address
+    .trim()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/%.*$/, "");
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
   if (mapped) return isIPv4(mapped[1]!) ? mapped[1]! : null;
   if (isIPv4(bare)) return bare;
@@ -33,7 +36,10 @@ export function addressKey(address: string | null | undefined): string | null {
   const right = bare.includes("::") ? (tail ? tail.split(":") : []) : [];
   // An embedded IPv4 tail (…:1.2.3.4) is two groups; it never reaches the first four.
   const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 /**
@@ -41,9 +47,16 @@ export function addressKey(address: string | null | undefined): string | null {
  * X-Forwarded-For says. With N proxies in front, each appending the address it saw, the client is
  * the Nth entry from the right; entries further left are the client's own to forge.
  */
-export function resolveClientAddress(args: { socket: string | null; forwardedFor: string | null | undefined; trustedProxies: number }): string | null {
+export function resolveClientAddress(args: {
+  socket: string | null;
+  forwardedFor: string | null | undefined;
+  trustedProxies: number;
+}): string | null {
   if (args.trustedProxies > 0 && args.forwardedFor) {
-    const hops = args.forwardedFor.split(",").map((h) => h.trim()).filter(Boolean);
+    const hops = args.forwardedFor
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean);
     const hop = hops[Math.max(0, hops.length - args.trustedProxies)];
     const key = addressKey(hop);
     if (key) return key;

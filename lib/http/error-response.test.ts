@@ -46,7 +46,12 @@ describe("error mapping", () => {
     expect(res.headers.get("retry-after")).toBe("1");
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({
-      error: { message: "Upstream provider error: openai returned 500: boom", type: "upstream_error", code: "upstream_500", param: null },
+      error: {
+        message: "Upstream provider error: openai returned 500: boom",
+        type: "upstream_error",
+        code: "upstream_500",
+        param: null,
+      },
     });
     expect(text).not.toContain("sk-live-secret");
   });
@@ -77,7 +82,15 @@ describe("error mapping", () => {
   it("names the image URL field when an image is not https or a data: URI", () => {
     const err = zodError({
       model: "gpt-5",
-      messages: [{ role: "user", content: [{ type: "text", text: "see" }, { type: "image_url", image_url: { url: "http://example.com/a.png" } }] }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "see" },
+            { type: "image_url", image_url: { url: "http://example.com/a.png" } },
+          ],
+        },
+      ],
     });
     expect(err.status).toBe(400);
     expect(err.param).toBe("messages.0.content.1.image_url.url");

@@ -1,7 +1,13 @@
 import { log } from "@/lib/log";
 
 /** One line per request. Only the path: query strings and headers may carry secrets. */
-export function logRequest(req: Request, status: number, started: number, requestId: string, companyId: string | undefined) {
+export function logRequest(
+  req: Request,
+  status: number,
+  started: number,
+  requestId: string,
+  companyId: string | undefined,
+) {
   if (!log.isLevelEnabled("info")) return;
   log.info(
     {

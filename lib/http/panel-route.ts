@@ -39,7 +39,9 @@ function assertSameOrigin(req: Request): void {
 }
 
 /** Like apiRoute, for the panel: the session's company, every scope (panel users administer their company). */
-export function panelRoute<P extends Record<string, string>>(handler: (ctx: ApiContext<P>) => Promise<Response>): RouteHandler {
+export function panelRoute<P extends Record<string, string>>(
+  handler: (ctx: ApiContext<P>) => Promise<Response>,
+): RouteHandler {
   return async (req, ctx) => {
     const started = performance.now();
     const requestId = requestIdFor(req);
@@ -58,7 +60,13 @@ export function panelRoute<P extends Record<string, string>>(handler: (ctx: ApiC
         rateLimitPerMinute: null,
       };
       // Panel sessions have no per-key rate limit: admitted at once.
-      res = await handler({ req, auth, params: await readParams<P>(ctx.params), requestId, admitted: Promise.resolve() });
+      res = await handler({
+        req,
+        auth,
+        params: await readParams<P>(ctx.params),
+        requestId,
+        admitted: Promise.resolve(),
+      });
     } catch (err) {
       res = toErrorResponse(err, requestId);
     }

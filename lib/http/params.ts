@@ -12,7 +12,8 @@ export async function readParams<P extends Params>(params: Promise<Params> | und
   const p = (await params) ?? {};
   for (const value of Object.values(p)) {
     for (const v of Array.isArray(value) ? value : [value]) {
-      if (v !== undefined && !isStorableText(v)) throw new AppError("not_found", "No resource found at this path", { wireCode: "not_found" });
+      if (v !== undefined && !isStorableText(v))
+        throw new AppError("not_found", "No resource found at this path", { wireCode: "not_found" });
     }
   }
   return p as P;

@@ -38,7 +38,11 @@ describe("readJson", () => {
   });
 
   it("a body over the cap is a 413, whether announced or only streamed", async () => {
-    const announced = new Request("http://x/", { method: "POST", body: "x".repeat(10), headers: { "content-length": "10" } });
+    const announced = new Request("http://x/", {
+      method: "POST",
+      body: "x".repeat(10),
+      headers: { "content-length": "10" },
+    });
     expect((await refusal(readJson(announced, Schema, { limitBytes: 5 }))).status).toBe(413);
     expect((await refusal(readJson(streamed(["123", "456"]), Schema, { limitBytes: 5 }))).status).toBe(413);
   });
@@ -50,7 +54,8 @@ describe("readJson", () => {
 });
 
 describe("nesting depth", () => {
-  const nested = (depth: number, open = "[", close = "]") => `{"a":${open.repeat(depth - 1)}${close.repeat(depth - 1)}}`;
+  const nested = (depth: number, open = "[", close = "]") =>
+    `{"a":${open.repeat(depth - 1)}${close.repeat(depth - 1)}}`;
 
   it("counts arrays and objects, not brackets inside strings or after escaped quotes", () => {
     expect(jsonNestsDeeper(nested(3), 3)).toBe(false);

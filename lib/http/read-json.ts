@@ -15,7 +15,9 @@ export const MIN_BODY_BYTES_PER_S = 1024 * 1024;
 export const SLOW_BODY_GRACE_MS = 5_000;
 
 const tooLarge = (limit: number) =>
-  new AppError("payload_too_large", `Request body exceeds ${Math.round(limit / 1024)} KiB`, { wireCode: "payload_too_large" });
+  new AppError("payload_too_large", `Request body exceeds ${Math.round(limit / 1024)} KiB`, {
+    wireCode: "payload_too_large",
+  });
 
 export interface RawBody {
   chunks: Uint8Array[];
@@ -71,11 +73,17 @@ export async function readBody(req: Request, limit: number): Promise<RawBody> {
           next = await reader.read();
         } catch {
           // The client closed the connection mid-body: its fault, not ours (no one hears this 400).
-          throw new AppError("invalid_request", "The connection closed before the request body ended", { wireCode: "incomplete_body" });
+          throw new AppError("invalid_request", "The connection closed before the request body ended", {
+            wireCode: "incomplete_body",
+          });
         }
         const { done, value } = next;
         if (tooSlow) {
-          throw new AppError("request_timeout", `The request body arrived slower than ${MIN_BODY_BYTES_PER_S / 1024} KiB/s`, { wireCode: "body_too_slow" });
+          throw new AppError(
+            "request_timeout",
+            `The request body arrived slower than ${MIN_BODY_BYTES_PER_S / 1024} KiB/s`,
+            { wireCode: "body_too_slow" },
+          );
         }
         if (done) break;
         size += value.byteLength;
@@ -125,12 +133,17 @@ export async function readJson<S extends z.ZodType>(
  */
 export function parseJsonObject(text: string, optional = false): Record<string, unknown> {
   if (jsonNestsDeeper(text, MAX_JSON_DEPTH)) {
-    throw new AppError("invalid_request", `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, { wireCode: "json_too_deep" });
+    throw new AppError(
+      "invalid_request",
+      `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+      { wireCode: "json_too_deep" },
+    );
   }
   const opts = { optional };
   let value: unknown;
   if (text.trim() === "") {
-    if (!opts.optional) throw new AppError("invalid_request", "Request body must be a JSON object", { wireCode: "invalid_json" });
+    if (!opts.optional)
+      throw new AppError("invalid_request", "Request body must be a JSON object", { wireCode: "invalid_json" });
     value = {};
   } else {
     try {

@@ -13,10 +13,14 @@ type Method = (typeof METHODS)[number];
 export function routes(handlers: Partial<Record<Method, RouteHandler>>): Record<Method | "OPTIONS", RouteHandler> {
   const allowed = METHODS.filter((m) => handlers[m]);
   const notAllowed = publicRoute(async ({ req }) => {
-    throw new AppError("method_not_allowed", `Method ${req.method} is not allowed here; allowed: ${allowed.join(", ")}`, {
-      wireCode: "method_not_allowed",
-      headers: { allow: [...allowed, "OPTIONS"].join(", ") },
-    });
+    throw new AppError(
+      "method_not_allowed",
+      `Method ${req.method} is not allowed here; allowed: ${allowed.join(", ")}`,
+      {
+        wireCode: "method_not_allowed",
+        headers: { allow: [...allowed, "OPTIONS"].join(", ") },
+      },
+    );
   });
   const pick = (m: Method) => handlers[m] ?? notAllowed;
   return {

@@ -48,7 +48,9 @@ async function startBoss(): Promise<PgBoss> {
   });
   await boss.start();
   // Only speed rides on it: the queue works without (slower behind a long backlog).
-  await ensureFetchOrderIndex(boss).catch((err: unknown) => log.warn({ err }, "job queue: could not create the fetch order index"));
+  await ensureFetchOrderIndex(boss).catch((err: unknown) =>
+    log.warn({ err }, "job queue: could not create the fetch order index"),
+  );
   return boss;
 }
 
@@ -62,7 +64,8 @@ async function startBoss(): Promise<PgBoss> {
  * per database, under an advisory lock so servers starting together do not race on the name.
  */
 async function ensureFetchOrderIndex(boss: PgBoss): Promise<void> {
-  await boss.getDb().executeSql(`
+  await boss.getDb().executeSql(
+    `
     DO $$
     BEGIN
       PERFORM pg_advisory_xact_lock(hashtext('cockpit:${JOBS_SCHEMA}.job_fetch_order'));
@@ -78,5 +81,7 @@ export async function stopBoss(): Promise<void> {
   if (!started) return;
   g.__cockpitBoss = undefined;
   const boss = await started.catch(() => null);
-  await boss?.stop({ graceful: false, wait: false }).catch((err: unknown) => log.warn({ err }, "job queue: stop failed"));
+  await boss
+    ?.stop({ graceful: false, wait: false })
+    .catch((err: unknown) => log.warn({ err }, "job queue: stop failed"));
 }

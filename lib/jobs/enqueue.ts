@@ -13,7 +13,8 @@ function toStatement(text: string, values: unknown[]): SQL {
     if (i % 2 === 0) return sql.raw(part);
     const value = values[Number(part) - 1] ?? null;
     // pg sends undefined as NULL and objects as JSON; drizzle would drop the one and postgres.js mangle the other.
-    const param = value !== null && typeof value === "object" && !(value instanceof Date) ? JSON.stringify(value) : value;
+    const param =
+      value !== null && typeof value === "object" && !(value instanceof Date) ? JSON.stringify(value) : value;
     return sql`${param}`;
   });
   return sql.join(chunks, sql.raw(""));
@@ -55,9 +56,31 @@ export async function enqueueJobs<T extends object>(db: DbOrTx, queue: QueueDefi
   if (data.length === 0) return;
   const boss = await getBoss();
   await ensureQueues(boss);
-  const { retryLimit, retryDelay, retryBackoff, expireInSeconds, deadLetter, priority, singletonKey, singletonSeconds, ...rest } = queue.sendOptions();
-  if (Object.keys(rest).length > 0) throw new Error(`job queue '${queue.name}': send options ${Object.keys(rest).join(", ")} not supported by enqueueJobs`);
-  const common = { retryLimit, retryDelay, retryBackoff, expireInSeconds, deadLetter, priority, singletonKey, singletonSeconds };
+  const {
+    retryLimit,
+    retryDelay,
+    retryBackoff,
+    expireInSeconds,
+    deadLetter,
+    priority,
+    singletonKey,
+    singletonSeconds,
+    ...rest
+  } = queue.sendOptions();
+  if (Object.keys(rest).length > 0)
+    throw new Error(
+      `job queue '${queue.name}': send options ${Object.keys(rest).join(", ")} not supported by enqueueJobs`,
+    );
+  const common = {
+    retryLimit,
+    retryDelay,
+    retryBackoff,
+    expireInSeconds,
+    deadLetter,
+    priority,
+    singletonKey,
+    singletonSeconds,
+  };
   let stored = -1;
   await boss.insert(
     data.map((d) => ({ ...common, name: queue.name, data: d })),

@@ -66,7 +66,11 @@ export function delegatesToJobsThread(): boolean {
 export const jobsThreadRunning = (): boolean => state.running !== undefined;
 
 function spawn(file: string): Running {
-  const data: JobsThreadData = { owner: currentLeaseOwner(), nice: JOBS_THREAD_NICE, wakeToken: g.__cockpitJobsWake?.token ?? "" };
+  const data: JobsThreadData = {
+    owner: currentLeaseOwner(),
+    nice: JOBS_THREAD_NICE,
+    wakeToken: g.__cockpitJobsWake?.token ?? "",
+  };
   // The server's V8 flags are the process's; the thread takes none of its own.
   const worker = new Worker(file, { workerData: data, execArgv: [], stdout: false, stderr: false });
   const exited = new Promise<void>((resolve) => {
@@ -74,7 +78,9 @@ function spawn(file: string): Running {
       if (state.running?.worker === worker) state.running = undefined;
       if (!state.stopped) log.warn({ code }, "jobs thread exited; it starts again on the next job");
       // What it journaled and had not written yet becomes the main thread's to write.
-      adoptJobsThreadJournal().catch((err: unknown) => log.error({ err }, "could not adopt the jobs thread's bill journal"));
+      adoptJobsThreadJournal().catch((err: unknown) =>
+        log.error({ err }, "could not adopt the jobs thread's bill journal"),
+      );
       resolve();
     });
   });

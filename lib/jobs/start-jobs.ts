@@ -7,7 +7,13 @@ import { dbState, isConnectionError } from "@/db/resilience";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { bossStarted, getBoss, JOBS_SCHEMA, stopBoss } from "./boss";
-import { delegatesToJobsThread, ensureJobsThread, jobsThreadRunning, stopJobsThread, wakeJobsThread } from "./jobs-thread";
+import {
+  delegatesToJobsThread,
+  ensureJobsThread,
+  jobsThreadRunning,
+  stopJobsThread,
+  wakeJobsThread,
+} from "./jobs-thread";
 import { definedQueues, type JobRun, type QueueDefinition } from "./queues";
 
 const g = globalThis as { __cockpitQueuesReady?: WeakMap<PgBoss, Promise<void>>; __cockpitWorkers?: Promise<void> };
@@ -36,13 +42,18 @@ export function ensureQueues(boss: PgBoss): Promise<void> {
  * a killed or frozen process stops doing so and its job expires on time. After `maxRunSeconds`
  * the beats stop and the handler's signal aborts.
  */
-function heartbeat(name: string, id: string, expireSeconds: number, maxRunSeconds: number): { signal: AbortSignal; stop: () => void } {
+function heartbeat(
+  name: string,
+  id: string,
+  expireSeconds: number,
+  maxRunSeconds: number,
+): { signal: AbortSignal; stop: () => void } {
   const controller = new AbortController();
   const beat = setInterval(
     () => {
-      db.execute(sql`UPDATE ${sql.identifier(JOBS_SCHEMA)}.job SET started_on = now() WHERE name = ${name} AND id = ${id}::uuid AND state = 'active'`).catch(
-        (err: unknown) => log.debug({ err, job: id }, "job heartbeat failed"),
-      );
+      db.execute(
+        sql`UPDATE ${sql.identifier(JOBS_SCHEMA)}.job SET started_on = now() WHERE name = ${name} AND id = ${id}::uuid AND state = 'active'`,
+      ).catch((err: unknown) => log.debug({ err, job: id }, "job heartbeat failed"));
     },
     Math.max(1, Math.floor(expireSeconds / 3)) * 1000,
   );
@@ -62,7 +73,10 @@ function heartbeat(name: string, id: string, expireSeconds: number, maxRunSecond
 }
 
 /** This process's worker ids by queue (on globalThis: Next.js may load this module once per bundle). */
-const gw = globalThis as { __cockpitWorkerIds?: Map<string, string[]>; __cockpitJobsWake?: { token: string; pending: Set<string> } };
+const gw = globalThis as {
+  __cockpitWorkerIds?: Map<string, string[]>;
+  __cockpitJobsWake?: { token: string; pending: Set<string> };
+};
 const workerIds = (gw.__cockpitWorkerIds ??= new Map());
 let nextNotified = 0;
 
@@ -103,7 +117,9 @@ export function notifyJobWorkers(name: string): void {
   wake.pending.add(name);
   setImmediate(() => {
     wake.pending.delete(name);
-    pg`select pg_notify(${WAKE_CHANNEL}, ${`${name}:${wake.token}`})`.catch((err: unknown) => log.debug({ err, queue: name }, "job wake-up not sent"));
+    pg`select pg_notify(${WAKE_CHANNEL}, ${`${name}:${wake.token}`})`.catch((err: unknown) =>
+      log.debug({ err, queue: name }, "job wake-up not sent"),
+    );
   });
 }
 
@@ -126,22 +142,39 @@ const servedQueues = () => {
   return definedQueues().filter((q) => q.concurrency() > 0 && !(delegating && q.thread));
 };
 /** The queues this process serves on its jobs thread (none but on the production server's main thread). */
-const threadQueues = () => (delegatesToJobsThread() ? definedQueues().filter((q) => q.concurrency() > 0 && q.thread) : []);
-const queueNames = (queues: QueueDefinition<object>[]) => queues.flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter.name] : [q.name]));
+const threadQueues = () =>
+  delegatesToJobsThread() ? definedQueues().filter((q) => q.concurrency() > 0 && q.thread) : [];
+const queueNames = (queues: QueueDefinition<object>[]) =>
+  queues.flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter.name] : [q.name]));
 
-async function serve<T extends object>(boss: PgBoss, queue: QueueDefinition<T>, name: string, handle: (job: JobRun<T>) => Promise<void>) {
+async function serve<T extends object>(
+  boss: PgBoss,
+  queue: QueueDefinition<T>,
+  name: string,
+  handle: (job: JobRun<T>) => Promise<void>,
+) {
   let self = "";
-  self = await boss.work<T>(name, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: env.JOBS_POLL_S }, async ([job]) => {
-    if (!job) return;
-    const beats = heartbeat(name, job.id, queue.sendOptions().expireInSeconds ?? 120, queue.maxRunSeconds());
-    try {
-      await handle({ id: job.id, data: job.data, retryCount: job.retryCount, retryLimit: job.retryLimit, signal: beats.signal });
-    } finally {
-      beats.stop();
-      // More may be waiting: fetch again without the polling pause.
-      boss.notifyWorker(self);
-    }
-  });
+  self = await boss.work<T>(
+    name,
+    { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: env.JOBS_POLL_S },
+    async ([job]) => {
+      if (!job) return;
+      const beats = heartbeat(name, job.id, queue.sendOptions().expireInSeconds ?? 120, queue.maxRunSeconds());
+      try {
+        await handle({
+          id: job.id,
+          data: job.data,
+          retryCount: job.retryCount,
+          retryLimit: job.retryLimit,
+          signal: beats.signal,
+        });
+      } finally {
+        beats.stop();
+        // More may be waiting: fetch again without the polling pause.
+        boss.notifyWorker(self);
+      }
+    },
+  );
   workerIds.set(name, [...(workerIds.get(name) ?? []), self]);
   return self;
 }

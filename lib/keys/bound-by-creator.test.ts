@@ -24,14 +24,18 @@ describe("boundByCreator", () => {
   });
 
   it("refuses a rate limit above the creator's, and caps the default at it", () => {
-    expect(paramOf(() => boundByCreator(creator, { scopes: ["chat"], rateLimitPerMinute: 61 }))).toBe("rate_limit_per_minute");
+    expect(paramOf(() => boundByCreator(creator, { scopes: ["chat"], rateLimitPerMinute: 61 }))).toBe(
+      "rate_limit_per_minute",
+    );
     expect(boundByCreator(creator, { scopes: ["chat"], rateLimitPerMinute: 60 }).rateLimitPerMinute).toBe(60);
     expect(boundByCreator({ ...creator, rateLimitPerMinute: 10 }, { scopes: ["chat"] }).rateLimitPerMinute).toBe(10);
     expect(boundByCreator({ ...creator, rateLimitPerMinute: 5000 }, { scopes: ["chat"] }).rateLimitPerMinute).toBe(60);
   });
 
   it("refuses an expiry later than the creator's; none asked for inherits it", () => {
-    expect(paramOf(() => boundByCreator(creator, { scopes: ["chat"], expiresAt: new Date(creatorExpiry.getTime() + 1) }))).toBe("expires_at");
+    expect(
+      paramOf(() => boundByCreator(creator, { scopes: ["chat"], expiresAt: new Date(creatorExpiry.getTime() + 1) })),
+    ).toBe("expires_at");
     expect(boundByCreator(creator, { scopes: ["chat"] }).expiresAt).toEqual(creatorExpiry);
     expect(boundByCreator(creator, { scopes: ["chat"], expiresAt: null }).expiresAt).toEqual(creatorExpiry);
     const earlier = new Date(creatorExpiry.getTime() - HOUR);

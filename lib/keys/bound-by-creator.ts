@@ -25,7 +25,8 @@ export function boundByCreator(
   wanted: KeyLimits,
 ): Required<KeyLimits> {
   const missing = wanted.scopes.filter((s) => !creator.scopes.includes(s));
-  if (missing.length > 0) throw exceeds("scopes", `the creating key does not hold ${missing.map((s) => `'${s}'`).join(", ")}`);
+  if (missing.length > 0)
+    throw exceeds("scopes", `the creating key does not hold ${missing.map((s) => `'${s}'`).join(", ")}`);
 
   const rpm = wanted.rateLimitPerMinute ?? Math.min(DEFAULT_RATE_LIMIT_PER_MINUTE, creator.rateLimitPerMinute);
   if (rpm > creator.rateLimitPerMinute) {

@@ -19,5 +19,12 @@ export async function exchangeToken(auth: AuthContext, args: { scopes?: Scope[] 
   const scopes = args.scopes ?? auth.scopes;
   requireSubset(auth.scopes, scopes);
   const { token, expiresAt } = await mintSdkToken({ keyId: auth.keyId, companyId: auth.companyId, scopes });
-  return { token, token_type: "Bearer" as const, expires_in: SDK_TOKEN_TTL_S, expires_at: expiresAt, scopes, company_id: auth.companyId };
+  return {
+    token,
+    token_type: "Bearer" as const,
+    expires_in: SDK_TOKEN_TTL_S,
+    expires_at: expiresAt,
+    scopes,
+    company_id: auth.companyId,
+  };
 }

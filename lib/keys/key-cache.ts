@@ -55,7 +55,11 @@ async function load(where: ReturnType<typeof eq>): Promise<KeyRecord | null> {
   return { ...rest, expiresAtMs: expiresAt ? expiresAt.getTime() : null };
 }
 
-async function cached(map: Map<string, Entry>, k: string, fetch: () => Promise<KeyRecord | null>): Promise<KeyRecord | null> {
+async function cached(
+  map: Map<string, Entry>,
+  k: string,
+  fetch: () => Promise<KeyRecord | null>,
+): Promise<KeyRecord | null> {
   const live = cacheLive();
   const now = Date.now();
   const hit = map.get(k);
@@ -88,7 +92,8 @@ export function markKeyUsed(keyId: string): void {
   const now = Date.now();
   if (now - (touched.get(keyId) ?? 0) < TOUCH_EVERY_MS) return;
   touched.set(keyId, now);
-  relaxedDb.update(apiKeys)
+  relaxedDb
+    .update(apiKeys)
     .set({ lastUsedAt: new Date(now) })
     .where(eq(apiKeys.id, keyId))
     .catch((err: unknown) => log.warn({ err, keyId }, "could not record key use"));

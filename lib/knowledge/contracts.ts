@@ -26,7 +26,15 @@ export class IndexingError extends Error {
 }
 
 /** The document kinds allowed (decided from the bytes together with the name, never the declared type alone). */
-export const DOCUMENT_KIND = { pdf: "pdf", docx: "docx", xlsx: "xlsx", doc: "doc", xls: "xls", txt: "txt", md: "md" } as const;
+export const DOCUMENT_KIND = {
+  pdf: "pdf",
+  docx: "docx",
+  xlsx: "xlsx",
+  doc: "doc",
+  xls: "xls",
+  txt: "txt",
+  md: "md",
+} as const;
 export type DocumentKind = (typeof DOCUMENT_KIND)[keyof typeof DOCUMENT_KIND];
 
 /**

@@ -43,8 +43,16 @@ export function providerEmbedder(
 ): Embedder {
   const [groupId, ...rest] = spec.split(":");
   const model = rest.join(":");
-  if (!group?.baseUrl || !group.apiKey) throw new AppError("upstream_error", `EMBEDDING_MODEL names provider group ${groupId}, which has no base URL or key`);
-  if (microPerM === null) throw new AppError("upstream_error", `EMBEDDING_MODEL names ${model}, whose price is unknown: set EMBEDDING_PRICE_PER_M`);
+  if (!group?.baseUrl || !group.apiKey)
+    throw new AppError(
+      "upstream_error",
+      `EMBEDDING_MODEL names provider group ${groupId}, which has no base URL or key`,
+    );
+  if (microPerM === null)
+    throw new AppError(
+      "upstream_error",
+      `EMBEDDING_MODEL names ${model}, whose price is unknown: set EMBEDDING_PRICE_PER_M`,
+    );
   const { baseUrl, apiKey } = group;
   const dimensions = model.startsWith("text-embedding-3") ? { dimensions: PROVIDER_DIM } : {};
   return {
@@ -63,11 +71,19 @@ export function providerEmbedder(
           signal: signal ?? AbortSignal.timeout(env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS),
           secrets: [apiKey],
         });
-        const body = (await res.body.json()) as { data?: { index: number; embedding: number[] }[]; usage?: { prompt_tokens?: unknown } };
+        const body = (await res.body.json()) as {
+          data?: { index: number; embedding: number[] }[];
+          usage?: { prompt_tokens?: unknown };
+        };
         const used = body.usage?.prompt_tokens;
-        tokens = tokens !== null && typeof used === "number" && Number.isSafeInteger(used) && used >= 0 ? tokens + used : null;
+        tokens =
+          tokens !== null && typeof used === "number" && Number.isSafeInteger(used) && used >= 0 ? tokens + used : null;
         const data = [...(body.data ?? [])].sort((a, b) => a.index - b.index);
-        if (data.length !== Math.min(BATCH, texts.length - i)) throw new AppError("upstream_error", `${groupId} returned ${data.length} embeddings for ${texts.length - i} inputs`);
+        if (data.length !== Math.min(BATCH, texts.length - i))
+          throw new AppError(
+            "upstream_error",
+            `${groupId} returned ${data.length} embeddings for ${texts.length - i} inputs`,
+          );
         for (const d of data) out.push(normalize(Float32Array.from(d.embedding)));
       }
       return { vectors: out, tokens };

@@ -50,15 +50,58 @@ function replaceIf(w: string, s: string, r: string, minM: number): string | null
 }
 
 const STEP2: [string, string][] = [
-  ["ational", "ate"], ["tional", "tion"], ["enci", "ence"], ["anci", "ance"], ["izer", "ize"],
-  ["bli", "ble"], ["alli", "al"], ["entli", "ent"], ["eli", "e"], ["ousli", "ous"],
-  ["ization", "ize"], ["ation", "ate"], ["ator", "ate"], ["alism", "al"], ["iveness", "ive"],
-  ["fulness", "ful"], ["ousness", "ous"], ["aliti", "al"], ["iviti", "ive"], ["biliti", "ble"], ["logi", "log"],
+  ["ational", "ate"],
+  ["tional", "tion"],
+  ["enci", "ence"],
+  ["anci", "ance"],
+  ["izer", "ize"],
+  ["bli", "ble"],
+  ["alli", "al"],
+  ["entli", "ent"],
+  ["eli", "e"],
+  ["ousli", "ous"],
+  ["ization", "ize"],
+  ["ation", "ate"],
+  ["ator", "ate"],
+  ["alism", "al"],
+  ["iveness", "ive"],
+  ["fulness", "ful"],
+  ["ousness", "ous"],
+  ["aliti", "al"],
+  ["iviti", "ive"],
+  ["biliti", "ble"],
+  ["logi", "log"],
 ];
 const STEP3: [string, string][] = [
-  ["icate", "ic"], ["ative", ""], ["alize", "al"], ["iciti", "ic"], ["ical", "ic"], ["ful", ""], ["ness", ""],
+  ["icate", "ic"],
+  ["ative", ""],
+  ["alize", "al"],
+  ["iciti", "ic"],
+  ["ical", "ic"],
+  ["ful", ""],
+  ["ness", ""],
 ];
-const STEP4 = ["al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize"];
+const STEP4 = [
+  "al",
+  "ance",
+  "ence",
+  "er",
+  "ic",
+  "able",
+  "ible",
+  "ant",
+  "ement",
+  "ment",
+  "ent",
+  "ion",
+  "ou",
+  "ism",
+  "ate",
+  "iti",
+  "ous",
+  "ive",
+  "ize",
+];
 
 /**
  * Longer words are returned unchanged: no English word is this long, and the measure of a run of

@@ -82,7 +82,8 @@ function parseFingerprint(row: Record<string, unknown>): Fingerprint {
 export const QUERY_AT = 0;
 export const VECTORS_AT = 65_536;
 const PAGE = 65_536;
-const pagesFor = (capacity: number, stride: number) => Math.ceil((VECTORS_AT + capacity * stride * 4 + capacity * 4) / PAGE);
+const pagesFor = (capacity: number, stride: number) =>
+  Math.ceil((VECTORS_AT + capacity * stride * 4 + capacity * 4) / PAGE);
 /** Byte offset of the scores region. */
 export const scoresAt = (ix: CompanyIndex) => VECTORS_AT + ix.capacity * ix.stride * 4;
 
@@ -92,9 +93,26 @@ function empty(model: string, dim: number): CompanyIndex {
   const simd = createSimdDot(pagesFor(capacity, stride));
   const memory = simd?.memory ?? new WebAssembly.Memory({ initial: pagesFor(capacity, stride) });
   return {
-    model, dim, slots: [], alive: new Uint8Array(capacity), hasVector: new Uint8Array(capacity), slotCollection: new Int32Array(capacity),
-    lengths: new Float64Array(capacity), vectors: new Float32Array(memory.buffer, VECTORS_AT, capacity * stride), stride, capacity, memory, simd,
-    postings: new Map(), collections: [], collectionCode: new Map(), slotById: new Map(), live: 0, version: -1, liveSeqSum: 0n, maxSeq: 0,
+    model,
+    dim,
+    slots: [],
+    alive: new Uint8Array(capacity),
+    hasVector: new Uint8Array(capacity),
+    slotCollection: new Int32Array(capacity),
+    lengths: new Float64Array(capacity),
+    vectors: new Float32Array(memory.buffer, VECTORS_AT, capacity * stride),
+    stride,
+    capacity,
+    memory,
+    simd,
+    postings: new Map(),
+    collections: [],
+    collectionCode: new Map(),
+    slotById: new Map(),
+    live: 0,
+    version: -1,
+    liveSeqSum: 0n,
+    maxSeq: 0,
   };
 }
 
@@ -102,10 +120,18 @@ function grow(ix: CompanyIndex, need: number) {
   if (need <= ix.capacity) return;
   let cap = ix.capacity;
   while (cap < need) cap *= 2;
-  const a = new Uint8Array(cap); a.set(ix.alive); ix.alive = a;
-  const h = new Uint8Array(cap); h.set(ix.hasVector); ix.hasVector = h;
-  const c = new Int32Array(cap); c.set(ix.slotCollection); ix.slotCollection = c;
-  const l = new Float64Array(cap); l.set(ix.lengths); ix.lengths = l;
+  const a = new Uint8Array(cap);
+  a.set(ix.alive);
+  ix.alive = a;
+  const h = new Uint8Array(cap);
+  h.set(ix.hasVector);
+  ix.hasVector = h;
+  const c = new Int32Array(cap);
+  c.set(ix.slotCollection);
+  ix.slotCollection = c;
+  const l = new Float64Array(cap);
+  l.set(ix.lengths);
+  ix.lengths = l;
   // The vector region keeps its place; the scores region after it is scratch and just moves.
   const pages = pagesFor(cap, ix.stride) - ix.memory.buffer.byteLength / PAGE;
   if (pages > 0) ix.memory.grow(pages);
@@ -219,7 +245,9 @@ async function loadAbove(db: DbOrTx, ix: CompanyIndex, companyId: string, fromSe
 }
 
 async function reconcile(db: DbOrTx, ix: CompanyIndex, companyId: string) {
-  const rows = (await db.execute(sql`SELECT id, seq FROM knowledge_chunks WHERE company_id = ${companyId}`)) as unknown as { id: string; seq: string }[];
+  const rows = (await db.execute(
+    sql`SELECT id, seq FROM knowledge_chunks WHERE company_id = ${companyId}`,
+  )) as unknown as { id: string; seq: string }[];
   const present = new Map(rows.map((r) => [r.id, Number(r.seq)]));
   for (let s = 0; s < ix.slots.length; s++) {
     if (ix.alive[s] && present.get(ix.slots[s]!.id) !== ix.slots[s]!.seq) kill(ix, s);
@@ -232,7 +260,8 @@ async function reconcile(db: DbOrTx, ix: CompanyIndex, companyId: string) {
   }
 }
 
-const matches = (ix: CompanyIndex, fp: Fingerprint) => ix.live === fp.n && ix.liveSeqSum === fp.sum && ix.maxSeq >= fp.max;
+const matches = (ix: CompanyIndex, fp: Fingerprint) =>
+  ix.live === fp.n && ix.liveSeqSum === fp.sum && ix.maxSeq >= fp.max;
 
 /** Drops least recently searched companies while the caches hold more than KNOWLEDGE_CACHE_CHUNKS slots; never `keep`. */
 function evict(keep: string) {
@@ -247,7 +276,10 @@ function evict(keep: string) {
 }
 
 /** The company's index brought up to the version just read; concurrent callers share one refresh. */
-export async function companyIndex(db: DbOrTx, args: { companyId: string; model: string; dim: number; version: number }): Promise<CompanyIndex> {
+export async function companyIndex(
+  db: DbOrTx,
+  args: { companyId: string; model: string; dim: number; version: number },
+): Promise<CompanyIndex> {
   const { companyId } = args;
   let ix = indexes.get(companyId);
   if (ix && (ix.model !== args.model || ix.dim !== args.dim)) ix = undefined;

@@ -19,7 +19,13 @@ export async function searchCollection(
   const rows = await db.execute(sql`SELECT id FROM knowledge_collections
     WHERE id = ${args.collectionId} AND company_id = ${args.companyId} AND is_active`);
   if (rows.length === 0) throw new AppError("not_found", `No knowledge collection ${args.collectionId}`);
-  return search(db, { companyId: args.companyId, collectionIds: [args.collectionId], query: args.input.query, topK: args.input.top_k, signal: args.signal });
+  return search(db, {
+    companyId: args.companyId,
+    collectionIds: [args.collectionId],
+    query: args.input.query,
+    topK: args.input.top_k,
+    signal: args.signal,
+  });
 }
 
 /** A search result as CONTRACT 5.10 shows it (the run steps show the component scores too). */

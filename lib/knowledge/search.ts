@@ -5,7 +5,15 @@ import type { RetrievedChunk, SearchArgs } from "./contracts";
 import { embedder, OFFLINE_DIM, OFFLINE_MODEL } from "./embeddings";
 import { embedQuery } from "./embed-query";
 import { normalize } from "./embed/offline";
-import { companyIndex, parseTsvector, versionQuery, QUERY_AT, scoresAt, VECTORS_AT, type CompanyIndex } from "./search-cache";
+import {
+  companyIndex,
+  parseTsvector,
+  versionQuery,
+  QUERY_AT,
+  scoresAt,
+  VECTORS_AT,
+  type CompanyIndex,
+} from "./search-cache";
 
 /**
  * Retrieval tuning. Each was measured on Cranfield (bench/knowledge.ts, numbers in README
@@ -61,7 +69,14 @@ function topN(slots: Int32Array | number[], scores: Float64Array | Float32Array,
   return best;
 }
 
-function bm25(ix: CompanyIndex, inScope: (slot: number) => boolean, lexemes: string[], liveInScope: number, avgdl: number, scores: Float64Array): number[] {
+function bm25(
+  ix: CompanyIndex,
+  inScope: (slot: number) => boolean,
+  lexemes: string[],
+  liveInScope: number,
+  avgdl: number,
+  scores: Float64Array,
+): number[] {
   const touched: number[] = [];
   const { k1, b } = RETRIEVAL;
   for (const lexeme of lexemes) {
@@ -127,10 +142,17 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
   if (args.collectionIds.length === 0 || !args.query.trim()) return [];
   const emb = embedder();
   const dim = emb.model === OFFLINE_MODEL ? OFFLINE_DIM : 0;
-  const [first] = (await db.execute(versionQuery(args.companyId, sql`to_tsvector('english', ${args.query})::text AS q`))) as unknown as Record<string, unknown>[];
+  const [first] = (await db.execute(
+    versionQuery(args.companyId, sql`to_tsvector('english', ${args.query})::text AS q`),
+  )) as unknown as Record<string, unknown>[];
   const queryVector = await embedQuery(db, args, emb);
   args.signal?.throwIfAborted();
-  const ix = await companyIndex(db, { companyId: args.companyId, model: emb.model, dim: dim || queryVector.length, version: Number(first!.version) });
+  const ix = await companyIndex(db, {
+    companyId: args.companyId,
+    model: emb.model,
+    dim: dim || queryVector.length,
+    version: Number(first!.version),
+  });
   args.signal?.throwIfAborted();
 
   const wantedCodes = new Uint8Array(ix.collections.length);
@@ -155,7 +177,11 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
   const candidates = new Map<number, Candidate>();
   const candidate = (slot: number) => {
     let c = candidates.get(slot);
-    if (!c) candidates.set(slot, (c = { slot, lexicalScore: null, lexicalRank: null, denseScore: null, denseRank: null, fused: 0 }));
+    if (!c)
+      candidates.set(
+        slot,
+        (c = { slot, lexicalScore: null, lexicalRank: null, denseScore: null, denseRank: null, fused: 0 }),
+      );
     return c;
   };
 
@@ -183,12 +209,20 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
   }
   const denseTop = topN(withVector, denseScores, withVector.length, RETRIEVAL.listSize);
 
-  if (rankers !== "dense") lexTop.forEach((s, r) => Object.assign(candidate(s), { lexicalScore: lexScores[s]!, lexicalRank: r + 1 }));
-  if (rankers !== "lexical") denseTop.forEach((s, r) => Object.assign(candidate(s), { denseScore: denseScores[s]!, denseRank: r + 1 }));
+  if (rankers !== "dense")
+    lexTop.forEach((s, r) => Object.assign(candidate(s), { lexicalScore: lexScores[s]!, lexicalRank: r + 1 }));
+  if (rankers !== "lexical")
+    denseTop.forEach((s, r) => Object.assign(candidate(s), { denseScore: denseScores[s]!, denseRank: r + 1 }));
   const ranked: Candidate[] = [];
   for (const c of candidates.values()) {
-    if (c.lexicalRank === null && (queryVector.length !== ix.dim || dot(ix.vectors, c.slot * ix.stride, queryVector, ix.dim) < RETRIEVAL.denseFloor)) continue;
-    c.fused = (c.lexicalRank ? 1 / (RETRIEVAL.rrfK + c.lexicalRank) : 0) + (c.denseRank ? 1 / (RETRIEVAL.rrfK + c.denseRank) : 0);
+    if (
+      c.lexicalRank === null &&
+      (queryVector.length !== ix.dim || dot(ix.vectors, c.slot * ix.stride, queryVector, ix.dim) < RETRIEVAL.denseFloor)
+    )
+      continue;
+    c.fused =
+      (c.lexicalRank ? 1 / (RETRIEVAL.rrfK + c.lexicalRank) : 0) +
+      (c.denseRank ? 1 / (RETRIEVAL.rrfK + c.denseRank) : 0);
     ranked.push(c);
   }
   ranked.sort((a, b) => b.fused - a.fused || a.slot - b.slot);
@@ -200,7 +234,13 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
     WHERE company_id = ${args.companyId}
       AND collection_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(args.collectionIds)}::jsonb))
       AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(wanted.map((c) => ix.slots[c.slot]!.id))}::jsonb))`)) as unknown as {
-    id: string; document_id: string; collection_id: string; filename: string; folder_path: string | null; text: string; page: number | null;
+    id: string;
+    document_id: string;
+    collection_id: string;
+    filename: string;
+    folder_path: string | null;
+    text: string;
+    page: number | null;
   }[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   const out: RetrievedChunk[] = [];
@@ -208,9 +248,18 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
     const r = byId.get(ix.slots[c.slot]!.id);
     if (!r) continue;
     out.push({
-      chunkId: r.id, documentId: r.document_id, collectionId: r.collection_id, filename: r.filename, folderPath: r.folder_path,
-      chunk: r.text, page: r.page, score: c.fused,
-      lexicalScore: c.lexicalScore, denseScore: c.denseScore, lexicalRank: c.lexicalRank, denseRank: c.denseRank,
+      chunkId: r.id,
+      documentId: r.document_id,
+      collectionId: r.collection_id,
+      filename: r.filename,
+      folderPath: r.folder_path,
+      chunk: r.text,
+      page: r.page,
+      score: c.fused,
+      lexicalScore: c.lexicalScore,
+      denseScore: c.denseScore,
+      lexicalRank: c.lexicalRank,
+      denseRank: c.denseRank,
     });
     if (out.length === args.topK) break;
   }

@@ -66,7 +66,10 @@ export async function companyModelSettings(companyId: string): Promise<CompanyMo
     db.select().from(modelOverrides).where(eq(modelOverrides.companyId, companyId)),
     db.select().from(modelPrices).where(eq(modelPrices.companyId, companyId)),
   ]);
-  const value = { overrides: new Map(overrideRows.map((r) => [r.slug, r])), prices: new Map(priceRows.map((r) => [r.slug, r])) };
+  const value = {
+    overrides: new Map(overrideRows.map((r) => [r.slug, r])),
+    prices: new Map(priceRows.map((r) => [r.slug, r])),
+  };
   if (live && generation === readAt) settings.set(companyId, { value, at: Date.now() });
   return value;
 }

@@ -10,7 +10,13 @@ const model = {
   cachedInputMicroPerM: 125_000_000,
   outputMicroPerM: 10_000_000_000,
 } as Model;
-const override = { companyId: "co_a", slug: "gpt-5", hidden: true, enabled: null, updatedAt: new Date() } satisfies ModelOverride;
+const override = {
+  companyId: "co_a",
+  slug: "gpt-5",
+  hidden: true,
+  enabled: null,
+  updatedAt: new Date(),
+} satisfies ModelOverride;
 const price = {
   companyId: "co_a",
   slug: "gpt-5",
@@ -22,9 +28,22 @@ const price = {
 
 describe("effective model prices", () => {
   it("are the catalog's unless the operator priced the slug for the company; a company override never changes them", () => {
-    const catalog = { inputMicroPerM: 1_250_000_000, cachedInputMicroPerM: 125_000_000, outputMicroPerM: 10_000_000_000 };
-    expect(effectiveModel(model, undefined, undefined)).toMatchObject({ prices: catalog, operatorPriced: false, overridden: false });
-    expect(effectiveModel(model, override, undefined)).toMatchObject({ prices: catalog, hidden: true, overridden: true, operatorPriced: false });
+    const catalog = {
+      inputMicroPerM: 1_250_000_000,
+      cachedInputMicroPerM: 125_000_000,
+      outputMicroPerM: 10_000_000_000,
+    };
+    expect(effectiveModel(model, undefined, undefined)).toMatchObject({
+      prices: catalog,
+      operatorPriced: false,
+      overridden: false,
+    });
+    expect(effectiveModel(model, override, undefined)).toMatchObject({
+      prices: catalog,
+      hidden: true,
+      overridden: true,
+      operatorPriced: false,
+    });
     const priced = effectiveModel(model, override, price);
     expect(priced).toMatchObject({
       prices: { inputMicroPerM: 2_000_000_000, cachedInputMicroPerM: 0, outputMicroPerM: 20_000_000_000 },

@@ -15,7 +15,11 @@ export interface EffectiveModel {
   operatorPriced: boolean;
 }
 
-export function effectiveModel(model: Model, override: ModelOverride | undefined, price: ModelPrice | undefined): EffectiveModel {
+export function effectiveModel(
+  model: Model,
+  override: ModelOverride | undefined,
+  price: ModelPrice | undefined,
+): EffectiveModel {
   let status = model.status;
   if (override?.enabled === true && status === MODEL_STATUS.disabled) status = MODEL_STATUS.active;
   if (override?.enabled === false) status = MODEL_STATUS.disabled;

@@ -15,8 +15,14 @@ describe("token pricing", () => {
     const tiny = { inputMicroPerM: 1, cachedInputMicroPerM: 1, outputMicroPerM: 1 };
     expect(costMicro({ promptTokens: 500_000, cachedTokens: 0, completionTokens: 0 }, tiny)).toBe(1);
     expect(costMicro({ promptTokens: 499_999, cachedTokens: 0, completionTokens: 0 }, tiny)).toBe(0);
-    const opus = { inputMicroPerM: 15_000_000_000, cachedInputMicroPerM: 1_500_000_000, outputMicroPerM: 75_000_000_000 };
-    expect(costMicro({ promptTokens: 1_000_000, cachedTokens: 0, completionTokens: 1_000_000 }, opus)).toBe(90_000_000_000);
+    const opus = {
+      inputMicroPerM: 15_000_000_000,
+      cachedInputMicroPerM: 1_500_000_000,
+      outputMicroPerM: 75_000_000_000,
+    };
+    expect(costMicro({ promptTokens: 1_000_000, cachedTokens: 0, completionTokens: 1_000_000 }, opus)).toBe(
+      90_000_000_000,
+    );
   });
 
   it("never counts more cached tokens than prompt tokens", () => {

@@ -22,7 +22,9 @@ export function costMicro(usage: TokenUsage, prices: Prices): number {
   const cached = BigInt(Math.min(usage.cachedTokens, usage.promptTokens));
   const uncached = BigInt(usage.promptTokens) - cached;
   const numerator =
-    uncached * BigInt(prices.inputMicroPerM) + cached * BigInt(prices.cachedInputMicroPerM) + BigInt(usage.completionTokens) * BigInt(prices.outputMicroPerM);
+    uncached * BigInt(prices.inputMicroPerM) +
+    cached * BigInt(prices.cachedInputMicroPerM) +
+    BigInt(usage.completionTokens) * BigInt(prices.outputMicroPerM);
   return Number((numerator + M / 2n) / M);
 }
 

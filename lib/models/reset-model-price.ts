@@ -18,6 +18,10 @@ export async function resetModelPrice(db: DbOrTx, args: { companyId: string; slu
     const model = await getCatalogModel(tx, { slug: args.slug });
     await tx.delete(modelPrices).where(and(eq(modelPrices.companyId, company.id), eq(modelPrices.slug, model.slug)));
     await announceCompanyModelsChanged(tx, company.id);
-    return { inputMicroPerM: model.inputMicroPerM, cachedInputMicroPerM: model.cachedInputMicroPerM, outputMicroPerM: model.outputMicroPerM };
+    return {
+      inputMicroPerM: model.inputMicroPerM,
+      cachedInputMicroPerM: model.cachedInputMicroPerM,
+      outputMicroPerM: model.outputMicroPerM,
+    };
   });
 }

@@ -15,16 +15,25 @@ export interface ResolvedModel extends EffectiveModel {
 }
 
 const modelNotFound = (slug: string, param = "model") =>
-  new AppError("not_found", `The model '${slug}' does not exist or you do not have access to it. GET /v1/models lists the models you can use.`, {
-    wireCode: "model_not_found",
-    param,
-  });
+  new AppError(
+    "not_found",
+    `The model '${slug}' does not exist or you do not have access to it. GET /v1/models lists the models you can use.`,
+    {
+      wireCode: "model_not_found",
+      param,
+    },
+  );
 
 /** A slug as GET /v1/models shows it (disabled slugs included). @throws 404 model_not_found */
-export async function resolveVisibleModel(args: { companyId: string; slug: string; param?: string }): Promise<EffectiveModel> {
+export async function resolveVisibleModel(args: {
+  companyId: string;
+  slug: string;
+  param?: string;
+}): Promise<EffectiveModel> {
   const [{ bySlug }, company] = await Promise.all([catalogModels(), companyModelSettings(args.companyId)]);
   const model = bySlug.get(args.slug);
-  if (!model || (model.providerGroup === LOCAL_GROUP && env.LOCAL_MODELS !== "1")) throw modelNotFound(args.slug, args.param);
+  if (!model || (model.providerGroup === LOCAL_GROUP && env.LOCAL_MODELS !== "1"))
+    throw modelNotFound(args.slug, args.param);
   const eff = effectiveModel(model, company.overrides.get(args.slug), company.prices.get(args.slug));
   if (eff.hidden) throw modelNotFound(args.slug, args.param);
   return eff;
@@ -34,7 +43,10 @@ export async function resolveVisibleModel(args: { companyId: string; slug: strin
 export function refuseDisabled(eff: EffectiveModel, slug: string, param = "model"): void {
   if (eff.status !== MODEL_STATUS.disabled) return;
   const instead = eff.model.replacement ? ` Use '${eff.model.replacement}' instead.` : "";
-  throw new AppError("invalid_request", `The model '${slug}' is temporarily disabled.${instead}`, { wireCode: "model_disabled", param });
+  throw new AppError("invalid_request", `The model '${slug}' is temporarily disabled.${instead}`, {
+    wireCode: "model_disabled",
+    param,
+  });
 }
 
 /**

@@ -19,7 +19,10 @@ export type ModelPriceInput = z.infer<typeof ModelPriceInput>;
  * every later call of that company, in every process. Operator-only: no panel or API route calls it.
  * @throws not_found for an unknown company or a slug not in the catalog.
  */
-export async function setModelPrice(db: DbOrTx, args: { companyId: string; slug: string; prices: ModelPriceInput }): Promise<Prices> {
+export async function setModelPrice(
+  db: DbOrTx,
+  args: { companyId: string; slug: string; prices: ModelPriceInput },
+): Promise<Prices> {
   return db.transaction(async (tx) => {
     const company = await getCompany(tx, { companyId: args.companyId });
     const model = await getCatalogModel(tx, { slug: args.slug });
@@ -31,7 +34,10 @@ export async function setModelPrice(db: DbOrTx, args: { companyId: string; slug:
     await tx
       .insert(modelPrices)
       .values({ companyId: company.id, slug: model.slug, ...prices })
-      .onConflictDoUpdate({ target: [modelPrices.companyId, modelPrices.slug], set: { ...prices, updatedAt: new Date() } });
+      .onConflictDoUpdate({
+        target: [modelPrices.companyId, modelPrices.slug],
+        set: { ...prices, updatedAt: new Date() },
+      });
     // Delivered when the transaction commits, so no process re-reads before the new price is visible.
     await announceCompanyModelsChanged(tx, company.id);
     return prices;

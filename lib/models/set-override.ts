@@ -11,7 +11,10 @@ import { AppError } from "@/lib/errors";
  * ignored, so a client built against the old panel learns its change did not happen.
  */
 const OperatorOnly = z
-  .never({ error: "prices are set by the gateway operator (CLI `model price`); a company admin can hide, show or enable a model, not price it" })
+  .never({
+    error:
+      "prices are set by the gateway operator (CLI `model price`); a company admin can hide, show or enable a model, not price it",
+  })
   .optional();
 
 /** Panel body: any subset. `enabled: null` returns to the catalog's status. */
@@ -28,15 +31,22 @@ export type ModelOverrideInput = Pick<z.infer<typeof ModelOverrideInput>, "hidde
  * Creates or updates a company's override of one catalog slug, and evicts every process's cache.
  * @throws not_found for a slug that is not in the catalog.
  */
-export async function setModelOverride(db: DbOrTx, args: { companyId: string; slug: string; input: ModelOverrideInput }): Promise<ModelOverride> {
+export async function setModelOverride(
+  db: DbOrTx,
+  args: { companyId: string; slug: string; input: ModelOverrideInput },
+): Promise<ModelOverride> {
   const { bySlug } = await catalogModels();
-  if (!bySlug.has(args.slug)) throw new AppError("not_found", `No model '${args.slug}' in the catalog`, { wireCode: "model_not_found" });
+  if (!bySlug.has(args.slug))
+    throw new AppError("not_found", `No model '${args.slug}' in the catalog`, { wireCode: "model_not_found" });
   const changes = { hidden: args.input.hidden, enabled: args.input.enabled };
   const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   const [row] = await db
     .insert(modelOverrides)
     .values({ companyId: args.companyId, slug: args.slug, ...set })
-    .onConflictDoUpdate({ target: [modelOverrides.companyId, modelOverrides.slug], set: { ...set, updatedAt: new Date() } })
+    .onConflictDoUpdate({
+      target: [modelOverrides.companyId, modelOverrides.slug],
+      set: { ...set, updatedAt: new Date() },
+    })
     .returning();
   await announceCompanyModelsChanged(db, args.companyId);
   return row!;
@@ -44,6 +54,8 @@ export async function setModelOverride(db: DbOrTx, args: { companyId: string; sl
 
 /** Drops a company's override of a slug (back to the catalog's visibility and status; the operator's price stays). Idempotent. */
 export async function clearModelOverride(db: DbOrTx, args: { companyId: string; slug: string }): Promise<void> {
-  await db.delete(modelOverrides).where(and(eq(modelOverrides.companyId, args.companyId), eq(modelOverrides.slug, args.slug)));
+  await db
+    .delete(modelOverrides)
+    .where(and(eq(modelOverrides.companyId, args.companyId), eq(modelOverrides.slug, args.slug)));
   await announceCompanyModelsChanged(db, args.companyId);
 }

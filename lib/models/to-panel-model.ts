@@ -10,7 +10,11 @@ let positions: Map<string, number> | undefined;
 
 /** A slug's place in the catalog file, whose order is curated (groups, then recommended and newest first). */
 function catalogPosition(slug: string): number | null {
-  positions ??= new Map(readCatalog().groups.flatMap((g) => g.models.map((m) => m.slug)).map((s, i) => [s, i]));
+  positions ??= new Map(
+    readCatalog()
+      .groups.flatMap((g) => g.models.map((m) => m.slug))
+      .map((s, i) => [s, i]),
+  );
   return positions.get(slug) ?? null;
 }
 

@@ -19,7 +19,15 @@ describe("describeImageLocally", () => {
 
     const reply = localReply({
       model: "local-mini",
-      messages: [{ role: "user", content: [{ type: "text", text: "What does it say?" }, { type: "image_url", image_url: { url } }] }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What does it say?" },
+            { type: "image_url", image_url: { url } },
+          ],
+        },
+      ],
       params: {},
       imageNotes: [d.note],
     });
@@ -51,6 +59,9 @@ describe("describeImageLocally", () => {
   });
 
   it("fetches an https URL through the SSRF guard (a private address is a 400)", async () => {
-    await expect(describeImageLocally("https://10.0.0.1/a.png", { param: PARAM })).rejects.toMatchObject({ status: 400, param: PARAM });
+    await expect(describeImageLocally("https://10.0.0.1/a.png", { param: PARAM })).rejects.toMatchObject({
+      status: 400,
+      param: PARAM,
+    });
   });
 });

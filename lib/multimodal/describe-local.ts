@@ -22,7 +22,12 @@ export interface ImageDescription {
   note: string;
 }
 
-export function localDescription(img: { mimeType: string; width: number | null; height: number | null; ocrText: string }): string {
+export function localDescription(img: {
+  mimeType: string;
+  width: number | null;
+  height: number | null;
+  ocrText: string;
+}): string {
   const size = img.width && img.height ? `${img.width}x${img.height}` : "unknown size";
   const text = img.ocrText.replace(/\s+/g, " ").trim();
   return `${size} ${img.mimeType}, ${text ? `text: ${JSON.stringify(text)}` : "no text found"}`;

@@ -37,8 +37,16 @@ export async function describeImageWithModel(
   signal: AbortSignal,
 ): Promise<{ text: string; usage: Usage }> {
   const target = { group: model.group, upstreamIds: model.upstreamIds };
-  const result = await completeModel(target, { messages, params: {}, maxOutputTokens: VISION_MAX_OUTPUT_TOKENS }, { signal });
+  const result = await completeModel(
+    target,
+    { messages, params: {}, maxOutputTokens: VISION_MAX_OUTPUT_TOKENS },
+    { signal },
+  );
   const text = (result.content ?? "").trim();
-  const usage = result.usage ?? { promptTokens: countPromptTokens(messages), completionTokens: countTextTokens(text), cachedTokens: 0 };
+  const usage = result.usage ?? {
+    promptTokens: countPromptTokens(messages),
+    completionTokens: countTextTokens(text),
+    cachedTokens: 0,
+  };
   return { text, usage };
 }

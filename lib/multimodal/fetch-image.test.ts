@@ -25,7 +25,9 @@ const image = https.createServer({ key, cert }, (req, res) => {
   else res.writeHead(404).end();
 });
 let internalConnections = 0;
-const internal = https.createServer({ key, cert }, (_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(PNG));
+const internal = https.createServer({ key, cert }, (_req, res) =>
+  res.writeHead(200, { "content-type": "image/png" }).end(PNG),
+);
 internal.on("connection", () => internalConnections++);
 
 let port = 0;
@@ -43,8 +45,14 @@ beforeAll(async () => {
   routes.set("/img.png", (_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(PNG));
   routes.set("/no-type.png", (_req, res) => res.writeHead(200).end(PNG));
   routes.set("/html", (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html></html>"));
-  routes.set("/fake.png", (_req, res) => res.writeHead(200, { "content-type": "image/png" }).end("<html>not a png</html>"));
-  routes.set("/big-declared", (_req, res) => res.writeHead(200, { "content-type": "image/png", "content-length": String(2048) }).end(Buffer.concat([PNG, Buffer.alloc(2048 - PNG.length)])));
+  routes.set("/fake.png", (_req, res) =>
+    res.writeHead(200, { "content-type": "image/png" }).end("<html>not a png</html>"),
+  );
+  routes.set("/big-declared", (_req, res) =>
+    res
+      .writeHead(200, { "content-type": "image/png", "content-length": String(2048) })
+      .end(Buffer.concat([PNG, Buffer.alloc(2048 - PNG.length)])),
+  );
   routes.set("/big-chunked", (_req, res) => {
     res.writeHead(200, { "content-type": "image/png" });
     res.write(PNG);
@@ -59,7 +67,10 @@ beforeAll(async () => {
     const to = new URL(req.url!, "https://x").searchParams.get("to")!;
     res.writeHead(302, { location: to }).end();
   });
-  for (let i = 1; i <= 4; i++) routes.set(`/hop${i}`, (_req, res) => res.writeHead(301, { location: i === 1 ? "/img.png" : `/hop${i - 1}` }).end());
+  for (let i = 1; i <= 4; i++)
+    routes.set(`/hop${i}`, (_req, res) =>
+      res.writeHead(301, { location: i === 1 ? "/img.png" : `/hop${i - 1}` }).end(),
+    );
 });
 
 afterAll(() => {
@@ -69,7 +80,12 @@ afterAll(() => {
   internal.close();
 });
 
-const trusted = (extra: Partial<FetchImageOptions> = {}): FetchImageOptions => ({ param: PARAM, allowAddresses: [`127.0.0.1:${port}`], ca: cert, ...extra });
+const trusted = (extra: Partial<FetchImageOptions> = {}): FetchImageOptions => ({
+  param: PARAM,
+  allowAddresses: [`127.0.0.1:${port}`],
+  ca: cert,
+  ...extra,
+});
 
 async function refusal(url: string, opts: FetchImageOptions = trusted()): Promise<AppError> {
   const err = await fetchImage(url, opts).then(
@@ -99,7 +115,10 @@ describe("fetchImage", () => {
 
   it("connects to the address its resolver checked, resolving once per connection", async () => {
     const asked: string[] = [];
-    const img = await fetchImage(`https://img.test:${port}/img.png`, trusted({ resolve: async (host) => (asked.push(host), [{ address: "127.0.0.1", family: 4 }]) }));
+    const img = await fetchImage(
+      `https://img.test:${port}/img.png`,
+      trusted({ resolve: async (host) => (asked.push(host), [{ address: "127.0.0.1", family: 4 }]) }),
+    );
     expect(img.mimeType).toBe("image/png");
     expect(asked).toEqual(["img.test"]);
   });
@@ -107,7 +126,12 @@ describe("fetchImage", () => {
   it("refuses a name when any of its addresses is not public (DNS rebinding, mixed answers)", async () => {
     const e = await refusal(
       `https://a.test:${port}/img.png`,
-      trusted({ resolve: async () => [{ address: "127.0.0.1", family: 4 }, { address: "10.0.0.7", family: 4 }] }),
+      trusted({
+        resolve: async () => [
+          { address: "127.0.0.1", family: 4 },
+          { address: "10.0.0.7", family: 4 },
+        ],
+      }),
     );
     expect(e.message).toMatch(/does not resolve to a public address/);
   });
@@ -167,12 +191,16 @@ describe("fetchImage", () => {
     expect(internalConnections).toBe(0);
   });
 
-  it.each(["http://example.com/a.png", "ftp://example.com/a.png", "file:///etc/passwd", "data:image/png;base64,AAAA", "not a url", "https://user:pw@example.com/a.png"])(
-    "refuses %s",
-    async (url) => {
-      await refusal(url);
-    },
-  );
+  it.each([
+    "http://example.com/a.png",
+    "ftp://example.com/a.png",
+    "file:///etc/passwd",
+    "data:image/png;base64,AAAA",
+    "not a url",
+    "https://user:pw@example.com/a.png",
+  ])("refuses %s", async (url) => {
+    await refusal(url);
+  });
 
   describe("redirects", () => {
     it("follows up to three, each re-checked", async () => {
@@ -188,8 +216,16 @@ describe("fetchImage", () => {
     it.each([
       ["a private address", () => "https://10.0.0.1/img.png", /redirects to a private address/],
       ["the metadata address", () => "https://169.254.169.254/latest/meta-data/", /redirects to a link-local address/],
-      ["loopback on another port", () => `https://127.0.0.1:${internalPort}/img.png`, /redirects to a loopback address/],
-      ["an IPv4-mapped spelling", () => `https://[::ffff:127.0.0.1]:${port}/img.png`, /redirects to a IPv4-mapped loopback address/],
+      [
+        "loopback on another port",
+        () => `https://127.0.0.1:${internalPort}/img.png`,
+        /redirects to a loopback address/,
+      ],
+      [
+        "an IPv4-mapped spelling",
+        () => `https://[::ffff:127.0.0.1]:${port}/img.png`,
+        /redirects to a IPv4-mapped loopback address/,
+      ],
       ["plain http", () => `http://127.0.0.1:${port}/img.png`, /redirects to a http URL/],
     ])("refuses one to %s", async (_what, target, message) => {
       const e = await refusal(`${base}/redirect?to=${encodeURIComponent(target())}`);
@@ -217,11 +253,15 @@ describe("fetchImage", () => {
     });
 
     it("refuses a declared length over the byte cap", async () => {
-      expect((await refusal(`${base}/big-declared`, trusted({ maxBytes: 1024 }))).message).toMatch(/larger than 1024 bytes/);
+      expect((await refusal(`${base}/big-declared`, trusted({ maxBytes: 1024 }))).message).toMatch(
+        /larger than 1024 bytes/,
+      );
     });
 
     it("stops reading a chunked body at the byte cap", async () => {
-      expect((await refusal(`${base}/big-chunked`, trusted({ maxBytes: 1024 }))).message).toMatch(/larger than 1024 bytes/);
+      expect((await refusal(`${base}/big-chunked`, trusted({ maxBytes: 1024 }))).message).toMatch(
+        /larger than 1024 bytes/,
+      );
     });
 
     it("refuses an HTTP error", async () => {

@@ -46,7 +46,8 @@ export async function fetchImage(rawUrl: string, opts: FetchImageOptions): Promi
   const maxBytes = opts.maxBytes ?? IMAGE_FETCH_DEFAULTS.maxBytes;
   const timeoutMs = opts.timeoutMs ?? IMAGE_FETCH_DEFAULTS.timeoutMs;
   const maxRedirects = opts.maxRedirects ?? IMAGE_FETCH_DEFAULTS.maxRedirects;
-  const refuse = (message: string, cause?: unknown) => new AppError("invalid_request", message, { param: opts.param, wireCode: "invalid_image_url", cause });
+  const refuse = (message: string, cause?: unknown) =>
+    new AppError("invalid_request", message, { param: opts.param, wireCode: "invalid_image_url", cause });
 
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
@@ -67,13 +68,17 @@ export async function fetchImage(rawUrl: string, opts: FetchImageOptions): Promi
         origin: url.origin,
         path: url.pathname + url.search,
         method: "GET",
-        headers: { accept: "image/png, image/jpeg, image/gif, image/webp", "user-agent": "cockpit-gateway-image-fetch" },
+        headers: {
+          accept: "image/png, image/jpeg, image/gif, image/webp",
+          "user-agent": "cockpit-gateway-image-fetch",
+        },
         signal,
       });
       if (REDIRECT.has(res.statusCode)) {
         discard(res.body);
         const location = res.headers.location;
-        if (typeof location !== "string") throw refuse(`The image URL answered HTTP ${res.statusCode} without a Location.`);
+        if (typeof location !== "string")
+          throw refuse(`The image URL answered HTTP ${res.statusCode} without a Location.`);
         if (redirects >= maxRedirects) throw refuse(`The image URL redirected more than ${maxRedirects} times.`);
         url = checkUrl(new URL(location, url).href, allow, refuse, "redirects to");
         continue;
@@ -115,7 +120,11 @@ export async function fetchImage(rawUrl: string, opts: FetchImageOptions): Promi
  * @throws AppError 400 `invalid_image_url` naming `param`.
  */
 export function checkImageUrl(rawUrl: string, param: string): void {
-  checkUrl(rawUrl, new Set(), (message) => new AppError("invalid_request", message, { param, wireCode: "invalid_image_url" }));
+  checkUrl(
+    rawUrl,
+    new Set(),
+    (message) => new AppError("invalid_request", message, { param, wireCode: "invalid_image_url" }),
+  );
 }
 
 /** Parses and checks what can be checked before any connection: scheme, credentials, literal addresses. */
@@ -126,7 +135,8 @@ function checkUrl(raw: string, allow: ReadonlySet<string>, refuse: (m: string) =
   } catch {
     throw refuse("The image URL is not a valid URL.");
   }
-  if (url.protocol !== "https:") throw refuse(`The image URL ${verb} a ${url.protocol.replace(/:$/, "")} URL; only https is fetched.`);
+  if (url.protocol !== "https:")
+    throw refuse(`The image URL ${verb} a ${url.protocol.replace(/:$/, "")} URL; only https is fetched.`);
   if (url.username || url.password) throw refuse("The image URL must not carry credentials.");
   // The WHATWG parser already turned every IPv4 spelling (0x7f.1, 2130706433, 0177.0.0.1, 127.1)
   // into a dotted quad and compressed IPv6, so a literal is judged here in its one canonical form.
@@ -147,7 +157,11 @@ function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-async function readCapped(body: Dispatcher.ResponseData["body"], maxBytes: number, tooLarge: () => AppError): Promise<Buffer> {
+async function readCapped(
+  body: Dispatcher.ResponseData["body"],
+  maxBytes: number,
+  tooLarge: () => AppError,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -162,7 +176,8 @@ async function readCapped(body: Dispatcher.ResponseData["body"], maxBytes: numbe
 }
 
 function findCause<T>(err: unknown, type: abstract new (...args: never[]) => T): T | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) if (e instanceof type) return e;
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    if (e instanceof type) return e;
   return undefined;
 }
 

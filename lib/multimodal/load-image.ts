@@ -17,7 +17,9 @@ export interface LoadedImage {
  * @throws AppError 400 `invalid_image_url` naming `opts.param`; the caller's abort reason.
  */
 export async function loadImage(url: string, opts: FetchImageOptions): Promise<LoadedImage> {
-  const bytes = url.startsWith("data:") ? decodeDataImage(url, opts.param, opts.maxBytes) : (await fetchImage(url, opts)).bytes;
+  const bytes = url.startsWith("data:")
+    ? decodeDataImage(url, opts.param, opts.maxBytes)
+    : (await fetchImage(url, opts)).bytes;
   const size = imageSize(bytes);
   return { bytes, mimeType: sniffImageType(bytes)!, width: size?.width ?? null, height: size?.height ?? null };
 }
@@ -28,7 +30,8 @@ export async function loadImage(url: string, opts: FetchImageOptions): Promise<L
  */
 export function decodeDataImage(url: string, param: string, maxBytes = 20 * 1024 * 1024): Buffer {
   const m = /^data:([^;,]*)(;[^,]*)?,/i.exec(url);
-  const refuse = (message: string) => new AppError("invalid_request", message, { param, wireCode: "invalid_image_url" });
+  const refuse = (message: string) =>
+    new AppError("invalid_request", message, { param, wireCode: "invalid_image_url" });
   if (!m || !/;base64$/i.test(m[2] ?? "")) throw refuse("The image is not a base64 data: URI.");
   // base64 is 4 characters per 3 bytes; refuse before decoding what cannot fit.
   if (((url.length - m[0].length) * 3) / 4 > maxBytes + 3) throw refuse(`The image is larger than ${maxBytes} bytes.`);

@@ -28,7 +28,9 @@ describe("ocrImage", () => {
   }, 70_000);
 
   it("refuses bytes that are not an image, naming the part", async () => {
-    const err = await ocrImage(Buffer.from("<html>not an image</html>"), { param: "messages.0.content.1.image_url" }).catch((e: unknown) => e);
+    const err = await ocrImage(Buffer.from("<html>not an image</html>"), {
+      param: "messages.0.content.1.image_url",
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).status).toBe(400);
     expect((err as AppError).param).toBe("messages.0.content.1.image_url");
@@ -40,7 +42,10 @@ describe("terminateOcr", () => {
     const { png } = renderTextPng(["HELLO WORLD"]);
     // A page long enough to still be in the worker 20 ms after it was handed over (one line takes
     // ~20 ms on a fast machine, so a one-line job could finish before the stop).
-    const { png: page } = renderTextPng(Array.from({ length: 60 }, () => "HELLO WORLD TOTAL 1234 HELLO WORLD"), 8);
+    const { png: page } = renderTextPng(
+      Array.from({ length: 60 }, () => "HELLO WORLD TOTAL 1234 HELLO WORLD"),
+      8,
+    );
     const pending = ocrImage(page);
     await new Promise((r) => setTimeout(r, 20));
     await terminateOcr();

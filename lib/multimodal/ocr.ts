@@ -81,12 +81,20 @@ onShutdown(terminateOcr);
  * OCR; 503 `ocr_busy` when MAX_QUEUED jobs already wait, `ocr_timeout` past the time cap.
  */
 export async function ocrImage(bytes: Buffer, opts: { param?: string; timeoutMs?: number } = {}): Promise<OcrResult> {
-  if (!sniffImageType(bytes)) throw new AppError("invalid_request", "The image is not a PNG, JPEG, GIF or WebP image.", { param: opts.param, wireCode: "invalid_image" });
+  if (!sniffImageType(bytes))
+    throw new AppError("invalid_request", "The image is not a PNG, JPEG, GIF or WebP image.", {
+      param: opts.param,
+      wireCode: "invalid_image",
+    });
   const size = imageSize(bytes);
   if (size && size.width * size.height > MAX_OCR_PIXELS) {
-    throw new AppError("invalid_request", `The image has more than ${MAX_OCR_PIXELS} pixels to read.`, { param: opts.param, wireCode: "image_too_large" });
+    throw new AppError("invalid_request", `The image has more than ${MAX_OCR_PIXELS} pixels to read.`, {
+      param: opts.param,
+      wireCode: "image_too_large",
+    });
   }
-  if (queued >= MAX_QUEUED) throw new AppError("unavailable", "Text recognition is busy; retry shortly.", { wireCode: "ocr_busy" });
+  if (queued >= MAX_QUEUED)
+    throw new AppError("unavailable", "Text recognition is busy; retry shortly.", { wireCode: "ocr_busy" });
   queued++;
   const job = tail.then(() => recognize(bytes, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
   tail = job.catch(() => {});
@@ -103,7 +111,15 @@ async function recognize(bytes: Buffer, timeoutMs: number): Promise<OcrResult> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     onTerminate = reject;
-    timer = setTimeout(() => reject(new AppError("unavailable", `Text recognition took longer than ${timeoutMs} ms.`, { wireCode: "ocr_timeout" })), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new AppError("unavailable", `Text recognition took longer than ${timeoutMs} ms.`, {
+            wireCode: "ocr_timeout",
+          }),
+        ),
+      timeoutMs,
+    );
   });
   try {
     const { data } = await Promise.race([w.recognize(bytes), timedOut]);

@@ -61,30 +61,40 @@ export function createGuardedAgent(opts: GuardOptions = {}): Agent {
 
   // net.connect calls this with `all: true` when it races address families (Node's default),
   // else expects one address.
-  const lookupFor = (port: number) => (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => {
-    resolve(hostname).then(
-      (answers) => {
-        if (answers.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
-        const family = (options as { family?: number | string }).family;
-        const wanted = family === 4 || family === 6 ? answers.filter((a) => a.family === family) : answers;
-        // One non-public answer refuses the name: a resolver mixing public and private answers is
-        // probing us, and the address Node would pick is not ours to predict.
-        for (const a of answers) {
-          const why = refusal(a.address, port, allow);
-          if (why) return callback(new RefusedAddressError(hostname, why), []);
-        }
-        if (wanted.length === 0) return callback(Object.assign(new Error(`no IPv${family} address for ${hostname}`), { code: "ENOTFOUND" }), []);
-        if ((options as LookupAllOptions).all) callback(null, wanted);
-        else callback(null, wanted[0]!.address, wanted[0]!.family);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, []),
-    );
-  };
+  const lookupFor =
+    (port: number) => (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => {
+      resolve(hostname).then(
+        (answers) => {
+          if (answers.length === 0)
+            return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
+          const family = (options as { family?: number | string }).family;
+          const wanted = family === 4 || family === 6 ? answers.filter((a) => a.family === family) : answers;
+          // One non-public answer refuses the name: a resolver mixing public and private answers is
+          // probing us, and the address Node would pick is not ours to predict.
+          for (const a of answers) {
+            const why = refusal(a.address, port, allow);
+            if (why) return callback(new RefusedAddressError(hostname, why), []);
+          }
+          if (wanted.length === 0)
+            return callback(
+              Object.assign(new Error(`no IPv${family} address for ${hostname}`), { code: "ENOTFOUND" }),
+              [],
+            );
+          if ((options as LookupAllOptions).all) callback(null, wanted);
+          else callback(null, wanted[0]!.address, wanted[0]!.family);
+        },
+        (err: NodeJS.ErrnoException) => callback(err, []),
+      );
+    };
 
   const connect: buildConnector.connector = (options, callback) => {
     const port = Number(options.port) || (options.protocol === "https:" ? 443 : 80);
     // Passing `ca` replaces Node's roots, so a test CA is added to them rather than substituted.
-    const base = buildConnector({ timeout: opts.connectTimeoutMs ?? 10_000, ...(ca ? { ca } : {}), lookup: lookupFor(port) } as buildConnector.BuildOptions);
+    const base = buildConnector({
+      timeout: opts.connectTimeoutMs ?? 10_000,
+      ...(ca ? { ca } : {}),
+      lookup: lookupFor(port),
+    } as buildConnector.BuildOptions);
     const literal = options.hostname.replace(/^\[|\]$/g, "");
     // An IP-literal host is dialled without a lookup: refuse it before a packet is sent.
     if (blockedReason(literal) !== "not an IP address") {

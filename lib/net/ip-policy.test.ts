@@ -48,10 +48,16 @@ describe("blockedReason", () => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(["93.184.215.14", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"])(
-    "%s is public",
-    (address) => {
-      expect(blockedReason(address)).toBeNull();
-    },
-  );
+  it.each([
+    "93.184.215.14",
+    "8.8.8.8",
+    "172.32.0.1",
+    "100.128.0.1",
+    "2606:4700:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2002:808:808::1",
+  ])("%s is public", (address) => {
+    expect(blockedReason(address)).toBeNull();
+  });
 });

@@ -78,7 +78,8 @@ function v6Verdict(b: Uint8Array): string | null {
   // ::ffff:a.b.c.d (mapped), ::a.b.c.d (deprecated compatible), ::ffff:0:a.b.c.d (SIIT).
   if (allZero(b, 0, 10) && b[10] === 0xff && b[11] === 0xff) return embedded(v4At(b, 12), "IPv4-mapped");
   if (allZero(b, 0, 12)) return embedded(v4At(b, 12), "IPv4-compatible");
-  if (allZero(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && allZero(b, 10, 12)) return embedded(v4At(b, 12), "IPv4-translated");
+  if (allZero(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && allZero(b, 10, 12))
+    return embedded(v4At(b, 12), "IPv4-translated");
   // 64:ff9b::/96, the NAT64 well-known prefix: a public v4 behind it is an ordinary destination.
   if (startsWith(b, [0, 0x64, 0xff, 0x9b]) && allZero(b, 4, 12)) return embedded(v4At(b, 12), "NAT64");
   if (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 1])) return "local-use NAT64";

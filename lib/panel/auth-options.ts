@@ -34,7 +34,8 @@ export const authOptions: NextAuthOptions = {
           return user ? { id: user.id, email: user.email, companyId: user.companyId } : null;
         } catch (err) {
           // Auth.js sends the message of what authorize throws to the client as its `error`.
-          if (err instanceof AppError && err.code === "rate_limited") throw new Error(throttledSignInError(Number(err.headers["retry-after"])));
+          if (err instanceof AppError && err.code === "rate_limited")
+            throw new Error(throttledSignInError(Number(err.headers["retry-after"])));
           // Anything else (the store or the database down) is logged; the client only learns that it failed.
           log.error({ err }, "panel sign-in failed");
           throw new Error("SignInFailed");
@@ -44,7 +45,8 @@ export const authOptions: NextAuthOptions = {
   ],
   // Auth.js prints its own errors and warnings with console; through pino they are structured and redacted.
   logger: {
-    error: (code, metadata) => log.error({ code, err: metadata instanceof Error ? metadata : metadata.error }, "auth.js error"),
+    error: (code, metadata) =>
+      log.error({ code, err: metadata instanceof Error ? metadata : metadata.error }, "auth.js error"),
     warn: (code) => log.warn({ code }, "auth.js warning"),
     debug: (code) => log.debug({ code }, "auth.js debug"),
   },

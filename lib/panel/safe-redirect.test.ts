@@ -48,7 +48,22 @@ describe("safeRedirectPath", () => {
   });
 
   it("whatever it returns, a browser resolves to the page's own origin", () => {
-    const inputs = ["/x", "//x", "/\\x", "/\t/x", "/.//x", "x:y", "?q", "#h", "/%5C%5Cx", "\\/x", "/;//x", "/%09/x", ".//x", "..//x"];
+    const inputs = [
+      "/x",
+      "//x",
+      "/\\x",
+      "/\t/x",
+      "/.//x",
+      "x:y",
+      "?q",
+      "#h",
+      "/%5C%5Cx",
+      "\\/x",
+      "/;//x",
+      "/%09/x",
+      ".//x",
+      "..//x",
+    ];
     for (const input of inputs) {
       const out = safeRedirectPath(input);
       expect(out.startsWith("/") && !out.startsWith("//"), JSON.stringify(input)).toBe(true);

@@ -21,6 +21,7 @@ export function safeRedirectPath(value: unknown): string {
   } catch {
     return DEFAULT_REDIRECT;
   }
-  if (url.origin !== PLACEHOLDER_ORIGIN || !url.pathname.startsWith("/") || url.pathname.startsWith("//")) return DEFAULT_REDIRECT;
+  if (url.origin !== PLACEHOLDER_ORIGIN || !url.pathname.startsWith("/") || url.pathname.startsWith("//"))
+    return DEFAULT_REDIRECT;
   return `${url.pathname}${url.search}${url.hash}`;
 }

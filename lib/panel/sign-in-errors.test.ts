@@ -7,10 +7,18 @@ describe("signInErrorMessage", () => {
   });
 
   it("throttled: says so and how long to wait", () => {
-    expect(signInErrorMessage(throttledSignInError(840.2))).toBe("Too many failed sign-in attempts. Try again in 15 minutes.");
-    expect(signInErrorMessage(throttledSignInError(60))).toBe("Too many failed sign-in attempts. Try again in 1 minute.");
-    expect(signInErrorMessage(throttledSignInError(12))).toBe("Too many failed sign-in attempts. Try again in 12 seconds.");
-    expect(signInErrorMessage(throttledSignInError(0))).toBe("Too many failed sign-in attempts. Try again in 1 second.");
+    expect(signInErrorMessage(throttledSignInError(840.2))).toBe(
+      "Too many failed sign-in attempts. Try again in 15 minutes.",
+    );
+    expect(signInErrorMessage(throttledSignInError(60))).toBe(
+      "Too many failed sign-in attempts. Try again in 1 minute.",
+    );
+    expect(signInErrorMessage(throttledSignInError(12))).toBe(
+      "Too many failed sign-in attempts. Try again in 12 seconds.",
+    );
+    expect(signInErrorMessage(throttledSignInError(0))).toBe(
+      "Too many failed sign-in attempts. Try again in 1 second.",
+    );
   });
 
   it("anything else is a generic failure", () => {

@@ -11,11 +11,16 @@ import { admitLoginAttempt, recordLoginSuccess } from "./login-throttle";
  * Returns the user, or null for a wrong email or password (no hint which).
  * @throws AppError rate_limited (with Retry-After) when either budget is spent; no bcrypt runs then.
  */
-export async function signInWithPassword(db: DbOrTx, args: { email: string; password: string; address: string | null }): Promise<User | null> {
+export async function signInWithPassword(
+  db: DbOrTx,
+  args: { email: string; password: string; address: string | null },
+): Promise<User | null> {
   const attempt = { email: args.email, address: args.address };
   const admission = await admitLoginAttempt(attempt);
   if (!admission.admitted) {
-    throw new AppError("rate_limited", "Too many failed sign-in attempts", { headers: { "retry-after": String(admission.retryAfterS) } });
+    throw new AppError("rate_limited", "Too many failed sign-in attempts", {
+      headers: { "retry-after": String(admission.retryAfterS) },
+    });
   }
   const user = await verifyCredentials(db, args);
   if (user) await recordLoginSuccess(attempt);

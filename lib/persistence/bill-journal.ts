@@ -55,7 +55,16 @@ interface State {
 
 const KEY = Symbol.for("cockpit.bill-journal");
 const g = globalThis as { [KEY]?: State };
-const state: State = (g[KEY] ??= { writers: new Map(), queue: [], bytes: 0, draining: false, pendingLines: [], pendingWaiters: [], flushing: false, appending: 0 });
+const state: State = (g[KEY] ??= {
+  writers: new Map(),
+  queue: [],
+  bytes: 0,
+  draining: false,
+  pendingLines: [],
+  pendingWaiters: [],
+  flushing: false,
+  appending: 0,
+});
 
 export const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
 
@@ -63,7 +72,8 @@ const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, "_");
 /** Which database the entries belong to: a file is only ever adopted by a process of the same one. */
 const DB_TAG = createHash("sha256").update(databaseUrl()).digest("hex").slice(0, 12);
 /** This process's journal file: its main thread's, or its jobs thread's (lib/jobs/jobs-thread.ts). */
-export const journalFileOf = (jobsThread: boolean) => path.join(journalDir(), `${HOST}-${DB_TAG}-${process.pid}${jobsThread ? ".jobs" : ""}.jsonl`);
+export const journalFileOf = (jobsThread: boolean) =>
+  path.join(journalDir(), `${HOST}-${DB_TAG}-${process.pid}${jobsThread ? ".jobs" : ""}.jsonl`);
 const ownFile = () => journalFileOf(!isMainThread);
 
 /** Registers how entries of `kind` are written to the database (idempotently). */
@@ -116,7 +126,8 @@ function flush(): void {
 
 /** Empties the file once everything in it reached the database (and nothing is on its way in). */
 function truncateOwnFile(): void {
-  if (state.fd === undefined || state.queue.length > 0 || state.flushing || state.appending > 0 || state.draining) return;
+  if (state.fd === undefined || state.queue.length > 0 || state.flushing || state.appending > 0 || state.draining)
+    return;
   try {
     fs.ftruncateSync(state.fd, 0);
   } catch (err) {
@@ -141,7 +152,12 @@ const deadLetter = (line: string) => fs.appendFileSync(`${ownFile()}.failed`, `$
  * Keeps `payload` until the database takes it; resolves once it is on disk. `onDone` runs with the
  * writer's result when it reached the database (in this process). @throws DatabaseUnavailableError when full.
  */
-export async function journal(kind: string, id: string, payload: unknown, onDone?: (result: unknown) => void): Promise<void> {
+export async function journal(
+  kind: string,
+  id: string,
+  payload: unknown,
+  onDone?: (result: unknown) => void,
+): Promise<void> {
   if (!state.writers.has(kind)) throw new Error(`no journal writer for ${kind}`);
   const line = JSON.stringify({ kind, id, payload });
   const bytes = Buffer.byteLength(line) + 1;
@@ -151,7 +167,8 @@ export async function journal(kind: string, id: string, payload: unknown, onDone
   await appendOwn(line);
   state.queue.push({ kind, id, payload, bytes, onDone });
   state.bytes += bytes;
-  if (state.queue.length === 1) log.warn({ kind, id, bytes }, "database unreachable: journaled a bill to write when it returns");
+  if (state.queue.length === 1)
+    log.warn({ kind, id, bytes }, "database unreachable: journaled a bill to write when it returns");
   void drain();
 }
 

@@ -30,17 +30,26 @@ interface Pending<I, R> {
  * A submit function for items written by `writeBatch(tx, items)`, which must resolve with one
  * result per item, in order. `submit(item)` resolves with the item's result after the COMMIT.
  */
-export function groupTransaction<I, R>(name: string, writeBatch: (tx: Tx, items: I[]) => Promise<R[]>): (item: I) => Promise<R> {
+export function groupTransaction<I, R>(
+  name: string,
+  writeBatch: (tx: Tx, items: I[]) => Promise<R[]>,
+): (item: I) => Promise<R> {
   const queue: Pending<I, R>[] = [];
   let inFlight = 0;
 
-  const alone = (p: Pending<I, R>) => db.transaction((tx) => writeBatch(tx, [p.item])).then((r) => p.resolve(r[0]!), p.reject);
+  const alone = (p: Pending<I, R>) =>
+    db.transaction((tx) => writeBatch(tx, [p.item])).then((r) => p.resolve(r[0]!), p.reject);
 
   async function runBatch(batch: Pending<I, R>[]): Promise<void> {
     if (batch.length === 1) return alone(batch[0]!);
     let results: R[];
     try {
-      results = await db.transaction((tx) => writeBatch(tx, batch.map((p) => p.item)));
+      results = await db.transaction((tx) =>
+        writeBatch(
+          tx,
+          batch.map((p) => p.item),
+        ),
+      );
     } catch (err) {
       // Rolled back whole: each item again, in its own transaction (a failing one reports its own error).
       log.warn({ err, group: name, size: batch.length }, "group transaction failed; running its items one by one");

@@ -4,8 +4,10 @@ import { isStorableJson, isStorableText, storableText, toStorableJson } from "./
 
 describe("what PostgreSQL can store", () => {
   it("refuses NUL and unpaired surrogates in text, accepts everything else", () => {
-    for (const bad of ["a\u0000b", "\ud800", "x\udc00", "\ud800x", "\udfff\ud800"]) expect(isStorableText(bad), JSON.stringify(bad)).toBe(false);
-    for (const ok of ["", "plain", "emoji 😀", "\ud83d\ude00", "a\\u0000b", "tab\tnew\nline", "\u0001\u001f"]) expect(isStorableText(ok), JSON.stringify(ok)).toBe(true);
+    for (const bad of ["a\u0000b", "\ud800", "x\udc00", "\ud800x", "\udfff\ud800"])
+      expect(isStorableText(bad), JSON.stringify(bad)).toBe(false);
+    for (const ok of ["", "plain", "emoji 😀", "\ud83d\ude00", "a\\u0000b", "tab\tnew\nline", "\u0001\u001f"])
+      expect(isStorableText(ok), JSON.stringify(ok)).toBe(true);
   });
 
   it("storableText adds a clear refusal to a string schema", () => {

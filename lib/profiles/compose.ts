@@ -65,7 +65,10 @@ export async function composeProfiles(db: DbOrTx, companyId: string, opts: Compo
     const bad = ids.find((id) => !isProfileId(id));
     if (bad !== undefined) throw profileNotFound(bad, "profile_ids");
     const rows = ids.length
-      ? await db.select().from(profiles).where(and(eq(profiles.companyId, companyId), inArray(profiles.id, ids)))
+      ? await db
+          .select()
+          .from(profiles)
+          .where(and(eq(profiles.companyId, companyId), inArray(profiles.id, ids)))
       : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
     const missing = ids.find((id) => !byId.has(id));

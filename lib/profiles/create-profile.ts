@@ -14,7 +14,10 @@ import type { CreateProfileInput } from "./schemas";
  * `allowed_tool_names` for a name that is not one of the company's active tools; 400 naming
  * `knowledge_base_ids` for an id that is not one of the company's active collections.
  */
-export async function createProfile(db: DbOrTx, args: { companyId: string; input: CreateProfileInput }): Promise<Profile> {
+export async function createProfile(
+  db: DbOrTx,
+  args: { companyId: string; input: CreateProfileInput },
+): Promise<Profile> {
   const { companyId, input } = args;
   if (input.model_slug) await checkModelSlug(companyId, input.model_slug);
   await assertActiveToolNames(db, companyId, input.allowed_tool_names);

@@ -18,7 +18,10 @@ export const profileNotFound = (id: string, param: string | null = null) =>
  * A profile of the company, active or soft-deleted (deleted profiles stay readable by id).
  * @throws not_found when it does not exist or belongs to another company (the same answer).
  */
-export async function getProfileInCompany(db: DbOrTx, args: { companyId: string; profileId: string }): Promise<Profile> {
+export async function getProfileInCompany(
+  db: DbOrTx,
+  args: { companyId: string; profileId: string },
+): Promise<Profile> {
   if (!isProfileId(args.profileId)) throw profileNotFound(args.profileId);
   const [row] = await db
     .select()

@@ -6,8 +6,14 @@ const Name = storableText(z.string().trim().min(1).max(200));
 const SystemPrompt = storableText(z.string().max(100_000));
 const ModelSlug = storableText(z.string().min(1).max(200));
 /** Collection ids are stored as given until knowledge lands; tool names must name active tools of the company (checked by the verbs). */
-const KnowledgeBaseIds = z.array(storableText(z.string().min(1).max(200))).max(100).transform((a) => [...new Set(a)]);
-const AllowedToolNames = z.array(storableText(z.string().min(1).max(64))).max(128).transform((a) => [...new Set(a)]);
+const KnowledgeBaseIds = z
+  .array(storableText(z.string().min(1).max(200)))
+  .max(100)
+  .transform((a) => [...new Set(a)]);
+const AllowedToolNames = z
+  .array(storableText(z.string().min(1).max(64)))
+  .max(128)
+  .transform((a) => [...new Set(a)]);
 
 /** Body of POST /v1/profiles: SPEC's profile fields; only `name` is required. */
 export const CreateProfileInput = z.strictObject({

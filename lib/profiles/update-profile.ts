@@ -24,7 +24,8 @@ export async function updateProfile(
   const { companyId, profileId, input } = args;
   // Existence first: another company's id is a 404 whatever the body says.
   const current = await getProfileInCompany(db, { companyId, profileId });
-  if (!current.isActive) throw new AppError("conflict", "This profile was deleted and cannot be changed", { wireCode: "profile_deleted" });
+  if (!current.isActive)
+    throw new AppError("conflict", "This profile was deleted and cannot be changed", { wireCode: "profile_deleted" });
   if (input.model_slug) await checkModelSlug(companyId, input.model_slug);
   if (input.allowed_tool_names) await assertActiveToolNames(db, companyId, input.allowed_tool_names);
   if (input.knowledge_base_ids) await assertActiveCollections(db, companyId, input.knowledge_base_ids);
@@ -47,7 +48,10 @@ export async function updateProfile(
         // Active guard in WHERE: a delete that committed meanwhile wins; nothing is revived.
         .where(and(eq(profiles.id, current.id), eq(profiles.companyId, companyId), eq(profiles.isActive, true)))
         .returning();
-      if (!row) throw new AppError("conflict", "This profile was deleted and cannot be changed", { wireCode: "profile_deleted" });
+      if (!row)
+        throw new AppError("conflict", "This profile was deleted and cannot be changed", {
+          wireCode: "profile_deleted",
+        });
       await announceProfilesChanged(tx, companyId);
       return row;
     })

@@ -45,7 +45,11 @@ function toBadGateway(err: UpstreamError, upstreamIds: string[]): AppError {
  * nothing is retried after a byte could have reached the client.
  * @throws AppError upstream_error (502) naming the provider's status and message when all fail.
  */
-async function withRetries<T>(target: ModelTarget, opts: CallOptions, attempt: (upstreamId: string) => Promise<T>): Promise<T> {
+async function withRetries<T>(
+  target: ModelTarget,
+  opts: CallOptions,
+  attempt: (upstreamId: string) => Promise<T>,
+): Promise<T> {
   const { signal } = opts;
   let last: UpstreamError | undefined;
   for (const upstreamId of target.upstreamIds) {
@@ -55,9 +59,13 @@ async function withRetries<T>(target: ModelTarget, opts: CallOptions, attempt: (
       } catch (err) {
         if (signal.aborted || !(err instanceof UpstreamError)) throw err;
         last = err;
-        log.warn({ provider: target.group.id, upstreamId, attempt: i, status: err.status, retryable: err.retryable }, "upstream call failed");
+        log.warn(
+          { provider: target.group.id, upstreamId, attempt: i, status: err.status, retryable: err.retryable },
+          "upstream call failed",
+        );
         opts.onAttemptFailed?.({ upstreamId, status: err.status, message: err.message });
-        if (err.status !== null && REQUEST_REFUSED.has(err.status)) throw toBadGateway(err, target.upstreamIds.slice(0, target.upstreamIds.indexOf(upstreamId) + 1));
+        if (err.status !== null && REQUEST_REFUSED.has(err.status))
+          throw toBadGateway(err, target.upstreamIds.slice(0, target.upstreamIds.indexOf(upstreamId) + 1));
         if (!err.retryable) break;
         // A Retry-After is honoured (it replaces our backoff); one beyond our patience moves on.
         if (err.retryAfterMs !== null && err.retryAfterMs > MAX_RETRY_AFTER_MS) break;
@@ -68,7 +76,11 @@ async function withRetries<T>(target: ModelTarget, opts: CallOptions, attempt: (
   throw toBadGateway(last!, target.upstreamIds);
 }
 
-export async function completeModel(target: ModelTarget, req: Omit<ChatRequest, "model">, opts: CallOptions): Promise<ChatResult> {
+export async function completeModel(
+  target: ModelTarget,
+  req: Omit<ChatRequest, "model">,
+  opts: CallOptions,
+): Promise<ChatResult> {
   const adapter = adapterFor(target.group);
   return withRetries(target, opts, (model) => adapter.complete({ ...req, model }, opts));
 }
@@ -77,7 +89,11 @@ export async function completeModel(target: ModelTarget, req: Omit<ChatRequest, 
  * Streams from the first upstream id that answers. Failures after the first chunk surface as
  * AppError upstream_error from the iterator, never as a clean end.
  */
-export async function* streamModel(target: ModelTarget, req: Omit<ChatRequest, "model">, opts: CallOptions): AsyncIterable<ChatChunk> {
+export async function* streamModel(
+  target: ModelTarget,
+  req: Omit<ChatRequest, "model">,
+  opts: CallOptions,
+): AsyncIterable<ChatChunk> {
   const adapter = adapterFor(target.group);
   const { iterator, first } = await withRetries(target, opts, async (model) => {
     const it = adapter.stream({ ...req, model }, opts)[Symbol.asyncIterator]();
@@ -87,7 +103,8 @@ export async function* streamModel(target: ModelTarget, req: Omit<ChatRequest, "
       // A stream that broke (or sent an error event) after its 200 but before its first chunk has
       // sent the client nothing, so it is retried like a failed request. HTTP errors (status set)
       // keep their own retryability.
-      if (err instanceof UpstreamError && err.status === null && !err.retryable) throw new UpstreamError(err.provider, null, err.message, true);
+      if (err instanceof UpstreamError && err.status === null && !err.retryable)
+        throw new UpstreamError(err.provider, null, err.message, true);
       throw err;
     }
   });

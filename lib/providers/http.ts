@@ -60,8 +60,15 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 /** A failure to open the connection: the provider never saw the request. */
 function neverConnected(err: unknown): boolean {
   if (err instanceof undiciErrors.ConnectTimeoutError) return true;
-  const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
-  return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EHOSTUNREACH" || code === "ENETUNREACH";
+  const code =
+    (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
+  return (
+    code === "ECONNREFUSED" ||
+    code === "ENOTFOUND" ||
+    code === "EAI_AGAIN" ||
+    code === "EHOSTUNREACH" ||
+    code === "ENETUNREACH"
+  );
 }
 
 /**
@@ -99,7 +106,10 @@ export async function postJson(args: {
     throw new UpstreamError(args.provider, null, `The ${args.provider} provider ${what}`, true);
   }
   if (res.statusCode < 200 || res.statusCode >= 300) {
-    const message = sanitizeUpstreamMessage(await errorMessage({ status: res.statusCode, body: res.body }), args.secrets);
+    const message = sanitizeUpstreamMessage(
+      await errorMessage({ status: res.statusCode, body: res.body }),
+      args.secrets,
+    );
     throw new UpstreamError(
       args.provider,
       res.statusCode,
@@ -116,5 +126,10 @@ export function bodyError(provider: string, err: unknown): UpstreamError {
   if (err instanceof UpstreamError) return err;
   const timeout = err instanceof undiciErrors.BodyTimeoutError;
   log.warn({ err, provider }, "upstream response body failed");
-  return new UpstreamError(provider, null, `The ${provider} provider's response ${timeout ? "stalled" : "broke off"}`, false);
+  return new UpstreamError(
+    provider,
+    null,
+    `The ${provider} provider's response ${timeout ? "stalled" : "broke off"}`,
+    false,
+  );
 }

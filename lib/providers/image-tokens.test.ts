@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { LOW_DETAIL_TOKENS, MAX_IMAGE_TOKENS, dataUriSize, imagePartTokens, imageSize, tilesTokens } from "./image-tokens";
+import {
+  LOW_DETAIL_TOKENS,
+  MAX_IMAGE_TOKENS,
+  dataUriSize,
+  imagePartTokens,
+  imageSize,
+  tilesTokens,
+} from "./image-tokens";
 
 function png(width: number, height: number): Buffer {
   const b = Buffer.alloc(64);
@@ -14,7 +21,19 @@ function png(width: number, height: number): Buffer {
 function jpeg(width: number, height: number): Buffer {
   // SOI, an APP0 segment to skip, then SOF0 with the frame size.
   const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, ...Buffer.alloc(14)]);
-  const sof = Buffer.from([0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, 3, ...Buffer.alloc(9)]);
+  const sof = Buffer.from([
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    height >> 8,
+    height & 255,
+    width >> 8,
+    width & 255,
+    3,
+    ...Buffer.alloc(9),
+  ]);
   return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, sof]);
 }
 
@@ -22,7 +41,10 @@ describe("image tokens (OpenAI's vision rule)", () => {
   it("reads PNG, JPEG and GIF sizes from their headers", () => {
     expect(imageSize(png(1024, 768))).toEqual({ width: 1024, height: 768 });
     expect(imageSize(jpeg(4000, 3000))).toEqual({ width: 4000, height: 3000 });
-    expect(imageSize(Buffer.from([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x40, 0x01, 0xf0, 0x00]))).toEqual({ width: 320, height: 240 });
+    expect(imageSize(Buffer.from([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x40, 0x01, 0xf0, 0x00]))).toEqual({
+      width: 320,
+      height: 240,
+    });
     expect(imageSize(Buffer.from("not an image"))).toBeNull();
   });
 

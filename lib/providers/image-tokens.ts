@@ -28,12 +28,21 @@ export function imageSize(b: Uint8Array): { width: number; height: number } | nu
   const u32be = (i: number) => ((b[i]! << 24) >>> 0) + (b[i + 1]! << 16) + (b[i + 2]! << 8) + b[i + 3]!;
   const u16le = (i: number) => b[i]! | (b[i + 1]! << 8);
   const u24le = (i: number) => b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16);
-  if (b.length >= 24 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return { width: u32be(16), height: u32be(20) };
+  if (b.length >= 24 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47)
+    return { width: u32be(16), height: u32be(20) };
   if (b.length >= 10 && b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46) return { width: u16le(6), height: u16le(8) };
-  if (b.length >= 30 && String.fromCharCode(...b.subarray(0, 4)) === "RIFF" && String.fromCharCode(...b.subarray(8, 12)) === "WEBP") {
+  if (
+    b.length >= 30 &&
+    String.fromCharCode(...b.subarray(0, 4)) === "RIFF" &&
+    String.fromCharCode(...b.subarray(8, 12)) === "WEBP"
+  ) {
     const kind = String.fromCharCode(...b.subarray(12, 16));
     if (kind === "VP8X") return { width: u24le(24) + 1, height: u24le(27) + 1 };
-    if (kind === "VP8L") return { width: (u16le(21) & 0x3fff) + 1, height: (((b[22]! >> 6) | (b[23]! << 2) | (b[24]! << 10)) & 0x3fff) + 1 };
+    if (kind === "VP8L")
+      return {
+        width: (u16le(21) & 0x3fff) + 1,
+        height: (((b[22]! >> 6) | (b[23]! << 2) | (b[24]! << 10)) & 0x3fff) + 1,
+      };
     if (kind === "VP8 ") return { width: u16le(26) & 0x3fff, height: u16le(28) & 0x3fff };
     return null;
   }
@@ -43,7 +52,8 @@ export function imageSize(b: Uint8Array): { width: number; height: number } | nu
       if (b[i] !== 0xff) return null;
       const marker = b[i + 1]!;
       // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC) carry the frame size.
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { height: u16be(i + 5), width: u16be(i + 7) };
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+        return { height: u16be(i + 5), width: u16be(i + 7) };
       i += 2 + u16be(i + 2);
     }
   }

@@ -11,7 +11,12 @@ const adapters = new Map<string, ProviderAdapter>();
 export function adapterFor(group: ProviderGroupConfig): ProviderAdapter {
   let adapter = adapters.get(group.id);
   if (!adapter) {
-    adapter = group.protocol === "local" ? localAdapter : group.protocol === "anthropic" ? anthropicAdapter(group) : openAiAdapter(group);
+    adapter =
+      group.protocol === "local"
+        ? localAdapter
+        : group.protocol === "anthropic"
+          ? anthropicAdapter(group)
+          : openAiAdapter(group);
     adapters.set(group.id, adapter);
   }
   return adapter;

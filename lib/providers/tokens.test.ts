@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { O200K_TOKEN_SPLIT_REGEX as O200K_PRE_TOKENS } from "gpt-tokenizer/esm/encodingParams/constants";
 import { MAX_TOKEN_CHARS, SLICE_CHARS, tokenSlices } from "@/lib/workers/token-slices.mjs";
-import { countPromptTokens, countTextTokens, countTokensYielding, promptTokenBound, tokenizer, truncateTextTokens } from "./tokens";
+import {
+  countPromptTokens,
+  countTextTokens,
+  countTokensYielding,
+  promptTokenBound,
+  tokenizer,
+  truncateTextTokens,
+} from "./tokens";
 import type { ChatMessage } from "./types";
 
 describe("promptTokenBound", () => {
@@ -13,7 +20,15 @@ describe("promptTokenBound", () => {
         { role: "user", content: "x".repeat(5000) },
       ],
       [{ role: "user", content: "<|endoftext|> special strings count as text" }],
-      [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "https://example.test/a.png" } }] }],
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image_url", image_url: { url: "https://example.test/a.png" } },
+          ],
+        },
+      ],
     ];
     for (const p of prompts) expect(promptTokenBound(p)).toBeGreaterThanOrEqual(countPromptTokens(p));
   });
@@ -31,12 +46,15 @@ describe("countTextTokens on long pre-tokens", () => {
     emoji: "🚀".repeat(2_000),
   };
 
-  it.each(Object.entries(runs))("counts %s in slices, never below the whole's count and within a few tokens of it", (_, text) => {
-    const whole = tokenizer().countTokens(text);
-    const sliced = countTextTokens(text);
-    expect(sliced).toBeGreaterThanOrEqual(whole);
-    expect(sliced).toBeLessThanOrEqual(whole + Math.ceil(text.length / 256) + 1);
-  });
+  it.each(Object.entries(runs))(
+    "counts %s in slices, never below the whole's count and within a few tokens of it",
+    (_, text) => {
+      const whole = tokenizer().countTokens(text);
+      const sliced = countTextTokens(text);
+      expect(sliced).toBeGreaterThanOrEqual(whole);
+      expect(sliced).toBeLessThanOrEqual(whole + Math.ceil(text.length / 256) + 1);
+    },
+  );
 
   it("cuts every kind of long pre-token into slices (the whole's count would be quadratic)", () => {
     for (const text of Object.values(runs)) {

@@ -64,7 +64,7 @@ function windows(text: string): string[] {
   for (const piece of tokenSlices(text)) {
     if (piece.length > YIELD_EVERY_CHARS) {
       // Ordinary text: cut before a space, where a pre-token starts.
-      for (let at = 0; at < piece.length; ) {
+      for (let at = 0; at < piece.length;) {
         let end = Math.min(piece.length, at + YIELD_EVERY_CHARS);
         const space = end < piece.length ? piece.lastIndexOf(" ", end) : -1;
         if (space > at) end = space;
@@ -102,8 +102,10 @@ export function countRepeatedTextTokens(text: string): number {
 
 // Special-token strings in user text ("<|endoftext|>") are counted as plain text, never thrown
 // on. Passing options costs ~20 µs per call (the tokenizer rebuilds its matcher), so only then.
-const countPlain = (text: string) => (text.includes("<|") ? tokenizer().countTokens(text, PLAIN_TEXT) : tokenizer().countTokens(text));
-const encodePlain = (text: string) => (text.includes("<|") ? tokenizer().encode(text, PLAIN_TEXT) : tokenizer().encode(text));
+const countPlain = (text: string) =>
+  text.includes("<|") ? tokenizer().countTokens(text, PLAIN_TEXT) : tokenizer().countTokens(text);
+const encodePlain = (text: string) =>
+  text.includes("<|") ? tokenizer().encode(text, PLAIN_TEXT) : tokenizer().encode(text);
 
 /** The text cut to its first `maxTokens` tokens (lib/workers/token-slices.mjs); work bounded by maxTokens. */
 export function truncateTextTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
@@ -120,7 +122,9 @@ export function messageText(content: ChatMessage["content"]): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((p) => (p.type === "text" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : ""))
+    .map((p) =>
+      p.type === "text" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "",
+    )
     .filter(Boolean)
     .join("\n");
 }
@@ -132,7 +136,8 @@ export function countImages(content: ChatMessage["content"]): number {
 function imageTokens(content: ChatMessage["content"]): number {
   if (!Array.isArray(content)) return 0;
   let n = 0;
-  for (const p of content) if (p.type === "image_url") n += imagePartTokens(p as { image_url?: { url?: unknown; detail?: unknown } });
+  for (const p of content)
+    if (p.type === "image_url") n += imagePartTokens(p as { image_url?: { url?: unknown; detail?: unknown } });
   return n;
 }
 
@@ -153,7 +158,11 @@ export function promptParts(messages: ChatMessage[], tools?: ToolDefinition[]): 
   return { texts, fixed };
 }
 
-function promptSize(messages: ChatMessage[], tools: ToolDefinition[] | undefined, measure: (text: string) => number): number {
+function promptSize(
+  messages: ChatMessage[],
+  tools: ToolDefinition[] | undefined,
+  measure: (text: string) => number,
+): number {
   const { texts, fixed } = promptParts(messages, tools);
   return texts.reduce((n, t) => n + measure(t), fixed);
 }

@@ -7,4 +7,5 @@
  * are not available to other processes until the window ends).
  */
 export const GRANT_MIN_LIMIT = 640;
-export const chunkFor = (perMinute: number) => (perMinute >= GRANT_MIN_LIMIT ? Math.min(100, Math.floor(perMinute / 64)) : 1);
+export const chunkFor = (perMinute: number) =>
+  perMinute >= GRANT_MIN_LIMIT ? Math.min(100, Math.floor(perMinute / 64)) : 1;

@@ -62,7 +62,12 @@ function limitersFor(points: number, granted: boolean): StoreLimiters {
  * so in the window around a switch a key can be admitted up to its limit in each.
  * Resolves with `allowed: false` when over the limit; PostgreSQL errors propagate.
  */
-async function consumeInStore(points: number, granted: boolean, subject: string, n: number): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+async function consumeInStore(
+  points: number,
+  granted: boolean,
+  subject: string,
+  n: number,
+): Promise<{ allowed: boolean; res: RateLimiterRes }> {
   const { redis, postgres } = limitersFor(points, granted);
   const circuit = redisCircuit();
   if (redis && circuit && (await circuit.useRedis())) {
@@ -117,7 +122,11 @@ async function takeGrant(subject: string, perMinute: number, chunk: number): Pro
   const { res } = await consumeInStore(perMinute, true, subject, chunk);
   // The store added `chunk` to the window's count; the calls of it that fit under the limit are ours.
   const before = res.consumedPoints - chunk;
-  grants.set(key, { left: Math.max(0, Math.min(chunk, perMinute - before)), counted: res.consumedPoints, endsAt: now + res.msBeforeNext });
+  grants.set(key, {
+    left: Math.max(0, Math.min(chunk, perMinute - before)),
+    counted: res.consumedPoints,
+    endsAt: now + res.msBeforeNext,
+  });
   startPruner();
 }
 
@@ -132,7 +141,7 @@ export async function consumeRateLimit(subject: string, perMinute: number): Prom
     return { allowed, limit: perMinute, remaining: allowed ? res.remainingPoints : 0, resetMs: res.msBeforeNext };
   }
   const key = `${subject}:${perMinute}`;
-  for (let fetched = false; ; ) {
+  for (let fetched = false; ;) {
     const now = Date.now();
     const grant = grants.get(key);
     if (grant && grant.endsAt > now) {
@@ -144,7 +153,8 @@ export async function consumeRateLimit(subject: string, perMinute: number): Prom
         return { allowed: true, limit: perMinute, remaining, resetMs: grant.endsAt - now };
       }
       // Nothing more this window once the store has counted the whole limit, or a fresh grant came back empty.
-      if (fetched || grant.counted >= perMinute) return { allowed: false, limit: perMinute, remaining: 0, resetMs: grant.endsAt - now };
+      if (fetched || grant.counted >= perMinute)
+        return { allowed: false, limit: perMinute, remaining: 0, resetMs: grant.endsAt - now };
     }
     const pending = fetching.get(key);
     if (pending) {

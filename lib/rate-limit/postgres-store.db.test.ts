@@ -23,14 +23,20 @@ describe("rate_limits housekeeping", () => {
     const setTimeoutSpy = vi.spyOn(globalThis, "setTimeout");
     const setIntervalSpy = vi.spyOn(globalThis, "setInterval");
     // 40 call-by-call limits and 10 granted ones: 50 limiter instances.
-    const limits = [...Array.from({ length: 40 }, (_, i) => i + 1), ...Array.from({ length: 10 }, (_, i) => GRANT_MIN_LIMIT + i)];
+    const limits = [
+      ...Array.from({ length: 40 }, (_, i) => i + 1),
+      ...Array.from({ length: 10 }, (_, i) => GRANT_MIN_LIMIT + i),
+    ];
     const decisions = await Promise.all(limits.map((perMinute) => consumeRateLimit(subject(), perMinute)));
     expect(decisions.every((d) => d.allowed)).toBe(true);
 
-    const sweeps = [...setTimeoutSpy.mock.calls.entries(), ...setIntervalSpy.mock.calls.entries()].filter(([, [, ms]]) => ms === SWEEP_EVERY_MS);
+    const sweeps = [...setTimeoutSpy.mock.calls.entries(), ...setIntervalSpy.mock.calls.entries()].filter(
+      ([, [, ms]]) => ms === SWEEP_EVERY_MS,
+    );
     expect(sweeps).toHaveLength(1);
     const [index] = sweeps[0]!;
-    const timer = (setTimeoutSpy.mock.results[index]?.value ?? setIntervalSpy.mock.results[index]?.value) as NodeJS.Timeout;
+    const timer = (setTimeoutSpy.mock.results[index]?.value ??
+      setIntervalSpy.mock.results[index]?.value) as NodeJS.Timeout;
     expect(timer.hasRef()).toBe(false);
   });
 
@@ -45,12 +51,16 @@ describe("rate_limits housekeeping", () => {
     await relaxedSql`UPDATE rate_limits SET expire = now() - interval '2 hours' WHERE key IN ${relaxedSql(keys)}`;
 
     expect(await sweepExpiredRateLimits(relaxedSql)).toBeGreaterThanOrEqual(expired.length);
-    const left = await relaxedSql<{ key: string }[]>`SELECT key FROM rate_limits WHERE key IN ${relaxedSql([...keys, `rl:${live}`])}`;
+    const left = await relaxedSql<
+      { key: string }[]
+    >`SELECT key FROM rate_limits WHERE key IN ${relaxedSql([...keys, `rl:${live}`])}`;
     expect(left.map((r) => r.key)).toEqual([`rl:${live}`]);
   });
 
   it("the sweep's expiry column is indexed", async () => {
-    const rows = await relaxedSql<{ indexdef: string }[]>`SELECT indexdef FROM pg_indexes WHERE tablename = 'rate_limits' AND indexdef LIKE '%(expire)%'`;
+    const rows = await relaxedSql<
+      { indexdef: string }[]
+    >`SELECT indexdef FROM pg_indexes WHERE tablename = 'rate_limits' AND indexdef LIKE '%(expire)%'`;
     expect(rows).toHaveLength(1);
   });
 });

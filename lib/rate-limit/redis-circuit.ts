@@ -59,7 +59,12 @@ export class RedisCircuit {
       autoResendUnfulfilledCommands: false,
       retryStrategy: (attempt) => Math.min(attempt * 50, RECONNECT_MAX_MS),
     });
-    this.probeLimiter = new RateLimiterRedis({ storeClient: this.client, keyPrefix: "rl-probe", points: 1_000_000_000, duration: 1 });
+    this.probeLimiter = new RateLimiterRedis({
+      storeClient: this.client,
+      keyPrefix: "rl-probe",
+      points: 1_000_000_000,
+      duration: 1,
+    });
     this.settled = new Promise((resolve) => (this.settle = resolve));
     // Without an `error` listener ioredis prints every reconnect failure as "[ioredis] Unhandled
     // error event" on stderr. The state change is logged once, in trip().
@@ -92,7 +97,8 @@ export class RedisCircuit {
     const now = Date.now();
     // A circuit that flaps (closes, then trips again soon) is held open longer each time, so a
     // Redis that answers probes but fails under load costs a few log lines a minute, not a stream.
-    if (this.closedAt && now - this.closedAt < FLAP_WINDOW_MS) this.holdMs = Math.min(MAX_HOLD_MS, Math.max(REDIS_PROBE_EVERY_MS, this.holdMs * 2));
+    if (this.closedAt && now - this.closedAt < FLAP_WINDOW_MS)
+      this.holdMs = Math.min(MAX_HOLD_MS, Math.max(REDIS_PROBE_EVERY_MS, this.holdMs * 2));
     else this.holdMs = 0;
     this.state = "open";
     this.openedAt = now;
@@ -114,7 +120,11 @@ export class RedisCircuit {
     clearInterval(this.probeTimer);
     this.probeTimer = undefined;
     const fields = { event: "rate_limit_store", redis: "up", store: "redis" };
-    if (was === "open") log.warn({ ...fields, downMs: this.closedAt - this.openedAt }, "Redis answers again: rate limits are counted in Redis");
+    if (was === "open")
+      log.warn(
+        { ...fields, downMs: this.closedAt - this.openedAt },
+        "Redis answers again: rate limits are counted in Redis",
+      );
     else log.info(fields, "Redis connected: rate limits are counted in Redis");
   }
 

@@ -15,5 +15,7 @@ import { redisCircuit } from "./redis-circuit";
 export function storeLimiter(opts: IRateLimiterOptions): RateLimiterAbstract {
   const postgres = new RateLimiterPostgresJs({ ...opts, storeClient: relaxedSql });
   const circuit = redisCircuit();
-  return circuit ? new RateLimiterRedis({ ...opts, storeClient: circuit.client, insuranceLimiter: postgres }) : postgres;
+  return circuit
+    ? new RateLimiterRedis({ ...opts, storeClient: circuit.client, insuranceLimiter: postgres })
+    : postgres;
 }

@@ -27,7 +27,10 @@ async function poll(): Promise<void> {
   try {
     const ids = [...active.keys()];
     const rows = (await db.execute(sql`
-      SELECT run_id AS id FROM active_runs WHERE run_id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) AND cancel_requested_at IS NOT NULL`)) as unknown as { id: string }[];
+      SELECT run_id AS id FROM active_runs WHERE run_id IN (${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )}) AND cancel_requested_at IS NOT NULL`)) as unknown as { id: string }[];
     for (const r of rows) active.get(r.id)?.cancel();
   } catch (err) {
     log.debug({ err }, "run cancel poll failed");

@@ -12,9 +12,13 @@ export const CANCEL_WAIT_MS = 3_000;
 const POLL_MS = 50;
 
 const finished = (id: string, status: string) =>
-  new AppError("conflict", `Run ${id} already finished (status '${status}'); only a queued or in-progress run can be cancelled`, {
-    wireCode: "run_not_active",
-  });
+  new AppError(
+    "conflict",
+    `Run ${id} already finished (status '${status}'); only a queued or in-progress run can be cancelled`,
+    {
+      wireCode: "run_not_active",
+    },
+  );
 
 /**
  * POST …/runs/{id}/cancel (CONTRACT 6): marks the cancel request on the active run, stops it at once when it
@@ -25,7 +29,10 @@ const finished = (id: string, status: string) =>
  * its credit hold.
  * @throws not_found (another company's run or thread), conflict (the run already finished).
  */
-export async function cancelRun(db: DbOrTx, args: { companyId: string; threadId: string; runId: string }): Promise<RunWithContent> {
+export async function cancelRun(
+  db: DbOrTx,
+  args: { companyId: string; threadId: string; runId: string },
+): Promise<RunWithContent> {
   const marked = (await db.execute(sql`
     UPDATE active_runs SET cancel_requested_at = coalesce(cancel_requested_at, now())
     WHERE run_id = ${args.runId} AND thread_id = ${args.threadId} AND company_id = ${args.companyId}

@@ -19,7 +19,9 @@ interface ClaimRow extends Partial<HistoryRow> {
 }
 
 async function activeRunOf(threadId: string): Promise<string | null> {
-  const [row] = (await db.execute(sql`SELECT run_id FROM active_runs WHERE thread_id = ${threadId}`)) as unknown as { run_id: string }[];
+  const [row] = (await db.execute(sql`SELECT run_id FROM active_runs WHERE thread_id = ${threadId}`)) as unknown as {
+    run_id: string;
+  }[];
   return row?.run_id ?? null;
 }
 
@@ -75,7 +77,9 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
     SELECT c.source, c.claimed, c.stale, h.seq, h.role, h.content, h.extra, h.tokens
     FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed,
             ${otherRunActive(c.thread_id, c.run_id)} AS stale) c
-    LEFT JOIN LATERAL (${newestPage(c.thread_id, c.after_seq, c.page, sql`c.claimed = 1`)}) h ON true`) as unknown as Promise<ClaimRow[]>;
+    LEFT JOIN LATERAL (${newestPage(c.thread_id, c.after_seq, c.page, sql`c.claimed = 1`)}) h ON true`) as unknown as Promise<
+    ClaimRow[]
+  >;
 }
 
 /**
@@ -128,7 +132,10 @@ const RELEASE_EVERY_MS = 1_000;
 const LATE_RELEASE_MS = 30_000;
 
 /** A run whose claim's acknowledgement was lost: what its `runs` row says once it is released. */
-const CLAIM_LOST = { code: "database_unavailable", message: "The database connection failed while the run claimed its thread" };
+const CLAIM_LOST = {
+  code: "database_unavailable",
+  message: "The database connection failed while the run claimed its thread",
+};
 
 function endClaim(c: ClaimItem, attempt = 1): void {
   endActiveRuns(db, sql`thread_id = ${c.thread_id} AND run_id = ${c.run_id}`, RUN_STATUS.failed, CLAIM_LOST).then(

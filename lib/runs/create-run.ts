@@ -82,7 +82,12 @@ function withRunId(err: unknown, ctx: RunContext): unknown {
  */
 async function releaseThread(ctx: RunContext, err: unknown): Promise<void> {
   try {
-    await endActiveRuns(db, sql`thread_id = ${ctx.threadId} AND run_id = ${ctx.runId}`, RUN_STATUS.failed, failure(err));
+    await endActiveRuns(
+      db,
+      sql`thread_id = ${ctx.threadId} AND run_id = ${ctx.runId}`,
+      RUN_STATUS.failed,
+      failure(err),
+    );
   } catch (releaseErr) {
     log.error({ err: releaseErr, runId: ctx.runId }, "could not release the thread of a failed run");
   }
@@ -264,7 +269,15 @@ export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<U
       }
       if (ctx.stopReason === "server_shutdown") return sendError(out, shutdownError());
       const { promptTokens, completionTokens } = ctx.usage;
-      out.send({ done: true, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }, latency_ms: ctx.latencyMs });
+      out.send({
+        done: true,
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: completionTokens,
+          total_tokens: promptTokens + completionTokens,
+        },
+        latency_ms: ctx.latencyMs,
+      });
       out.send("[DONE]");
     })
     .catch((err: unknown) => {
@@ -280,4 +293,3 @@ export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<U
   await gate.ready;
   return { body: out.body, runId: ctx.runId };
 }
-

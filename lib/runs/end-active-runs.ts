@@ -12,7 +12,12 @@ import { toStorableJson } from "@/lib/persistence/pg-text";
  * real outcome replaces the row, bill included (lib/runs/persist-run.ts). `where` filters
  * active_runs. Returns the ids of the runs it ended.
  */
-export async function endActiveRuns(db: DbOrTx, where: SQL, status: RunStatus, error: { code: string; message: string } | null): Promise<string[]> {
+export async function endActiveRuns(
+  db: DbOrTx,
+  where: SQL,
+  status: RunStatus,
+  error: { code: string; message: string } | null,
+): Promise<string[]> {
   const rows = (await db.execute(sql`
     WITH gone AS (DELETE FROM active_runs WHERE ${where} RETURNING run_id, thread_id, company_id, model, stream, created_at)
     INSERT INTO runs (id, company_id, thread_id, model, status, stream, error, created_at)

@@ -6,7 +6,15 @@ import type { HistoryRow } from "./stages/history";
 function read(from: number, to: number): HistoryRow[] {
   const rows: HistoryRow[] = [];
   for (let seq = to; seq >= from; seq--) {
-    rows.push({ source: "api", claimed: 1, seq, role: seq % 2 ? "assistant" : "user", content: `(${seq}) ${"a sentence of text ".repeat(6)}`, extra: {}, tokens: 30 } as HistoryRow);
+    rows.push({
+      source: "api",
+      claimed: 1,
+      seq,
+      role: seq % 2 ? "assistant" : "user",
+      content: `(${seq}) ${"a sentence of text ".repeat(6)}`,
+      extra: {},
+      tokens: 30,
+    } as HistoryRow);
   }
   return rows;
 }
@@ -43,7 +51,12 @@ describe("history cache", () => {
 
   it("keeps parts and a non-empty extra, frozen", () => {
     const parts = [{ type: "text", text: "look" }];
-    rememberHistory("co_a", "thread_parts", [{ seq: 0, role: "assistant", content: parts, extra: { name: "bot" }, tokens: null }], true);
+    rememberHistory(
+      "co_a",
+      "thread_parts",
+      [{ seq: 0, role: "assistant", content: parts, extra: { name: "bot" }, tokens: null }],
+      true,
+    );
     const [row] = cachedHistory("co_a", "thread_parts")!.rows;
     expect(row).toMatchObject({ content: [{ type: "text", text: "look" }], extra: { name: "bot" } });
     expect(Object.isFrozen(row!.content)).toBe(true);
@@ -52,7 +65,13 @@ describe("history cache", () => {
   });
 
   it("appends what this process stored only where it follows the cached rows directly", () => {
-    const row = (seq: number, content = `(${seq})`): HistoryRow => ({ seq, role: "assistant", content, extra: null, tokens: 3 });
+    const row = (seq: number, content = `(${seq})`): HistoryRow => ({
+      seq,
+      role: "assistant",
+      content,
+      extra: null,
+      tokens: 3,
+    });
     // A thread without an entry (no run here read it) gets none.
     appendHistory("co_a", "thread_append", [row(0), row(1)]);
     expect(cachedHistory("co_a", "thread_append")).toBeUndefined();

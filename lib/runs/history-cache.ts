@@ -104,7 +104,14 @@ function cachedRow(row: HistoryRow): CachedRow {
     Object.freeze(extra);
     bytes += 2 * JSON.stringify(extra).length;
   }
-  return Object.freeze({ seq: row.seq, role: sharedRole(row.role), content: row.content, extra, tokens: row.tokens, bytes });
+  return Object.freeze({
+    seq: row.seq,
+    role: sharedRole(row.role),
+    content: row.content,
+    extra,
+    tokens: row.tokens,
+    bytes,
+  });
 }
 
 function remove(entry: Entry): void {
@@ -129,11 +136,19 @@ function evictOne(): void {
 
 /** `newestFirst` holds exactly `rows` (ascending, contiguous: the ends and the count decide). */
 function sameRows(rows: readonly CachedRow[], newestFirst: readonly HistoryRow[]): boolean {
-  return rows.length === newestFirst.length && rows.length > 0 && rows.at(-1) === newestFirst[0] && rows[0] === newestFirst.at(-1);
+  return (
+    rows.length === newestFirst.length &&
+    rows.length > 0 &&
+    rows.at(-1) === newestFirst[0] &&
+    rows[0] === newestFirst.at(-1)
+  );
 }
 
 /** The thread's cached rows (ascending by seq), marked as used. */
-export function cachedHistory(companyId: string, threadId: string): { rows: readonly HistoryRow[]; complete: boolean } | undefined {
+export function cachedHistory(
+  companyId: string,
+  threadId: string,
+): { rows: readonly HistoryRow[]; complete: boolean } | undefined {
   const entry = entries.get(threadId);
   if (!entry || entry.companyId !== companyId) return undefined;
   entry.usedAt = ++uses;
@@ -145,7 +160,12 @@ export function cachedHistory(companyId: string, threadId: string): { rows: read
  * (rows from the cache as they were handed out, the rest as read); `complete` when the oldest of
  * them is the thread's first message. Only the newest MAX_ROWS are kept.
  */
-export function rememberHistory(companyId: string, threadId: string, newestFirst: readonly HistoryRow[], complete: boolean): void {
+export function rememberHistory(
+  companyId: string,
+  threadId: string,
+  newestFirst: readonly HistoryRow[],
+  complete: boolean,
+): void {
   const old = entries.get(threadId);
   // What the run read is what the entry holds (nothing new was read): it stays as it is.
   if (old && old.companyId === companyId && old.complete === complete && sameRows(old.rows, newestFirst)) return;
@@ -162,7 +182,15 @@ export function rememberHistory(companyId: string, threadId: string, newestFirst
   }
   if (bytes > MAX_BYTES / 4) return;
   while (slots.length > 0 && totalBytes + bytes > MAX_BYTES) evictOne();
-  const entry: Entry = { companyId, threadId, rows, complete: complete && kept.length === newestFirst.length, bytes, usedAt: ++uses, slot: slots.length };
+  const entry: Entry = {
+    companyId,
+    threadId,
+    rows,
+    complete: complete && kept.length === newestFirst.length,
+    bytes,
+    usedAt: ++uses,
+    slot: slots.length,
+  };
   entries.set(threadId, entry);
   slots.push(entry);
   totalBytes += bytes;

@@ -15,7 +15,8 @@ let maxOutput: Map<string, number> | undefined;
 export function modelMaxOutputTokens(slug: string): number | undefined {
   if (!maxOutput) {
     maxOutput = new Map();
-    for (const g of readCatalog().groups) for (const m of g.models) if (m.max_output_tokens) maxOutput.set(m.slug, m.max_output_tokens);
+    for (const g of readCatalog().groups)
+      for (const m of g.models) if (m.max_output_tokens) maxOutput.set(m.slug, m.max_output_tokens);
   }
   return maxOutput.get(slug);
 }

@@ -101,7 +101,9 @@ export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
   const stageMicro = stageCallsMicro(ctx);
   const modelBillable =
     ctx.blockedBy !== GUARDRAIL_STAGE.input &&
-    (status === RUN_STATUS.completed || ctx.usage.completionTokens > 0 || (status === RUN_STATUS.cancelled && ctx.upstreamReached === true));
+    (status === RUN_STATUS.completed ||
+      ctx.usage.completionTokens > 0 ||
+      (status === RUN_STATUS.cancelled && ctx.upstreamReached === true));
   const billable = modelBillable || stageMicro > 0;
   if (!modelBillable) ctx.costMicro = stageMicro;
   return {
@@ -213,7 +215,8 @@ interface StoredRow {
 }
 
 /** The outcome's `firstSeq` from a statement's row: set only when this statement stored the messages. */
-const firstSeqOf = (row: StoredRow | undefined) => (row?.stored === 1 && typeof row.base === "number" ? { firstSeq: row.base } : {});
+const firstSeqOf = (row: StoredRow | undefined) =>
+  row?.stored === 1 && typeof row.base === "number" ? { firstSeq: row.base } : {};
 
 const toStageCallMetadata = (c: StageModelCall) => ({
   stage: c.stage,
@@ -273,7 +276,11 @@ export async function writeRun(job: PersistJob): Promise<PersistOutcome> {
   const record = recordSql(job);
   const billRest = async (tx: Tx, lease: CreditHold["lease"], holdMicro: number): Promise<PersistOutcome> => {
     const r = await billWithHold(tx, { companyId: job.companyId, lease, holdMicro, costMicro: cost, entry });
-    return { drawnMicro: r.drawnMicro, already: r.alreadyBilled === true, ...(r.entry ? { chargedMicro: -r.entry.amountMicro } : {}) };
+    return {
+      drawnMicro: r.drawnMicro,
+      already: r.alreadyBilled === true,
+      ...(r.entry ? { chargedMicro: -r.entry.amountMicro } : {}),
+    };
   };
   if (!job.billable) {
     const [row] = (await commitWithGroup(sql`WITH ${record} SELECT ${storedSql(job)}`)) as StoredRow[];

@@ -22,7 +22,15 @@ import { reserveCreditStage } from "./stages/reserve-credit";
  *   tool loop → output guardrails → persist + bill.
  * There is no second path.
  */
-export const BEFORE_MODEL: Stage[] = [profilesStage, toolsStage, historyStage, inputGuardrailsStage, multimodalStage, retrievalStage, reserveCreditStage];
+export const BEFORE_MODEL: Stage[] = [
+  profilesStage,
+  toolsStage,
+  historyStage,
+  inputGuardrailsStage,
+  multimodalStage,
+  retrievalStage,
+  reserveCreditStage,
+];
 export const MODEL: Stage = callModelStage;
 export const AFTER_MODEL: Stage[] = [toolLoopStage, outputGuardrailsStage];
 
@@ -69,8 +77,10 @@ export async function execute(ctx: RunContext): Promise<RunStatus> {
     status = ctx.signal.aborted ? RUN_STATUS.cancelled : RUN_STATUS.failed;
     // A run cancelled by POST …/cancel carries no error; a client that left is said so.
     if (!ctx.signal.aborted) ctx.error = failure(err);
-    else if (ctx.stopReason === "server_shutdown") ctx.error = { code: "server_shutdown", message: "The server shut down before the run finished" };
-    else if (ctx.stopReason !== "cancelled") ctx.error = { code: "client_disconnected", message: "The client closed the connection" };
+    else if (ctx.stopReason === "server_shutdown")
+      ctx.error = { code: "server_shutdown", message: "The server shut down before the run finished" };
+    else if (ctx.stopReason !== "cancelled")
+      ctx.error = { code: "client_disconnected", message: "The client closed the connection" };
   }
   try {
     await persistRun(ctx, status);

@@ -9,7 +9,8 @@ import { getThreadInCompany } from "@/lib/threads/internal";
 import type { RunStep } from "./steps";
 import { stepIndex } from "./to-public";
 
-export const runNotFound = (id: string) => new AppError("not_found", `No run found with id '${id}'`, { wireCode: "run_not_found" });
+export const runNotFound = (id: string) =>
+  new AppError("not_found", `No run found with id '${id}'`, { wireCode: "run_not_found" });
 
 /** A run with the content of the assistant message it added (none while it runs). */
 export interface RunWithContent {
@@ -21,11 +22,20 @@ export interface RunWithContent {
  * The thread's active run (lib/runs/claim-thread.ts) as a run that has not ended: it has no `runs`
  * row until it does. `runId` narrows it to that run.
  */
-async function findActiveRun(db: DbOrTx, args: { companyId: string; threadId: string; runId?: string }): Promise<Run | null> {
+async function findActiveRun(
+  db: DbOrTx,
+  args: { companyId: string; threadId: string; runId?: string },
+): Promise<Run | null> {
   const [a] = await db
     .select()
     .from(activeRuns)
-    .where(and(eq(activeRuns.threadId, args.threadId), eq(activeRuns.companyId, args.companyId), args.runId ? eq(activeRuns.runId, args.runId) : undefined))
+    .where(
+      and(
+        eq(activeRuns.threadId, args.threadId),
+        eq(activeRuns.companyId, args.companyId),
+        args.runId ? eq(activeRuns.runId, args.runId) : undefined,
+      ),
+    )
     .limit(1);
   if (!a) return null;
   return {
@@ -65,7 +75,10 @@ const contentOf = sql<unknown>`(SELECT m.content FROM messages m
  * One run of a thread of the company.
  * @throws not_found for an unknown run, another thread's or another company's (the same answer).
  */
-export async function getRun(db: DbOrTx, args: { companyId: string; threadId: string; runId: string }): Promise<RunWithContent> {
+export async function getRun(
+  db: DbOrTx,
+  args: { companyId: string; threadId: string; runId: string },
+): Promise<RunWithContent> {
   const found = await storedRun(db, args);
   if (found) return found;
   const active = await findActiveRun(db, args);
@@ -78,7 +91,10 @@ export async function getRun(db: DbOrTx, args: { companyId: string; threadId: st
   throw runNotFound(args.runId);
 }
 
-async function storedRun(db: DbOrTx, args: { companyId: string; threadId: string; runId: string }): Promise<RunWithContent | null> {
+async function storedRun(
+  db: DbOrTx,
+  args: { companyId: string; threadId: string; runId: string },
+): Promise<RunWithContent | null> {
   const [row] = await db
     .select({ ...getTableColumns(runs), content: contentOf })
     .from(runs)
@@ -94,7 +110,10 @@ async function storedRun(db: DbOrTx, args: { companyId: string; threadId: string
  * runs take turns), so first in desc order and last in asc order; as a cursor it stands before
  * every stored run (desc) or after them (asc).
  */
-async function pageWithActive(db: DbOrTx, args: { companyId: string; threadId: string; query: PageQuery }): Promise<Page<Run>> {
+async function pageWithActive(
+  db: DbOrTx,
+  args: { companyId: string; threadId: string; query: PageQuery },
+): Promise<Page<Run>> {
   const active = await findActiveRun(db, args);
   const desc = args.query.order === "desc";
   const afterActive = active !== null && args.query.after === active.id;
@@ -119,14 +138,20 @@ async function pageWithActive(db: DbOrTx, args: { companyId: string; threadId: s
 }
 
 /** A page of a thread's runs (CONTRACT 4 list conventions), newest first by default. */
-export async function listRuns(db: DbOrTx, args: { companyId: string; threadId: string; query: PageQuery }): Promise<Page<RunWithContent>> {
+export async function listRuns(
+  db: DbOrTx,
+  args: { companyId: string; threadId: string; query: PageQuery },
+): Promise<Page<RunWithContent>> {
   await getThreadInCompany(db, { companyId: args.companyId, threadId: args.threadId });
   const page = await pageWithActive(db, args);
   if (page.data.length === 0) return { data: [], hasMore: false };
   const ids = page.data.map((r) => r.id);
   const contents = (await db.execute(sql`
     SELECT DISTINCT ON (run_id) run_id, content FROM messages
-    WHERE thread_id = ${args.threadId} AND role = 'assistant' AND run_id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})
+    WHERE thread_id = ${args.threadId} AND role = 'assistant' AND run_id IN (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})
     ORDER BY run_id, seq DESC`)) as unknown as { run_id: string; content: unknown }[];
   const byRun = new Map(contents.map((c) => [c.run_id, c.content]));
   return { data: page.data.map((run) => ({ run, content: byRun.get(run.id) ?? "" })), hasMore: page.hasMore };
@@ -160,4 +185,3 @@ export async function listRunSteps(
   const data = ordered.slice(start, start + args.query.limit);
   return { run, page: { data, hasMore: start + args.query.limit < ordered.length } };
 }
-

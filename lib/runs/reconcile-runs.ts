@@ -30,7 +30,14 @@ export async function failRunsOfGoneOwners(db: DbOrTx): Promise<number> {
   if (owners.length === 0) return 0;
   const gone = goneOwners(owners.map((r) => r.owner));
   if (gone.length === 0) return 0;
-  return failActive(db, sql`owner IN (${sql.join(gone.map((o) => sql`${o}`), sql`, `)})`, SERVER_LOST);
+  return failActive(
+    db,
+    sql`owner IN (${sql.join(
+      gone.map((o) => sql`${o}`),
+      sql`, `,
+    )})`,
+    SERVER_LOST,
+  );
 }
 
 /** The slow fallback for owners no process here can judge: runs active for STALE_RUN_AFTER_S. */

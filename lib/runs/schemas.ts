@@ -24,7 +24,10 @@ export const RunInput = z.strictObject({
   stream: z.boolean().nullish(),
   enable_multimodal: z.boolean().nullish(),
   profile_ids: z.array(z.string().min(1).max(100)).max(20).nullish(),
-  mentioned_file_ids: z.array(storableText(z.string().min(1).max(200))).max(100).nullish(),
+  mentioned_file_ids: z
+    .array(storableText(z.string().min(1).max(200)))
+    .max(100)
+    .nullish(),
   use_kb: z.boolean().nullish(),
   use_tools: z.boolean().nullish(),
   tool_choice: ToolChoice.nullish(),

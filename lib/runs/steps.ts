@@ -27,8 +27,18 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
  * Records a step that began at `started` (performance.now()) and ends now. Cheap: one object pushed;
  * the steps are written with the run in the statement that stores it.
  */
-export function addStep(ctx: Pick<RunContext, "steps" | "startedAt">, type: StepType, started: number, detail: Record<string, unknown>): void {
-  ctx.steps.push({ type, offset_ms: round(started - ctx.startedAt), duration_ms: round(performance.now() - started), detail });
+export function addStep(
+  ctx: Pick<RunContext, "steps" | "startedAt">,
+  type: StepType,
+  started: number,
+  detail: Record<string, unknown>,
+): void {
+  ctx.steps.push({
+    type,
+    offset_ms: round(started - ctx.startedAt),
+    duration_ms: round(performance.now() - started),
+    detail,
+  });
 }
 
 /**

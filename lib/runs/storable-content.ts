@@ -32,11 +32,16 @@ function storableImage(image: { url: string; detail?: string }, sha256: string |
 }
 
 /** `digests` holds SHA-256s already computed off the event loop, keyed `message.part`. */
-export function storableContent(content: ChatMessage["content"], messageIndex: number, digests: Record<string, string> | undefined): ChatMessage["content"] {
+export function storableContent(
+  content: ChatMessage["content"],
+  messageIndex: number,
+  digests: Record<string, string> | undefined,
+): ChatMessage["content"] {
   if (typeof content === "string") return storableText(content);
   if (!Array.isArray(content)) return content;
   return content.map((part, j) => {
-    if (part.type === "text" && typeof (part as { text?: unknown }).text === "string") return { ...part, text: storableText((part as { text: string }).text) };
+    if (part.type === "text" && typeof (part as { text?: unknown }).text === "string")
+      return { ...part, text: storableText((part as { text: string }).text) };
     if (part.type === "image_url") {
       const image = (part as { image_url: { url: string; detail?: string } }).image_url;
       return { ...part, image_url: storableImage(image, digests?.[`${messageIndex}.${j}`]) };

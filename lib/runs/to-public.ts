@@ -22,7 +22,9 @@ function toPublicToolCall(c: unknown) {
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((p: { type?: string; text?: string }) => (p.type === "text" && typeof p.text === "string" ? p.text : "")).join("");
+  return content
+    .map((p: { type?: string; text?: string }) => (p.type === "text" && typeof p.text === "string" ? p.text : ""))
+    .join("");
 }
 
 /**

@@ -78,7 +78,8 @@ function toExecution(outcome: CallOutcome): ToolExecution {
   if (outcome.kind === "failed") return { ok: false, error: outcome.error, stdout: "", cpuMs, wallMs };
   const { reply } = outcome;
   const stdout = reply.stdout ?? "";
-  if (!reply.ok || reply.result === undefined) return { ok: false, error: reply.error ?? "The tool failed", stdout, cpuMs, wallMs };
+  if (!reply.ok || reply.result === undefined)
+    return { ok: false, error: reply.error ?? "The tool failed", stdout, cpuMs, wallMs };
   return { ok: true, result: JSON.parse(reply.result) as unknown, stdout, cpuMs, wallMs };
 }
 
@@ -121,7 +122,11 @@ export async function checkToolCode(
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   let outcome: CallOutcome;
   try {
-    outcome = await pool.call(args.companyId, { op: "check", name: args.name, code: args.code }, env.SANDBOX_TIMEOUT_MS);
+    outcome = await pool.call(
+      args.companyId,
+      { op: "check", name: args.name, code: args.code },
+      env.SANDBOX_TIMEOUT_MS,
+    );
   } catch (err) {
     if (err instanceof QueueTimeoutError) throw new AppError("unavailable", err.message, { wireCode: "sandbox_busy" });
     throw err;

@@ -67,16 +67,19 @@ export function probeLayers(opts: LayerOptions): SandboxLayers {
 function probe(opts: LayerOptions): SandboxLayers {
   const off: Record<string, string> = {};
   const setpriv = works("setpriv", ["--pdeathsig", "KILL", "--", "true"]);
-  if (!setpriv) off.pdeathsig = "setpriv is missing or fails: a sandbox process outlives a SIGKILLed server until its stdin closes";
+  if (!setpriv)
+    off.pdeathsig = "setpriv is missing or fails: a sandbox process outlives a SIGKILLed server until its stdin closes";
   const { runtime, uid } = chooseRuntime(opts, setpriv, off);
   const prlimit = works("prlimit", [`--fsize=${FILE_SIZE_LIMIT}`, "--core=0", "--", "true"]);
   if (!prlimit) off.prlimit = "prlimit is missing or fails: no file size cap on the process";
   const netns = works("unshare", ["-n", "--", "true"]);
   if (!netns) off.netns = "unshare -n fails (needs root or user namespaces): no private network namespace";
   const cgroups = { memory: cgroupParent("memory"), pids: cgroupParent("pids"), cpu: cpuCgroupParent() };
-  if (!cgroups.memory) off.memoryCgroup = "no writable cgroup v1 memory controller: the RSS watchdog and the WebAssembly cap remain";
+  if (!cgroups.memory)
+    off.memoryCgroup = "no writable cgroup v1 memory controller: the RSS watchdog and the WebAssembly cap remain";
   if (!cgroups.pids) off.pidsCgroup = "no writable cgroup v1 pids controller: no task cap";
-  if (!cgroups.cpu) off.cpuCgroup = "no writable cpu controller (cgroup v1 cpu or v2 cpu.max): only the CPU account bounds a process";
+  if (!cgroups.cpu)
+    off.cpuCgroup = "no writable cpu controller (cgroup v1 cpu or v2 cpu.max): only the CPU account bounds a process";
   return { runtime, prlimit, netns, uid, pdeathsig: setpriv, cgroups, off };
 }
 
@@ -86,7 +89,11 @@ function probe(opts: LayerOptions): SandboxLayers {
  * copied to a root-owned, world-readable folder outside it; only if that fails too does the
  * sandbox keep the server's uid (logged).
  */
-function chooseRuntime(opts: LayerOptions, setpriv: boolean, off: Record<string, string>): { runtime: SandboxRuntime; uid: number | null } {
+function chooseRuntime(
+  opts: LayerOptions,
+  setpriv: boolean,
+  off: Record<string, string>,
+): { runtime: SandboxRuntime; uid: number | null } {
   const checkout = checkoutRuntime(opts.checkoutDir);
   if (process.getuid?.() !== 0) {
     off.uidDrop = "the server is not root: the sandbox runs as the server's own uid";
@@ -116,16 +123,27 @@ function chooseRuntime(opts: LayerOptions, setpriv: boolean, off: Record<string,
 
 function readableBy(rt: SandboxRuntime, opts: { uid: number; gid: number }): boolean {
   return works("setpriv", [
-    `--reuid=${opts.uid}`, `--regid=${opts.gid}`, "--clear-groups", "--",
-    "sh", "-c", 'test -x "$0" && test -r "$1" && test -r "$2" && test -r "$3"',
-    rt.denoBin, path.join(rt.pyodideDir, "pyodide.asm.wasm"), path.join(rt.pyodideDir, "python_stdlib.zip"), rt.runnerFile,
+    `--reuid=${opts.uid}`,
+    `--regid=${opts.gid}`,
+    "--clear-groups",
+    "--",
+    "sh",
+    "-c",
+    'test -x "$0" && test -r "$1" && test -r "$2" && test -r "$3"',
+    rt.denoBin,
+    path.join(rt.pyodideDir, "pyodide.asm.wasm"),
+    path.join(rt.pyodideDir, "python_stdlib.zip"),
+    rt.runnerFile,
   ]);
 }
 
 /** The server's own cgroup v1 folder of a controller, if it can create a child there. */
 function cgroupParent(controller: "memory" | "pids" | "cpu"): string | null {
   try {
-    const line = fs.readFileSync("/proc/self/cgroup", "utf8").split("\n").find((l) => l.split(":")[1]?.split(",").includes(controller));
+    const line = fs
+      .readFileSync("/proc/self/cgroup", "utf8")
+      .split("\n")
+      .find((l) => l.split(":")[1]?.split(",").includes(controller));
     if (!line) return null;
     const dir = path.join("/sys/fs/cgroup", controller, line.split(":")[2] ?? "/");
     const probe = path.join(dir, `cockpit-sandbox-probe-${process.pid}`);
@@ -142,7 +160,10 @@ function cpuCgroupParent(): CpuCgroup | null {
   const v1 = cgroupParent("cpu");
   if (v1 && fs.existsSync(path.join(v1, "cpu.cfs_quota_us"))) return { dir: v1, version: 1 };
   try {
-    const line = fs.readFileSync("/proc/self/cgroup", "utf8").split("\n").find((l) => l.startsWith("0::"));
+    const line = fs
+      .readFileSync("/proc/self/cgroup", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("0::"));
     if (!line || !fs.existsSync("/sys/fs/cgroup/cgroup.controllers")) return null;
     const dir = path.join("/sys/fs/cgroup", line.slice(3));
     const probe = path.join(dir, `cockpit-sandbox-probe-${process.pid}`);
@@ -184,9 +205,12 @@ function confine(layers: SandboxLayers, pid: number, memoryLimitBytes: number, c
   const cpu = layers.cgroups.cpu;
   if (cpu && cpuQuotaPercent > 0) {
     const quotaUs = String(Math.round((CPU_PERIOD_US * cpuQuotaPercent) / 100));
-    join(cpu.dir, cpu.version === 1
-      ? { "cpu.cfs_period_us": String(CPU_PERIOD_US), "cpu.cfs_quota_us": quotaUs }
-      : { "cpu.max": `${quotaUs} ${CPU_PERIOD_US}` });
+    join(
+      cpu.dir,
+      cpu.version === 1
+        ? { "cpu.cfs_period_us": String(CPU_PERIOD_US), "cpu.cfs_quota_us": quotaUs }
+        : { "cpu.max": `${quotaUs} ${CPU_PERIOD_US}` },
+    );
   }
   return made;
 }
@@ -216,11 +240,21 @@ export function runnerCommand(
   // 560 (the tier-up that the pool's idle-CPU watchdog must otherwise wait out), warm call p50 and a
   // CPU-bound call (sum of 300,000 squares, 280 to 380 ms against 310 to 460) no slower.
   argv.push(
-    denoBin, "run",
-    "--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm", "--cached-only", "--deny-import",
+    denoBin,
+    "run",
+    "--no-prompt",
+    "--no-config",
+    "--no-lock",
+    "--no-remote",
+    "--no-npm",
+    "--cached-only",
+    "--deny-import",
     `--allow-read=${[pyodideDir, ...(opts.snapshot && opts.snapshot !== "--make-snapshot" ? [opts.snapshot] : [])].join(",")}`,
     `--v8-flags=--max-old-space-size=256,--wasm-max-mem-pages=${wasmPages},--liftoff-only`,
-    runnerFile, pyodideDir, String(opts.stdoutMax), String(opts.resultMax),
+    runnerFile,
+    pyodideDir,
+    String(opts.stdoutMax),
+    String(opts.resultMax),
     ...(opts.snapshot ? [opts.snapshot] : []),
   );
   return argv;
@@ -231,7 +265,10 @@ export function runnerCommand(
  * and localStorage, even without --allow-write) and an environment of only those: nothing of the
  * server's environment reaches the child. The directory is removed when the child exits.
  */
-export function spawnRunner(layers: SandboxLayers, opts: Parameters<typeof runnerCommand>[1] & { cpuQuotaPercent: number }): ChildProcess {
+export function spawnRunner(
+  layers: SandboxLayers,
+  opts: Parameters<typeof runnerCommand>[1] & { cpuQuotaPercent: number },
+): ChildProcess {
   const denoDir = fs.mkdtempSync(path.join(scratchDir(layers.runtime), "cockpit-sandbox-"));
   if (layers.uid !== null) fs.chownSync(denoDir, layers.uid, opts.gid);
   const [cmd, ...args] = runnerCommand(layers, opts);
@@ -241,7 +278,9 @@ export function spawnRunner(layers: SandboxLayers, opts: Parameters<typeof runne
     env: { DENO_DIR: denoDir, HOME: denoDir, DENO_NO_UPDATE_CHECK: "1" } as unknown as NodeJS.ProcessEnv,
   });
   // Python's heap cap plus V8's heap (256 MiB) and Deno's own memory.
-  const cgroupDirs = child.pid ? confine(layers, child.pid, (opts.wasmMaxMb + 512) * 1024 * 1024, opts.cpuQuotaPercent) : [];
+  const cgroupDirs = child.pid
+    ? confine(layers, child.pid, (opts.wasmMaxMb + 512) * 1024 * 1024, opts.cpuQuotaPercent)
+    : [];
   // Synchronously: a server or test worker that exits right after killing its pool must not leave it behind.
   let cleaned = false;
   const cleanup = () => {

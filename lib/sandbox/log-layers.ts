@@ -8,7 +8,8 @@ export function logLayers(layers: SandboxLayers, cpuQuotaPercent: number): void 
   if (logged.has(layers)) return;
   logged.add(layers);
   const off = { ...layers.off };
-  if (layers.cgroups.cpu && cpuQuotaPercent === 0) off.cpuCgroup = "SANDBOX_CPU_QUOTA_PERCENT is 0: only the CPU account bounds a process";
+  if (layers.cgroups.cpu && cpuQuotaPercent === 0)
+    off.cpuCgroup = "SANDBOX_CPU_QUOTA_PERCENT is 0: only the CPU account bounds a process";
   for (const [layer, why] of Object.entries(off)) log.warn({ layer, why }, "sandbox layer off");
   log.info(
     {
@@ -19,7 +20,10 @@ export function logLayers(layers: SandboxLayers, cpuQuotaPercent: number): void 
       pdeathsig: layers.pdeathsig,
       memoryCgroup: layers.cgroups.memory !== null,
       pidsCgroup: layers.cgroups.pids !== null,
-      cpuCgroup: layers.cgroups.cpu && cpuQuotaPercent > 0 ? { version: layers.cgroups.cpu.version, quotaPercent: cpuQuotaPercent } : null,
+      cpuCgroup:
+        layers.cgroups.cpu && cpuQuotaPercent > 0
+          ? { version: layers.cgroups.cpu.version, quotaPercent: cpuQuotaPercent }
+          : null,
     },
     "sandbox layers",
   );

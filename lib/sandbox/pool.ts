@@ -127,11 +127,21 @@ export class SandboxPool {
   readonly bootMs: number[] = [];
 
   constructor(private readonly cfg: PoolConfig) {
-    this.layers = probeLayers({ uid: cfg.uid, gid: cfg.gid, checkoutDir: cfg.checkoutDir, runtimeBaseDir: cfg.runtimeBaseDir });
+    this.layers = probeLayers({
+      uid: cfg.uid,
+      gid: cfg.gid,
+      checkoutDir: cfg.checkoutDir,
+      runtimeBaseDir: cfg.runtimeBaseDir,
+    });
   }
 
   /** Runs one request in a process of `companyId`. Rejects with AppError unavailable when no process can boot. */
-  async call(companyId: string, request: SandboxRequest, timeoutMs: number, signal?: AbortSignal): Promise<CallOutcome> {
+  async call(
+    companyId: string,
+    request: SandboxRequest,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<CallOutcome> {
     const proc = await this.acquire(companyId, signal);
     try {
       return await proc.call(request, timeoutMs, signal);
@@ -187,12 +197,17 @@ export class SandboxPool {
   }
 
   private acquire(companyId: string, signal?: AbortSignal): Promise<SandboxProcess> {
-    if (this.closed) return Promise.reject(new AppError("unavailable", "The Python sandbox is shut down", { wireCode: "sandbox_unavailable" }));
+    if (this.closed)
+      return Promise.reject(
+        new AppError("unavailable", "The Python sandbox is shut down", { wireCode: "sandbox_unavailable" }),
+      );
     this.start();
     return new Promise<SandboxProcess>((resolve, reject) => {
       const timer = setTimeout(() => {
         remove();
-        reject(new QueueTimeoutError(`The Python sandbox is busy: no process was free within ${this.cfg.queueTimeoutMs} ms`));
+        reject(
+          new QueueTimeoutError(`The Python sandbox is busy: no process was free within ${this.cfg.queueTimeoutMs} ms`),
+        );
       }, this.cfg.queueTimeoutMs);
       const onAbort = () => {
         remove();
@@ -241,7 +256,8 @@ export class SandboxPool {
     if (this.waiters.length === 0) return this.topUp();
     const share = Math.ceil(this.cfg.size / 2);
     const held = new Map<string, number>();
-    for (const p of this.procs) if (p.checkedOut && p.companyId !== null) held.set(p.companyId, (held.get(p.companyId) ?? 0) + 1);
+    for (const p of this.procs)
+      if (p.checkedOut && p.companyId !== null) held.set(p.companyId, (held.get(p.companyId) ?? 0) + 1);
     const atShare = (companyId: string) => (held.get(companyId) ?? 0) >= share;
     const waiting = new Set(this.waiters.map((w) => w.companyId));
     const otherWaitsUnderShare = (companyId: string) => [...waiting].some((c) => c !== companyId && !atShare(c));
@@ -257,7 +273,12 @@ export class SandboxPool {
       proc.ready.then(
         () => waiter.resolve(proc),
         (err: Error) => {
-          waiter.reject(new AppError("unavailable", "The Python sandbox could not start", { wireCode: "sandbox_unavailable", cause: err }));
+          waiter.reject(
+            new AppError("unavailable", "The Python sandbox could not start", {
+              wireCode: "sandbox_unavailable",
+              cause: err,
+            }),
+          );
         },
       );
     }
@@ -274,11 +295,12 @@ export class SandboxPool {
     const free = [...this.procs].filter((p) => p.alive && !p.checkedOut && !this.handovers.get(p)?.exhausted);
     // Own fresh process, else own process handing over (its successor still booting), else a
     // booted spare, else one still booting (own first: a successor), else a new one.
-    const own = free.find((p) => p.companyId === companyId && p.booted && !this.handovers.has(p))
-      ?? free.find((p) => p.companyId === companyId && p.booted)
-      ?? free.find((p) => p.companyId === null && p.booted)
-      ?? free.find((p) => p.companyId === companyId)
-      ?? free.find((p) => p.companyId === null);
+    const own =
+      free.find((p) => p.companyId === companyId && p.booted && !this.handovers.has(p)) ??
+      free.find((p) => p.companyId === companyId && p.booted) ??
+      free.find((p) => p.companyId === null && p.booted) ??
+      free.find((p) => p.companyId === companyId) ??
+      free.find((p) => p.companyId === null);
     if (own) return this.checkOut(own, companyId);
     // The company's process is past its hard cap and its successor waits for a boot slot
     // (bootSuccessors starts those first): wait for it rather than take another company's slot.
@@ -356,7 +378,11 @@ export class SandboxPool {
     if (this.retired.has(proc)) return;
     this.retired.add(proc);
     this.recycled[reason] = (this.recycled[reason] ?? 0) + 1;
-    if (reason.startsWith("cpu ")) log.warn({ companyId: proc.companyId, pid: proc.pid, reason, cpuExcessMs: Math.round(proc.cpuExcessMs) }, "sandbox process killed: code left running");
+    if (reason.startsWith("cpu "))
+      log.warn(
+        { companyId: proc.companyId, pid: proc.pid, reason, cpuExcessMs: Math.round(proc.cpuExcessMs) },
+        "sandbox process killed: code left running",
+      );
     this.procs.delete(proc);
     this.handovers.delete(proc);
     proc.kill(reason);
@@ -414,7 +440,8 @@ export class SandboxPool {
   }
 
   private awaitingSuccessor(companyId: string): boolean {
-    for (const [p, h] of this.handovers) if (p.companyId === companyId && h.exhausted && !h.successor?.alive) return true;
+    for (const [p, h] of this.handovers)
+      if (p.companyId === companyId && h.exhausted && !h.successor?.alive) return true;
     return false;
   }
 
@@ -435,7 +462,9 @@ export class SandboxPool {
     for (const [proc, h] of needing) {
       // The company already has a fresh process (it took a spare or a free slot while this one
       // was past its cap or busy): that one is the successor, no boot needed.
-      const fresh = [...this.procs].find((p) => p !== proc && p.alive && p.companyId === proc.companyId && !this.handovers.has(p));
+      const fresh = [...this.procs].find(
+        (p) => p !== proc && p.alive && p.companyId === proc.companyId && !this.handovers.has(p),
+      );
       const spare = [...this.procs].find((p) => p.alive && p.booted && !p.checkedOut && p.companyId === null);
       let successor: SandboxProcess;
       if (fresh) {
@@ -473,7 +502,6 @@ export class SandboxPool {
     return limit;
   }
 
-
   /** Resolves once the snapshot is made or has failed (true: processes boot from it). */
   async snapshotReady(): Promise<boolean> {
     this.start();
@@ -486,13 +514,15 @@ export class SandboxPool {
     logLayers(this.layers, this.cfg.cpuQuotaPercent);
     // No process starts before the snapshot is made or has failed: booting one without it costs as
     // much CPU as making the snapshot, which every later process then saves.
-    this.snapshotBuild = sharedSnapshot(this.layers, { gid: this.cfg.gid, wasmMaxMb: this.cfg.wasmMaxMb, timeoutMs: this.cfg.bootTimeoutMs }).then(
-      (snap) => {
-        this.snapshot = snap;
-        this.snapshotSettled = true;
-        this.pump();
-      },
-    );
+    this.snapshotBuild = sharedSnapshot(this.layers, {
+      gid: this.cfg.gid,
+      wasmMaxMb: this.cfg.wasmMaxMb,
+      timeoutMs: this.cfg.bootTimeoutMs,
+    }).then((snap) => {
+      this.snapshot = snap;
+      this.snapshotSettled = true;
+      this.pump();
+    });
     this.watchdog = setInterval(() => this.checkIdle(), this.cfg.watchdogMs);
     this.watchdog.unref();
   }

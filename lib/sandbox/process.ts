@@ -83,12 +83,13 @@ export class SandboxProcess {
     const maxLine = opts.resultMax + 6 * opts.stdoutMax + 4096;
     const splitter = new LineSplitter(
       maxLine,
-      (line) => this.onLine(line, () => {
-        clearTimeout(bootTimer);
-        this.booted = true;
-        this.lastUsedAt = Date.now();
-        bootSettle?.();
-      }),
+      (line) =>
+        this.onLine(line, () => {
+          clearTimeout(bootTimer);
+          this.booted = true;
+          this.lastUsedAt = Date.now();
+          bootSettle?.();
+        }),
       () => this.kill("protocol violation: output over the cap"),
     );
     this.child.stdout!.setEncoding("utf8");
@@ -104,7 +105,11 @@ export class SandboxProcess {
       clearTimeout(bootTimer);
       this.exited = true;
       this.endReason ??= signal ? `ended by ${signal}` : `exited with code ${code}`;
-      bootSettle?.(new Error(`The sandbox process ${this.endReason}${this.stderrTail ? `: ${this.stderrTail.trim().slice(-500)}` : ""}`));
+      bootSettle?.(
+        new Error(
+          `The sandbox process ${this.endReason}${this.stderrTail ? `: ${this.stderrTail.trim().slice(-500)}` : ""}`,
+        ),
+      );
       this.pending?.settle({ kind: "failed", error: this.failureMessage() });
       this.pending = null;
       for (const l of this.exitListeners) l();
@@ -175,30 +180,32 @@ export class SandboxProcess {
     const nonce = randomBytes(16).toString("hex");
     const cpuBefore = this.accountCpu(true) ?? 0;
     const t0 = performance.now();
-    const outcome = await new Promise<{ kind: "reply"; reply: RunnerReply } | { kind: "failed"; error: string }>((resolve) => {
-      if (!this.alive) return resolve({ kind: "failed", error: this.failureMessage() });
-      let done = false;
-      const settle: Pending["settle"] = (o) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        this.pending = null;
-        resolve(o);
-      };
-      const timer = setTimeout(() => {
-        this.kill("timeout");
-        settle({ kind: "failed", error: `The tool timed out after ${timeoutMs} ms` });
-      }, timeoutMs);
-      const onAbort = () => {
-        this.kill("aborted");
-        settle({ kind: "failed", error: "The tool call was cancelled" });
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.pending = { nonce, settle };
-      this.child.stdin!.write(`${JSON.stringify({ ...request, id: nonce })}\n`);
-    });
+    const outcome = await new Promise<{ kind: "reply"; reply: RunnerReply } | { kind: "failed"; error: string }>(
+      (resolve) => {
+        if (!this.alive) return resolve({ kind: "failed", error: this.failureMessage() });
+        let done = false;
+        const settle: Pending["settle"] = (o) => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          this.pending = null;
+          resolve(o);
+        };
+        const timer = setTimeout(() => {
+          this.kill("timeout");
+          settle({ kind: "failed", error: `The tool timed out after ${timeoutMs} ms` });
+        }, timeoutMs);
+        const onAbort = () => {
+          this.kill("aborted");
+          settle({ kind: "failed", error: "The tool call was cancelled" });
+        };
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        this.pending = { nonce, settle };
+        this.child.stdin!.write(`${JSON.stringify({ ...request, id: nonce })}\n`);
+      },
+    );
     const wallMs = performance.now() - t0;
     // A killed process has no /proc entry left: its CPU is at least the wall time it was given.
     const cpuAfter = this.accountCpu(false);
@@ -231,7 +238,8 @@ export class SandboxProcess {
   }
 
   private failureMessage(): string {
-    if (this.endReason?.startsWith("protocol violation")) return "The sandbox process broke the protocol and was stopped";
+    if (this.endReason?.startsWith("protocol violation"))
+      return "The sandbox process broke the protocol and was stopped";
     return `The sandbox process stopped during the call (${this.endReason ?? "unknown reason"})`;
   }
 }

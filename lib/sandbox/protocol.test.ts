@@ -4,14 +4,21 @@ import { LineSplitter } from "./protocol";
 function split(maxLine: number, chunks: string[]) {
   const lines: string[] = [];
   let overflows = 0;
-  const splitter = new LineSplitter(maxLine, (l) => lines.push(l), () => overflows++);
+  const splitter = new LineSplitter(
+    maxLine,
+    (l) => lines.push(l),
+    () => overflows++,
+  );
   for (const c of chunks) splitter.push(c);
   return { lines, overflows };
 }
 
 describe("LineSplitter", () => {
   it("joins lines across chunks and splits several lines in one chunk", () => {
-    expect(split(100, ["ab", "c\nde", "f\n\ng\nh", "i\n"])).toEqual({ lines: ["abc", "def", "", "g", "hi"], overflows: 0 });
+    expect(split(100, ["ab", "c\nde", "f\n\ng\nh", "i\n"])).toEqual({
+      lines: ["abc", "def", "", "g", "hi"],
+      overflows: 0,
+    });
   });
 
   it("refuses a line over the limit, ended or not, and goes on after it", () => {

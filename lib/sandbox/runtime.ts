@@ -38,7 +38,11 @@ export function scratchDir(rt: SandboxRuntime): string {
 /** Names a runtime by its versions and the runner's source: a new build gets a new copy. */
 export function runtimeKey(rt: SandboxRuntime): string {
   const hash = createHash("sha256");
-  for (const file of [rt.runnerFile, path.join(rt.pyodideDir, "package.json"), path.join(path.dirname(rt.denoBin), "package.json")]) {
+  for (const file of [
+    rt.runnerFile,
+    path.join(rt.pyodideDir, "package.json"),
+    path.join(path.dirname(rt.denoBin), "package.json"),
+  ]) {
     // Read at run time from the checkout; not a file for the bundle to trace.
     hash.update(fs.readFileSync(/* turbopackIgnore: true */ file));
   }

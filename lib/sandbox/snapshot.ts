@@ -17,7 +17,13 @@ export function makeSnapshot(
   opts: { gid: number; wasmMaxMb: number; timeoutMs: number },
 ): { done: Promise<{ file: string; dir: string } | null>; cancel: () => void } {
   // Boot only, no tool code: one core's quota like any process.
-  const child = spawnRunner(layers, { ...opts, stdoutMax: 0, resultMax: 0, snapshot: "--make-snapshot", cpuQuotaPercent: 100 });
+  const child = spawnRunner(layers, {
+    ...opts,
+    stdoutMax: 0,
+    resultMax: 0,
+    snapshot: "--make-snapshot",
+    cpuQuotaPercent: 100,
+  });
   const done = new Promise<{ file: string; dir: string } | null>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -92,7 +98,10 @@ function cachedSnapshot(dir: string, key: string): string | null {
  * it is there, else made and put in the cache (or, without a trusted cache, in a private folder
  * deleted when the process exits). Callers pass the same layers and ids every time.
  */
-export function sharedSnapshot(layers: SandboxLayers, opts: { gid: number; wasmMaxMb: number; timeoutMs: number }): Promise<Snapshot> {
+export function sharedSnapshot(
+  layers: SandboxLayers,
+  opts: { gid: number; wasmMaxMb: number; timeoutMs: number },
+): Promise<Snapshot> {
   if (shared) return shared.done;
   let cacheDir: string | null = null;
   let key = "";

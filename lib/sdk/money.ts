@@ -12,7 +12,12 @@ export const DEFAULT_CURRENCY = "USD";
 
 /** "1234.5" → 123450. The string has passed MONEY_PATTERN (at most 12 integer digits: exact in a double). */
 export function parseMinor(amount: string, param: string): number {
-  if (!MONEY_RE.test(amount)) throw new AppError("invalid_request", `${param}: must be a decimal amount with at most two decimals, e.g. "1234.50"`, { param, wireCode: "invalid_value" });
+  if (!MONEY_RE.test(amount))
+    throw new AppError(
+      "invalid_request",
+      `${param}: must be a decimal amount with at most two decimals, e.g. "1234.50"`,
+      { param, wireCode: "invalid_value" },
+    );
   const [whole, frac = ""] = amount.split(".");
   return Number(whole) * 100 + Number(frac.padEnd(2, "0"));
 }
@@ -26,13 +31,20 @@ export function formatMinor(minor: number | bigint): string {
 }
 
 /** Σ quantity × unit price in minor units, exact (BigInt); above 2^53 − 1 it cannot be stored exactly: 400. */
-export function lineTotalMinor(lines: { quantity: number; unitPriceMinor: number }[], param: string): { amounts: number[]; total: number } {
+export function lineTotalMinor(
+  lines: { quantity: number; unitPriceMinor: number }[],
+  param: string,
+): { amounts: number[]; total: number } {
   let total = 0n;
   const amounts = lines.map((l) => {
     const amount = BigInt(l.quantity) * BigInt(l.unitPriceMinor);
     total += amount;
     return amount;
   });
-  if (total > BigInt(Number.MAX_SAFE_INTEGER)) throw new AppError("invalid_request", `${param}: the invoice total is too large`, { param, wireCode: "invalid_value" });
+  if (total > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new AppError("invalid_request", `${param}: the invoice total is too large`, {
+      param,
+      wireCode: "invalid_value",
+    });
   return { amounts: amounts.map(Number), total: Number(total) };
 }

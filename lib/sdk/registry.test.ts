@@ -5,7 +5,8 @@ import type { SdkService } from "./types";
 import { validateActionInput } from "./validate-input";
 import { definitionVersion } from "./version";
 
-const action = (service: string, name: string) => SERVICES.find((s) => s.name === service)!.actions.find((a) => a.name === name)!;
+const action = (service: string, name: string) =>
+  SERVICES.find((s) => s.name === service)!.actions.find((a) => a.name === name)!;
 
 function problemOf(fn: () => unknown): { param: string | null; message: string } | null {
   try {
@@ -45,10 +46,14 @@ describe("view version", () => {
   });
   it("changes when the definition changes", () => {
     expect(definitionVersion({ ...def, title: "B" })).not.toBe(definitionVersion(def));
-    for (const s of SERVICES) for (const v of s.views) {
-      const changed = { ...v.definition, children: [...(v.definition.children as unknown[]), { type: "empty", message: "x" }] };
-      expect(definitionVersion(changed)).not.toBe(definitionVersion(v.definition));
-    }
+    for (const s of SERVICES)
+      for (const v of s.views) {
+        const changed = {
+          ...v.definition,
+          children: [...(v.definition.children as unknown[]), { type: "empty", message: "x" }],
+        };
+        expect(definitionVersion(changed)).not.toBe(definitionVersion(v.definition));
+      }
   });
 });
 
@@ -61,11 +66,23 @@ describe("money", () => {
     expect(formatMinor(7)).toBe("0.07");
     expect(formatMinor(-5)).toBe("-0.05");
     expect(formatMinor(10n ** 20n)).toBe("1000000000000000000.00");
-    for (const bad of ["1.234", "-1", "01", "1e3", " 1", "1.", ".5"]) expect(problemOf(() => parseMinor(bad, "input.amount"))?.param).toBe("input.amount");
+    for (const bad of ["1.234", "-1", "01", "1e3", " 1", "1.", ".5"])
+      expect(problemOf(() => parseMinor(bad, "input.amount"))?.param).toBe("input.amount");
   });
   it("totals line items without floating point, refusing totals beyond 2^53", () => {
-    expect(lineTotalMinor([{ quantity: 3, unitPriceMinor: 10 }, { quantity: 1, unitPriceMinor: 20 }], "p")).toEqual({ amounts: [30, 20], total: 50 });
-    expect(problemOf(() => lineTotalMinor([{ quantity: 1_000_000, unitPriceMinor: 99999999999999 }], "input.line_items"))?.param).toBe("input.line_items");
+    expect(
+      lineTotalMinor(
+        [
+          { quantity: 3, unitPriceMinor: 10 },
+          { quantity: 1, unitPriceMinor: 20 },
+        ],
+        "p",
+      ),
+    ).toEqual({ amounts: [30, 20], total: 50 });
+    expect(
+      problemOf(() => lineTotalMinor([{ quantity: 1_000_000, unitPriceMinor: 99999999999999 }], "input.line_items"))
+        ?.param,
+    ).toBe("input.line_items");
   });
 });
 
@@ -84,7 +101,10 @@ describe("action input validation", () => {
       [{ line_items: ok.line_items }, "input.customer"],
       [{ ...ok, extra: 1 }, "input.extra"],
       [{ ...ok, line_items: [{ ...ok.line_items[0], quantity: 0 }] }, "input.line_items.0.quantity"],
-      [{ ...ok, line_items: [ok.line_items[0], { ...ok.line_items[0], quantity: 1.5 }] }, "input.line_items.1.quantity"],
+      [
+        { ...ok, line_items: [ok.line_items[0], { ...ok.line_items[0], quantity: 1.5 }] },
+        "input.line_items.1.quantity",
+      ],
       [{ ...ok, line_items: [{ description: "x", quantity: 1 }] }, "input.line_items.0.unit_price"],
       [{ ...ok, line_items: [{ ...ok.line_items[0], unit_price: "1.234" }] }, "input.line_items.0.unit_price"],
       [{ ...ok, line_items: [{ ...ok.line_items[0], colour: "red" }] }, "input.line_items.0.colour"],
@@ -93,12 +113,18 @@ describe("action input validation", () => {
       [{ ...ok, customer: "a\u0000b" }, "input.customer"],
     ];
     for (const [input, param] of cases) {
-      expect(problemOf(() => validateActionInput(invoice, input as Record<string, unknown>)), param).toMatchObject({ param, message: expect.stringContaining(param) });
+      expect(
+        problemOf(() => validateActionInput(invoice, input as Record<string, unknown>)),
+        param,
+      ).toMatchObject({ param, message: expect.stringContaining(param) });
     }
   });
 
   it("quotes the description of a failed pattern", () => {
     const p = problemOf(() => validateActionInput(action("crm", "create_deal"), { title: "T", amount: "12,50" }));
-    expect(p).toEqual({ param: "input.amount", message: 'input.amount: must be a decimal amount with at most two decimals, e.g. "1234.50"' });
+    expect(p).toEqual({
+      param: "input.amount",
+      message: 'input.amount: must be a decimal amount with at most two decimals, e.g. "1234.50"',
+    });
   });
 });

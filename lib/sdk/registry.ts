@@ -20,7 +20,10 @@ export function getService(name: string): SdkService {
 export function getView(serviceName: string, viewName: string): { service: SdkService; view: SdkView } {
   const service = getService(serviceName);
   const view = service.views.find((v) => v.name === viewName);
-  if (!view) throw new AppError("not_found", `Service '${serviceName}' has no view named '${viewName}'`, { wireCode: "view_not_found" });
+  if (!view)
+    throw new AppError("not_found", `Service '${serviceName}' has no view named '${viewName}'`, {
+      wireCode: "view_not_found",
+    });
   return { service, view };
 }
 
@@ -28,7 +31,11 @@ export function getView(serviceName: string, viewName: string): { service: SdkSe
 export function getAction(serviceName: string, actionName: string): { service: SdkService; action: SdkAction } {
   const service = getService(serviceName);
   const action = service.actions.find((a) => a.name === actionName);
-  if (!action) throw new AppError("not_found", `Service '${serviceName}' has no action named '${actionName}'`, { wireCode: "action_not_found", param: "action" });
+  if (!action)
+    throw new AppError("not_found", `Service '${serviceName}' has no action named '${actionName}'`, {
+      wireCode: "action_not_found",
+      param: "action",
+    });
   return { service, action };
 }
 
@@ -60,7 +67,8 @@ export function registryProblems(services: readonly SdkService[] = SERVICES): st
     if (views.size !== s.views.length) problems.push(`${s.name}: duplicate view names`);
     for (const v of s.views) {
       for (const a of v.actions) if (!actions.has(a)) problems.push(`${s.name}/${v.name} lists unknown action ${a}`);
-      for (const a of actionsNamedBy(v.definition, new Set())) if (!v.actions.includes(a)) problems.push(`${s.name}/${v.name} calls ${a} without listing it`);
+      for (const a of actionsNamedBy(v.definition, new Set()))
+        if (!v.actions.includes(a)) problems.push(`${s.name}/${v.name} calls ${a} without listing it`);
     }
     for (const a of s.actions) {
       for (const r of a.refresh) if (!views.has(r)) problems.push(`${s.name}.${a.name} refreshes unknown view ${r}`);

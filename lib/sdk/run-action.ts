@@ -44,7 +44,14 @@ export async function runAction(
   return db.transaction(async (tx) => {
     const claimed = await tx
       .insert(sdkActionRuns)
-      .values({ companyId, idempotencyKey: key, service: service.name, action: action.name, inputHash, status: "in_progress" })
+      .values({
+        companyId,
+        idempotencyKey: key,
+        service: service.name,
+        action: action.name,
+        inputHash,
+        status: "in_progress",
+      })
       .onConflictDoNothing()
       .returning({ key: sdkActionRuns.idempotencyKey });
     const mine = and(eq(sdkActionRuns.companyId, companyId), eq(sdkActionRuns.idempotencyKey, key));
@@ -52,15 +59,24 @@ export async function runAction(
       // A new statement: in READ COMMITTED it sees the row the conflicting transaction committed.
       const [prior] = await tx.select().from(sdkActionRuns).where(mine).limit(1);
       if (!prior || prior.status !== "completed") {
-        throw new AppError("conflict", "An action with this idempotency_key is still in progress; retry", { wireCode: "idempotency_in_progress", param: "idempotency_key" });
+        throw new AppError("conflict", "An action with this idempotency_key is still in progress; retry", {
+          wireCode: "idempotency_in_progress",
+          param: "idempotency_key",
+        });
       }
       if (prior.service !== service.name || prior.action !== action.name || prior.inputHash !== inputHash) {
-        throw new AppError("conflict", "This idempotency_key was used for another service, action or input", { wireCode: "idempotency_key_reused", param: "idempotency_key" });
+        throw new AppError("conflict", "This idempotency_key was used for another service, action or input", {
+          wireCode: "idempotency_key_reused",
+          param: "idempotency_key",
+        });
       }
       return { response: { ok: true, result: prior.result ?? {}, refresh: prior.refresh ?? [] }, replayed: true };
     }
     const response = await perform(tx);
-    await tx.update(sdkActionRuns).set({ status: "completed", result: response.result, refresh: response.refresh }).where(mine);
+    await tx
+      .update(sdkActionRuns)
+      .set({ status: "completed", result: response.result, refresh: response.refresh })
+      .where(mine);
     return { response, replayed: false };
   });
 }

@@ -8,7 +8,11 @@ export interface SduiNode {
 }
 
 /** An object JSON Schema (Ajv, strict mode): an action's input. */
-export type JsonSchemaObject = { type: "object"; properties: Record<string, unknown>; additionalProperties: false } & Record<string, unknown>;
+export type JsonSchemaObject = {
+  type: "object";
+  properties: Record<string, unknown>;
+  additionalProperties: false;
+} & Record<string, unknown>;
 
 export interface SdkView<Q = unknown> {
   name: string;

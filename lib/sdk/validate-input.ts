@@ -9,7 +9,14 @@ import type { JsonSchemaObject, SdkAction } from "./types";
  * schema mistake fails at startup, lib/sdk/registry.ts), RE2 for patterns as for tools, `default`s
  * applied to a copy, `verbose` so a failed pattern can quote the property's `description`.
  */
-const ajv = new Ajv({ strict: true, allErrors: false, useDefaults: true, verbose: true, validateFormats: false, code: { regExp: re2RegExpEngine } });
+const ajv = new Ajv({
+  strict: true,
+  allErrors: false,
+  useDefaults: true,
+  verbose: true,
+  validateFormats: false,
+  code: { regExp: re2RegExpEngine },
+});
 const compiled = new WeakMap<JsonSchemaObject, ValidateFunction>();
 
 export function compileInputSchema(schema: JsonSchemaObject): ValidateFunction {
@@ -26,7 +33,10 @@ export function compileInputSchema(schema: JsonSchemaObject): ValidateFunction {
  * (`input.line_items.0.quantity`): the convention zod errors use everywhere else in the API.
  */
 function errorParam(e: ErrorObject): string {
-  const segments = e.instancePath.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const segments = e.instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
   const p = e.params as { missingProperty?: string; additionalProperty?: string };
   if (e.keyword === "required" && p.missingProperty) segments.push(p.missingProperty);
   if (e.keyword === "additionalProperties" && p.additionalProperty) segments.push(p.additionalProperty);
@@ -71,6 +81,7 @@ export function validateActionInput(action: SdkAction, input: Record<string, unk
     throw new AppError("invalid_request", errorMessage(e, param), { param, wireCode: "invalid_value" });
   }
   const bad = unstorable(copy, "input");
-  if (bad) throw new AppError("invalid_request", `${bad}: ${UNSTORABLE_MESSAGE}`, { param: bad, wireCode: "invalid_value" });
+  if (bad)
+    throw new AppError("invalid_request", `${bad}: ${UNSTORABLE_MESSAGE}`, { param: bad, wireCode: "invalid_value" });
   return copy;
 }

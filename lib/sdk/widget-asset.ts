@@ -28,7 +28,11 @@ export function loadWidgetAsset(): WidgetAsset {
   try {
     stat = fs.statSync(WIDGET_FILE);
   } catch (err) {
-    throw new AppError("internal", "The widget is not built: run `npx tsx scripts/build-widget.ts` (npm start and npm run build do)", { cause: err });
+    throw new AppError(
+      "internal",
+      "The widget is not built: run `npx tsx scripts/build-widget.ts` (npm start and npm run build do)",
+      { cause: err },
+    );
   }
   if (cached?.mtimeMs === stat.mtimeMs) return cached;
   const body = fs.readFileSync(WIDGET_FILE);

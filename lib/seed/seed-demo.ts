@@ -37,7 +37,11 @@ export async function seedDemoIfEmpty(db: Db): Promise<DemoSeed | null> {
     });
     const password = randomBase62(16);
     await createUser(tx, { companyId: company.id, email: DEMO_EMAIL, password });
-    const { secret } = await createKey(tx, { companyId: company.id, name: "Demo key (all scopes)", scopes: [...SCOPES] });
+    const { secret } = await createKey(tx, {
+      companyId: company.id,
+      name: "Demo key (all scopes)",
+      scopes: [...SCOPES],
+    });
     return { companyId: company.id, email: DEMO_EMAIL, password, key: secret };
   });
 }

@@ -15,7 +15,12 @@ export async function createThread(
   db: DbOrTx,
   args: { companyId: string; input: CreateThreadInput; source?: ThreadSource; imageDigests?: Record<string, string> },
 ): Promise<Thread> {
-  const values = { id: newId("thread"), companyId: args.companyId, source: args.source ?? THREAD_SOURCE.api, metadata: args.input.metadata };
+  const values = {
+    id: newId("thread"),
+    companyId: args.companyId,
+    source: args.source ?? THREAD_SOURCE.api,
+    metadata: args.input.metadata,
+  };
   const messages = args.input.messages;
   if (!messages?.length) {
     const [thread] = await db.insert(threads).values(values).returning();
@@ -23,7 +28,12 @@ export async function createThread(
   }
   const write = async (tx: DbOrTx) => {
     const [thread] = await tx.insert(threads).values(values).returning();
-    await addMessages(tx, { companyId: args.companyId, threadId: thread!.id, messages, imageDigests: args.imageDigests });
+    await addMessages(tx, {
+      companyId: args.companyId,
+      threadId: thread!.id,
+      messages,
+      imageDigests: args.imageDigests,
+    });
     return thread!;
   };
   // Inside the caller's transaction already (a webhook's run claim): no savepoint, two round trips fewer.

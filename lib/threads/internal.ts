@@ -4,7 +4,8 @@ import { threads, type Thread } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 
-export const threadNotFound = (id: string) => new AppError("not_found", `No thread found with id '${id}'`, { wireCode: "thread_not_found" });
+export const threadNotFound = (id: string) =>
+  new AppError("not_found", `No thread found with id '${id}'`, { wireCode: "thread_not_found" });
 
 /**
  * A thread of the company, whatever its source.

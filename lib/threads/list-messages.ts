@@ -12,7 +12,10 @@ import type { MessageListQuery } from "./schemas";
  * (thread_id, seq), the unique index, so a page costs the same at any depth of a long thread.
  * @throws not_found for another company's thread; invalid_request for an `after` not in it.
  */
-export async function listMessages(db: DbOrTx, args: { companyId: string; threadId: string; query: MessageListQuery }): Promise<Page<Message>> {
+export async function listMessages(
+  db: DbOrTx,
+  args: { companyId: string; threadId: string; query: MessageListQuery },
+): Promise<Page<Message>> {
   const { companyId, threadId, query } = args;
   await getThreadInCompany(db, { companyId, threadId });
   const scope = and(eq(messages.threadId, threadId), eq(messages.companyId, companyId));
@@ -23,7 +26,8 @@ export async function listMessages(db: DbOrTx, args: { companyId: string; thread
       .from(messages)
       .where(and(scope, eq(messages.id, query.after)))
       .limit(1);
-    if (!cursor) throw new AppError("invalid_request", "after: no message with that id in this thread", { param: "after" });
+    if (!cursor)
+      throw new AppError("invalid_request", "after: no message with that id in this thread", { param: "after" });
     keyset = query.order === "desc" ? lt(messages.seq, cursor.seq) : gt(messages.seq, cursor.seq);
   }
   const rows = await db

@@ -19,7 +19,10 @@ export async function readMessagesBody<S extends z.ZodType>(
   const body = await readBody(req, MESSAGES_BODY_LIMIT);
   try {
     if (body.size <= PARSE_OFF_LOOP_ABOVE_BYTES) {
-      return { input: schema.parse(parseJsonObject(Buffer.concat(body.chunks).toString("utf8"), opts.optional)), imageDigests: {} };
+      return {
+        input: schema.parse(parseJsonObject(Buffer.concat(body.chunks).toString("utf8"), opts.optional)),
+        imageDigests: {},
+      };
     }
     const parsed = await parseJsonOffLoop(body.chunks);
     const imageDigests: Record<string, string> = {};

@@ -10,17 +10,31 @@ const paramOf = (schema: { safeParse: (v: unknown) => { success: boolean; error?
 
 describe("threads schemas", () => {
   it("names the bad part of a message, at any depth", () => {
-    expect(paramOf(MessageInput, { role: "user", content: [{ type: "text", text: "a" }, { type: "image_url", image_url: { url: "http://x" } }] })).toBe(
-      "content.1.image_url.url",
-    );
-    expect(paramOf(BulkMessagesInput, { messages: [{ role: "user", content: "a" }, { role: "user", content: [{ type: "video" }] }] })).toBe(
-      "messages.1.content.0.type",
-    );
+    expect(
+      paramOf(MessageInput, {
+        role: "user",
+        content: [
+          { type: "text", text: "a" },
+          { type: "image_url", image_url: { url: "http://x" } },
+        ],
+      }),
+    ).toBe("content.1.image_url.url");
+    expect(
+      paramOf(BulkMessagesInput, {
+        messages: [
+          { role: "user", content: "a" },
+          { role: "user", content: [{ type: "video" }] },
+        ],
+      }),
+    ).toBe("messages.1.content.0.type");
     expect(paramOf(MessageInput, { role: "user", content: 3 })).toBe("content");
   });
 
   it("keeps string content and parts as given", () => {
-    const parts = [{ type: "text", text: "hi" }, { type: "image_url", image_url: { url: "https://e.com/a.png", detail: "low" } }];
+    const parts = [
+      { type: "text", text: "hi" },
+      { type: "image_url", image_url: { url: "https://e.com/a.png", detail: "low" } },
+    ];
     expect(MessageInput.parse({ role: "narrator", content: parts })).toEqual({ role: "narrator", content: parts });
     expect(MessageInput.parse({ role: "user", content: "" })).toEqual({ role: "user", content: "" });
   });
@@ -32,6 +46,8 @@ describe("threads schemas", () => {
     expect(paramOf(CreateThreadInput, { metadata: { ["x".repeat(65)]: "v" } })).toBe(`metadata.${"x".repeat(65)}`);
     expect(paramOf(CreateThreadInput, { metadata: { a: "v".repeat(513) } })).toBe("metadata.a");
     expect(CreateThreadInput.parse({}).metadata).toEqual({});
-    expect(paramOf(BulkMessagesInput, { messages: Array.from({ length: 101 }, () => ({ role: "user", content: "x" })) })).toBe("messages");
+    expect(
+      paramOf(BulkMessagesInput, { messages: Array.from({ length: 101 }, () => ({ role: "user", content: "x" })) }),
+    ).toBe("messages");
   });
 });

@@ -19,15 +19,24 @@ export const ThreadMetadata = z
   .record(z.string(), z.unknown())
   .superRefine((m, ctx) => {
     const keys = Object.keys(m);
-    if (keys.length > METADATA_LIMITS.keys) ctx.addIssue({ code: "custom", message: `must have at most ${METADATA_LIMITS.keys} keys` });
+    if (keys.length > METADATA_LIMITS.keys)
+      ctx.addIssue({ code: "custom", message: `must have at most ${METADATA_LIMITS.keys} keys` });
     for (const k of keys) {
       if (k.length < 1 || k.length > METADATA_LIMITS.keyChars) {
-        ctx.addIssue({ code: "custom", path: [k], message: `keys must be 1 to ${METADATA_LIMITS.keyChars} characters` });
+        ctx.addIssue({
+          code: "custom",
+          path: [k],
+          message: `keys must be 1 to ${METADATA_LIMITS.keyChars} characters`,
+        });
       }
       const v = m[k];
       const size = typeof v === "string" ? v.length : (JSON.stringify(v)?.length ?? 0);
       if (size > METADATA_LIMITS.valueChars) {
-        ctx.addIssue({ code: "custom", path: [k], message: `values must be at most ${METADATA_LIMITS.valueChars} characters (as JSON, when not a string)` });
+        ctx.addIssue({
+          code: "custom",
+          path: [k],
+          message: `values must be at most ${METADATA_LIMITS.valueChars} characters (as JSON, when not a string)`,
+        });
       }
     }
   })
@@ -50,7 +59,8 @@ export const MessageInput = z
     if (typeof m.content === "string") return { role: m.role, content: m.content as string | ContentParts };
     const parts = ContentParts.safeParse(m.content);
     if (!parts.success) {
-      for (const issue of parts.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: ["content", ...issue.path] });
+      for (const issue of parts.error.issues)
+        ctx.addIssue({ code: "custom", message: issue.message, path: ["content", ...issue.path] });
       return z.NEVER;
     }
     return { role: m.role, content: parts.data as string | ContentParts };

@@ -3,7 +3,13 @@ import { toUnix } from "@/lib/time";
 
 /** CONTRACT 5.6 thread body. */
 export function toPublicThread(t: Thread) {
-  return { id: t.id, object: "thread" as const, created_at: toUnix(t.createdAt), metadata: t.metadata, source: t.source };
+  return {
+    id: t.id,
+    object: "thread" as const,
+    created_at: toUnix(t.createdAt),
+    metadata: t.metadata,
+    source: t.source,
+  };
 }
 
 /** CONTRACT 5.6 message body; `content` is what the thread stores (a data: image as its digest). */

@@ -24,9 +24,15 @@ export async function activeToolsByName(db: DbOrTx, companyId: string, names: st
  * The company's active tool of that name (a forced `tool_choice`).
  * @throws 400 naming `param` (default `tool_choice`) when there is none (CONTRACT 6).
  */
-export async function getActiveToolByName(db: DbOrTx, companyId: string, name: string, param = "tool_choice"): Promise<Tool> {
+export async function getActiveToolByName(
+  db: DbOrTx,
+  companyId: string,
+  name: string,
+  param = "tool_choice",
+): Promise<Tool> {
   const tool = await findActiveToolByName(db, companyId, name);
-  if (!tool) throw new AppError("invalid_request", `No active tool named '${name}'`, { param, wireCode: "tool_not_found" });
+  if (!tool)
+    throw new AppError("invalid_request", `No active tool named '${name}'`, { param, wireCode: "tool_not_found" });
   return tool;
 }
 

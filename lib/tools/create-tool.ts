@@ -14,7 +14,10 @@ import type { CreateToolInput } from "./schemas";
  * @throws 400 naming `python_code` when the code does not define the function; 503 when the
  * sandbox cannot check it.
  */
-export async function createTool(db: DbOrTx, args: { companyId: string; input: CreateToolInput }): Promise<{ tool: Tool; created: boolean }> {
+export async function createTool(
+  db: DbOrTx,
+  args: { companyId: string; input: CreateToolInput },
+): Promise<{ tool: Tool; created: boolean }> {
   const { companyId, input } = args;
   const existing = await findActiveToolByName(db, companyId, input.name);
   if (existing) return { tool: existing, created: false };
@@ -38,5 +41,8 @@ export async function createTool(db: DbOrTx, args: { companyId: string; input: C
     const winner = await findActiveToolByName(db, companyId, input.name);
     if (winner) return { tool: winner, created: false };
   }
-  throw new AppError("conflict", `The tool '${input.name}' changed while it was being created; retry`, { wireCode: "tool_name_contended", param: "name" });
+  throw new AppError("conflict", `The tool '${input.name}' changed while it was being created; retry`, {
+    wireCode: "tool_name_contended",
+    param: "name",
+  });
 }

@@ -44,16 +44,22 @@ export async function fitToolResults(args: {
 }): Promise<{ contents: string[]; cut: { index: number; omitted_chars: number }[]; promptTokens: number }> {
   const contents = args.results.map((r) => r.content);
   const shells: ChatMessage[] = args.results.map((r) => ({ role: "tool", tool_call_id: r.id, content: "" }));
-  const all: ChatMessage[] = [...args.messages, ...args.results.map((r): ChatMessage => ({ role: "tool", tool_call_id: r.id, content: r.content }))];
+  const all: ChatMessage[] = [
+    ...args.messages,
+    ...args.results.map((r): ChatMessage => ({ role: "tool", tool_call_id: r.id, content: r.content })),
+  ];
   const bound = promptTokenBound(all, args.tools);
   if (bound <= args.budget) return { contents, cut: [], promptTokens: bound };
 
   const { texts, fixed } = promptParts([...args.messages, ...shells], args.tools);
   const rest = await countTokensOffLoop(texts, Math.max(0, args.budget - fixed));
   const room = rest === null ? 0 : args.budget - fixed - rest;
-  const counts = await Promise.all(contents.map(async (c) => (await countTokensOffLoop([c], Math.max(0, room))) ?? room + 1));
+  const counts = await Promise.all(
+    contents.map(async (c) => (await countTokensOffLoop([c], Math.max(0, room))) ?? room + 1),
+  );
   const base = fixed + (rest ?? args.budget);
-  if (counts.reduce((a, b) => a + b, 0) <= room) return { contents, cut: [], promptTokens: base + counts.reduce((a, b) => a + b, 0) };
+  if (counts.reduce((a, b) => a + b, 0) <= room)
+    return { contents, cut: [], promptTokens: base + counts.reduce((a, b) => a + b, 0) };
 
   const cut: { index: number; omitted_chars: number }[] = [];
   const caps = levels(counts, room);

@@ -8,7 +8,8 @@ import { checkToolCode } from "@/lib/sandbox";
 
 export const ACTIVE_NAME_INDEX = "tools_active_name_per_company";
 
-export const toolNotFound = (id: string) => new AppError("not_found", `No tool found with id '${id}'`, { wireCode: "tool_not_found" });
+export const toolNotFound = (id: string) =>
+  new AppError("not_found", `No tool found with id '${id}'`, { wireCode: "tool_not_found" });
 
 /** The conditions that make a tool hold its name and be offered to runs. */
 export const activeTool = and(eq(tools.isActive, true), isNull(tools.deletedAt));
@@ -56,11 +57,19 @@ export async function assertToolCode(args: { companyId: string; name: string; co
     checking.set(key, pending);
   }
   const check = await pending;
-  if (!check.ok) throw new AppError("invalid_request", `python_code: ${check.error}`, { param: "python_code", wireCode: "invalid_python_code" });
+  if (!check.ok)
+    throw new AppError("invalid_request", `python_code: ${check.error}`, {
+      param: "python_code",
+      wireCode: "invalid_python_code",
+    });
 }
 
 /** The active-name index refused a write: another active tool of the company has that name. */
 export function nameTaken(err: unknown, name: string, param: "name" | "is_active"): unknown {
   if (!isUniqueViolation(err, ACTIVE_NAME_INDEX)) return err;
-  return new AppError("conflict", `An active tool named '${name}' already exists`, { wireCode: "tool_name_taken", param, cause: err });
+  return new AppError("conflict", `An active tool named '${name}' already exists`, {
+    wireCode: "tool_name_taken",
+    param,
+    cause: err,
+  });
 }

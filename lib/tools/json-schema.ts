@@ -22,7 +22,13 @@ export const re2RegExpEngine = Object.assign(
 );
 
 function newAjv() {
-  return new Ajv({ strict: true, allowUnionTypes: true, validateFormats: false, allErrors: false, code: { regExp: re2RegExpEngine } });
+  return new Ajv({
+    strict: true,
+    allowUnionTypes: true,
+    validateFormats: false,
+    allErrors: false,
+    code: { regExp: re2RegExpEngine },
+  });
 }
 const ajv = newAjv();
 

@@ -29,7 +29,8 @@ const PythonCode = storableText(z.string().min(1).max(MAX_TOOL_CODE_CHARS));
 /** An object schema that Ajv compiles in strict mode (lib/tools/json-schema.ts). */
 export const ToolJsonSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
   const text = JSON.stringify(schema);
-  if (text.length > MAX_TOOL_SCHEMA_CHARS) return ctx.addIssue({ code: "custom", message: `must be at most ${MAX_TOOL_SCHEMA_CHARS} characters of JSON` });
+  if (text.length > MAX_TOOL_SCHEMA_CHARS)
+    return ctx.addIssue({ code: "custom", message: `must be at most ${MAX_TOOL_SCHEMA_CHARS} characters of JSON` });
   if (!isStorableJson(schema)) return ctx.addIssue({ code: "custom", message: UNSTORABLE_MESSAGE });
   const problem = jsonSchemaProblem(schema);
   if (problem) ctx.addIssue({ code: "custom", message: problem });

@@ -7,7 +7,8 @@ import { AppError } from "@/lib/errors";
 import { assertToolCode, getToolInCompany, nameTaken } from "./internal";
 import type { UpdateToolInput } from "./schemas";
 
-const deletedTool = () => new AppError("conflict", "This tool was deleted and cannot be changed", { wireCode: "tool_deleted" });
+const deletedTool = () =>
+  new AppError("conflict", "This tool was deleted and cannot be changed", { wireCode: "tool_deleted" });
 
 /**
  * PATCH semantics: only the fields given change. A new name or new code is checked in the sandbox
@@ -16,7 +17,10 @@ const deletedTool = () => new AppError("conflict", "This tool was deleted and ca
  * name (or re-activation) would give the company two active tools of one name; 400 naming
  * `python_code`; 503 when the sandbox cannot check the code.
  */
-export async function updateTool(db: DbOrTx, args: { companyId: string; toolId: string; input: UpdateToolInput }): Promise<Tool> {
+export async function updateTool(
+  db: DbOrTx,
+  args: { companyId: string; toolId: string; input: UpdateToolInput },
+): Promise<Tool> {
   const { companyId, toolId, input } = args;
   // Existence first: another company's id is a 404 whatever the body says.
   const current = await getToolInCompany(db, { companyId, toolId });

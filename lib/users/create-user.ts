@@ -7,7 +7,10 @@ import { hashPassword } from "./password-hash";
 const BCRYPT_COST = 10;
 
 /** @throws the database's unique violation when the email is taken (case-insensitive). */
-export async function createUser(db: DbOrTx, args: { companyId: string; email: string; password: string }): Promise<User> {
+export async function createUser(
+  db: DbOrTx,
+  args: { companyId: string; email: string; password: string },
+): Promise<User> {
   const passwordHash = await hashPassword(args.password, BCRYPT_COST);
   const [row] = await db
     .insert(users)

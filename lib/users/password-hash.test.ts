@@ -20,12 +20,16 @@ describe("password hashing in worker threads", () => {
 
   it("runs many at once, each answered with its own result", async () => {
     const hash = await hashPassword("pw", 4);
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => comparePassword(i % 3 === 0 ? "pw" : `nope-${i}`, hash)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => comparePassword(i % 3 === 0 ? "pw" : `nope-${i}`, hash)),
+    );
     expect(results).toEqual(Array.from({ length: 12 }, (_, i) => i % 3 === 0));
   });
 
   it("bcrypt's own error is a rejected promise, and the pool keeps working", async () => {
-    await expect(hashPassword(undefined as unknown as string, 4)).rejects.toThrow(/bcrypt hash failed: Illegal arguments/);
+    await expect(hashPassword(undefined as unknown as string, 4)).rejects.toThrow(
+      /bcrypt hash failed: Illegal arguments/,
+    );
     expect(await comparePassword("pw", await hashPassword("pw", 4))).toBe(true);
   });
 });

@@ -27,7 +27,11 @@ interface Accepted {
 async function acceptReusedKey(tx: Tx, d: Delivery, key: string): Promise<Accepted> {
   const { webhook, input } = d;
   const [first] = await tx
-    .select({ id: webhookEvents.id, status: webhookEvents.status, fresh: sql<boolean>`${webhookEvents.createdAt} > now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})` })
+    .select({
+      id: webhookEvents.id,
+      status: webhookEvents.status,
+      fresh: sql<boolean>`${webhookEvents.createdAt} > now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`,
+    })
     .from(webhookEvents)
     .where(and(eq(webhookEvents.webhookId, webhook.id), eq(webhookEvents.idempotencyKey, key)))
     .limit(1);
@@ -35,7 +39,14 @@ async function acceptReusedKey(tx: Tx, d: Delivery, key: string): Promise<Accept
   if (first) await tx.update(webhookEvents).set({ idempotencyKey: null }).where(eq(webhookEvents.id, first.id));
   const [row] = await tx
     .insert(webhookEvents)
-    .values({ id: newId("webhookEvent"), companyId: webhook.companyId, webhookId: webhook.id, topic: input.event_topic, payload: sql`${toStorableJson(input.payload)}::jsonb`, idempotencyKey: key })
+    .values({
+      id: newId("webhookEvent"),
+      companyId: webhook.companyId,
+      webhookId: webhook.id,
+      topic: input.event_topic,
+      payload: sql`${toStorableJson(input.payload)}::jsonb`,
+      idempotencyKey: key,
+    })
     .onConflictDoNothing()
     .returning({ id: webhookEvents.id, status: webhookEvents.status });
   if (!row) throw new Error("webhook event insert conflicted twice");
@@ -75,7 +86,9 @@ async function acceptAll(tx: Tx, deliveries: Delivery[]): Promise<Accepted[]> {
     else if (key !== null) results.push(await acceptReusedKey(tx, d, key));
     else throw new Error("webhook event insert conflicted without an idempotency key");
   }
-  const fresh = results.flatMap((r, i) => (r.duplicate ? [] : [{ eventId: r.event.id, companyId: deliveries[i]!.webhook.companyId }]));
+  const fresh = results.flatMap((r, i) =>
+    r.duplicate ? [] : [{ eventId: r.event.id, companyId: deliveries[i]!.webhook.companyId }],
+  );
   await enqueueJobs(tx, webhookEventQueue, fresh);
   return results;
 }
@@ -98,7 +111,8 @@ const acceptGrouped = groupTransaction("webhook-events", acceptAll);
 export async function acceptEvent(conn: DbOrTx, delivery: Delivery): Promise<Accepted> {
   await prepareJobs();
   // A caller's transaction: inside it, alone.
-  const accepted = conn === rootDb ? await acceptGrouped(delivery) : (await conn.transaction((tx) => acceptAll(tx, [delivery])))[0]!;
+  const accepted =
+    conn === rootDb ? await acceptGrouped(delivery) : (await conn.transaction((tx) => acceptAll(tx, [delivery])))[0]!;
   // Committed: a worker of this process may take it now rather than at its next poll.
   if (!accepted.duplicate) notifyJobWorkers(webhookEventQueue.name);
   return accepted;

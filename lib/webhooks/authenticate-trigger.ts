@@ -41,7 +41,10 @@ function accepts(webhook: Webhook, companyId: string, hash: string): boolean {
   if (sameHash(webhook.secretHash, hash)) return true;
   const rotated = webhook.rotatedAt?.getTime();
   return (
-    webhook.previousSecretHash !== null && rotated !== undefined && rotated > Date.now() - env.WEBHOOK_SECRET_GRACE_S * 1000 && sameHash(webhook.previousSecretHash, hash)
+    webhook.previousSecretHash !== null &&
+    rotated !== undefined &&
+    rotated > Date.now() - env.WEBHOOK_SECRET_GRACE_S * 1000 &&
+    sameHash(webhook.previousSecretHash, hash)
   );
 }
 
@@ -67,7 +70,10 @@ export async function authenticateTrigger(db: DbOrTx, args: { companyId: string;
       and(
         eq(webhooks.companyId, args.companyId),
         eq(webhooks.isActive, true),
-        or(eq(webhooks.secretHash, hash), and(eq(webhooks.previousSecretHash, hash), sql`${webhooks.rotatedAt} > ${graceStart}`)),
+        or(
+          eq(webhooks.secretHash, hash),
+          and(eq(webhooks.previousSecretHash, hash), sql`${webhooks.rotatedAt} > ${graceStart}`),
+        ),
       ),
     )
     .limit(1);

@@ -14,7 +14,9 @@ export async function createWebhook(
   db: DbOrTx,
   args: { companyId: string; agentId?: string | null; name?: string | null },
 ): Promise<{ webhook: Webhook; secret: string }> {
-  const agent = args.agentId ? await getAgentInCompany(db, { companyId: args.companyId, agentId: args.agentId, param: "agent_id" }) : null;
+  const agent = args.agentId
+    ? await getAgentInCompany(db, { companyId: args.companyId, agentId: args.agentId, param: "agent_id" })
+    : null;
   const secret = newWebhookSecret();
   const [webhook] = await db
     .insert(webhooks)

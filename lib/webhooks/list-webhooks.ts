@@ -1,11 +1,23 @@
 import "server-only";
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { webhookEventRuns, webhookEvents, webhooks, type Webhook, type WebhookEvent, type WebhookEventRun } from "@/db/schema";
+import {
+  webhookEventRuns,
+  webhookEvents,
+  webhooks,
+  type Webhook,
+  type WebhookEvent,
+  type WebhookEventRun,
+} from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 
 /** The company's endpoints, newest first (secrets are never readable: only their hashes are stored). */
 export async function listWebhooks(db: DbOrTx, args: { companyId: string }): Promise<Webhook[]> {
-  return db.select().from(webhooks).where(eq(webhooks.companyId, args.companyId)).orderBy(desc(webhooks.createdAt)).limit(200);
+  return db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.companyId, args.companyId))
+    .orderBy(desc(webhooks.createdAt))
+    .limit(200);
 }
 
 export interface EventWithRuns extends WebhookEvent {
@@ -45,6 +57,14 @@ export async function listRecentEvents(
   const claims = await db
     .select()
     .from(webhookEventRuns)
-    .where(and(eq(webhookEventRuns.companyId, args.companyId), inArray(webhookEventRuns.eventId, events.map((e) => e.id))));
+    .where(
+      and(
+        eq(webhookEventRuns.companyId, args.companyId),
+        inArray(
+          webhookEventRuns.eventId,
+          events.map((e) => e.id),
+        ),
+      ),
+    );
   return events.map((e) => ({ ...e, runs: claims.filter((c) => c.eventId === e.id) }));
 }

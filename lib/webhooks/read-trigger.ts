@@ -17,6 +17,7 @@ export async function readTrigger(req: Request, webhook: Webhook): Promise<Trigg
   } finally {
     raw.release();
   }
-  if (webhook.requireSignature && webhook.signingSecret) verifySignature({ secret: webhook.signingSecret, headers: req.headers, body: text });
+  if (webhook.requireSignature && webhook.signingSecret)
+    verifySignature({ secret: webhook.signingSecret, headers: req.headers, body: text });
   return TriggerInput.parse(parseJsonObject(text));
 }

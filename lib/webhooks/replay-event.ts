@@ -21,18 +21,40 @@ export async function replayEvent(db: DbOrTx, args: { companyId: string; eventId
       .from(webhookEvents)
       .where(and(eq(webhookEvents.id, args.eventId), eq(webhookEvents.companyId, args.companyId)))
       .for("update");
-    if (!row) throw new AppError("not_found", `No webhook event found with id '${args.eventId}'`, { wireCode: "webhook_event_not_found" });
+    if (!row)
+      throw new AppError("not_found", `No webhook event found with id '${args.eventId}'`, {
+        wireCode: "webhook_event_not_found",
+      });
     if (row.status !== WEBHOOK_EVENT_STATUS.failed && row.status !== WEBHOOK_EVENT_STATUS.dead) {
-      throw new AppError("conflict", `Only a failed or dead event can be replayed (this one is ${row.status})`, { wireCode: "event_not_replayable" });
+      throw new AppError("conflict", `Only a failed or dead event can be replayed (this one is ${row.status})`, {
+        wireCode: "event_not_replayable",
+      });
     }
     await tx
       .update(webhookEventRuns)
       .set({ status: WEBHOOK_RUN_STATUS.pending, runId: null, error: null, updatedAt: new Date() })
-      .where(and(eq(webhookEventRuns.eventId, row.id), inArray(webhookEventRuns.status, [WEBHOOK_RUN_STATUS.failed, WEBHOOK_RUN_STATUS.pending, WEBHOOK_RUN_STATUS.running])));
-    const claims = await tx.select({ agentId: webhookEventRuns.agentId }).from(webhookEventRuns).where(eq(webhookEventRuns.eventId, row.id));
+      .where(
+        and(
+          eq(webhookEventRuns.eventId, row.id),
+          inArray(webhookEventRuns.status, [
+            WEBHOOK_RUN_STATUS.failed,
+            WEBHOOK_RUN_STATUS.pending,
+            WEBHOOK_RUN_STATUS.running,
+          ]),
+        ),
+      );
+    const claims = await tx
+      .select({ agentId: webhookEventRuns.agentId })
+      .from(webhookEventRuns)
+      .where(eq(webhookEventRuns.eventId, row.id));
     const [updated] = await tx
       .update(webhookEvents)
-      .set({ status: claims.length > 0 ? WEBHOOK_EVENT_STATUS.routed : WEBHOOK_EVENT_STATUS.accepted, error: null, completedAt: null, updatedAt: new Date() })
+      .set({
+        status: claims.length > 0 ? WEBHOOK_EVENT_STATUS.routed : WEBHOOK_EVENT_STATUS.accepted,
+        error: null,
+        completedAt: null,
+        updatedAt: new Date(),
+      })
       .where(eq(webhookEvents.id, row.id))
       .returning();
     await enqueueJob(tx, webhookEventQueue, { eventId: row.id, companyId: row.companyId });

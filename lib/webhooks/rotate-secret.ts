@@ -12,11 +12,19 @@ import { hashWebhookSecret, newWebhookSecret } from "./secrets";
  * within the grace period ends the first secret's grace at once (only one previous secret is kept).
  * @throws not_found for another company's endpoint or an unknown one.
  */
-export async function rotateWebhookSecret(db: DbOrTx, args: { companyId: string; webhookId: string }): Promise<{ webhook: Webhook; secret: string }> {
+export async function rotateWebhookSecret(
+  db: DbOrTx,
+  args: { companyId: string; webhookId: string },
+): Promise<{ webhook: Webhook; secret: string }> {
   const secret = newWebhookSecret();
   const [webhook] = await db
     .update(webhooks)
-    .set({ previousSecretHash: sql`${webhooks.secretHash}`, secretHash: hashWebhookSecret(secret), rotatedAt: sql`now()`, updatedAt: new Date() })
+    .set({
+      previousSecretHash: sql`${webhooks.secretHash}`,
+      secretHash: hashWebhookSecret(secret),
+      rotatedAt: sql`now()`,
+      updatedAt: new Date(),
+    })
     .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, args.companyId)))
     .returning();
   if (!webhook) throw webhookNotFound(args.webhookId);

@@ -14,7 +14,11 @@ export const TriggerInput = z.strictObject({
 export type TriggerInput = z.infer<typeof TriggerInput>;
 
 /** `Idempotency-Key` or Standard Webhooks `webhook-id`: printable ASCII, 1–255 characters. */
-export const IdempotencyKey = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "must be 1-255 printable ASCII characters");
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, "must be 1-255 printable ASCII characters");
 
 export const WebhookName = storableText(z.string().trim().min(1).max(200));
 
@@ -27,7 +31,10 @@ export function idempotencyKeyOf(req: Request): string | null {
     const value = req.headers.get(header);
     if (value === null) continue;
     const parsed = IdempotencyKey.safeParse(value);
-    if (!parsed.success) throw new AppError("invalid_request", `${header}: ${parsed.error.issues[0]?.message ?? "invalid"}`, { param: header });
+    if (!parsed.success)
+      throw new AppError("invalid_request", `${header}: ${parsed.error.issues[0]?.message ?? "invalid"}`, {
+        param: header,
+      });
     return parsed.data;
   }
   return null;

@@ -16,12 +16,22 @@ describe("Standard Webhooks signatures", () => {
   it("accepts a valid signature among several, refuses a tampered body, an old timestamp, missing headers", () => {
     const now = 1_800_000_000;
     const sig = signPayload(secret, "msg_1", now, body);
-    const ok = headers({ "webhook-id": "msg_1", "webhook-timestamp": String(now), "webhook-signature": `v1,bm9wZQ== ${sig}` });
+    const ok = headers({
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(now),
+      "webhook-signature": `v1,bm9wZQ== ${sig}`,
+    });
     expect(() => verifySignature({ secret, headers: ok, body, nowS: now + 10 })).not.toThrow();
-    expect(() => verifySignature({ secret, headers: ok, body: body.replace("orders", "refunds"), nowS: now })).toThrow(/no signature matches/);
+    expect(() => verifySignature({ secret, headers: ok, body: body.replace("orders", "refunds"), nowS: now })).toThrow(
+      /no signature matches/,
+    );
     expect(() => verifySignature({ secret, headers: ok, body, nowS: now + 301 })).toThrow(/5 minutes/);
     expect(() => verifySignature({ secret, headers: ok, body, nowS: now - 301 })).toThrow(/5 minutes/);
-    expect(() => verifySignature({ secret, headers: headers({ "webhook-id": "msg_1" }), body, nowS: now })).toThrow(/required/);
-    expect(() => verifySignature({ secret: newSigningSecret(), headers: ok, body, nowS: now })).toThrow(/no signature matches/);
+    expect(() => verifySignature({ secret, headers: headers({ "webhook-id": "msg_1" }), body, nowS: now })).toThrow(
+      /required/,
+    );
+    expect(() => verifySignature({ secret: newSigningSecret(), headers: ok, body, nowS: now })).toThrow(
+      /no signature matches/,
+    );
   });
 });

@@ -17,7 +17,8 @@ export function signPayload(secret: string, id: string, timestamp: number | stri
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
-const invalid = (why: string) => new AppError("unauthenticated", `Invalid webhook signature: ${why}`, { wireCode: "invalid_signature" });
+const invalid = (why: string) =>
+  new AppError("unauthenticated", `Invalid webhook signature: ${why}`, { wireCode: "invalid_signature" });
 
 /**
  * Checks a delivery's Standard Webhooks headers against the endpoint's secret.
@@ -27,10 +28,12 @@ export function verifySignature(args: { secret: string; headers: Headers; body: 
   const id = args.headers.get("webhook-id");
   const timestamp = args.headers.get("webhook-timestamp");
   const signatures = args.headers.get("webhook-signature");
-  if (!id || !timestamp || !signatures) throw invalid("webhook-id, webhook-timestamp and webhook-signature are required");
+  if (!id || !timestamp || !signatures)
+    throw invalid("webhook-id, webhook-timestamp and webhook-signature are required");
   if (!/^\d{1,12}$/.test(timestamp)) throw invalid("webhook-timestamp must be Unix seconds");
   const now = args.nowS ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - Number(timestamp)) > SIGNATURE_TOLERANCE_S) throw invalid("webhook-timestamp is more than 5 minutes away from now");
+  if (Math.abs(now - Number(timestamp)) > SIGNATURE_TOLERANCE_S)
+    throw invalid("webhook-timestamp is more than 5 minutes away from now");
   const expected = Buffer.from(signPayload(args.secret, id, timestamp, args.body).slice(3), "base64");
   for (const candidate of signatures.split(" ")) {
     const [version, value] = candidate.split(",", 2);

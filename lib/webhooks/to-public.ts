@@ -20,7 +20,11 @@ export function toPublicWebhook(w: Webhook) {
 export type PublicWebhook = ReturnType<typeof toPublicWebhook>;
 
 /** CONTRACT 3's shape for a secret just made: `{webhook_id, secret, url}`. */
-export const toWebhookSecret = (w: Webhook, secret: string) => ({ webhook_id: w.id, secret, url: triggerPath(w.companyId, secret) });
+export const toWebhookSecret = (w: Webhook, secret: string) => ({
+  webhook_id: w.id,
+  secret,
+  url: triggerPath(w.companyId, secret),
+});
 
 export function toPublicEvent(e: EventWithRuns) {
   return {
@@ -34,7 +38,13 @@ export function toPublicEvent(e: EventWithRuns) {
     error: e.error,
     created_at: toUnix(e.createdAt),
     completed_at: e.completedAt ? toUnix(e.completedAt) : null,
-    runs: e.runs.map((r) => ({ agent_id: r.agentId, thread_id: r.threadId, run_id: r.runId, status: r.status, error: r.error })),
+    runs: e.runs.map((r) => ({
+      agent_id: r.agentId,
+      thread_id: r.threadId,
+      run_id: r.runId,
+      status: r.status,
+      error: r.error,
+    })),
   };
 }
 export type PublicEvent = ReturnType<typeof toPublicEvent>;

@@ -23,19 +23,27 @@ let limiter: RateLimiterAbstract | undefined;
 
 /** Counts live in the rate limits' shared store (Redis, or PostgreSQL), so every process sees them. */
 const failures = () =>
-  (limiter ??= storeLimiter({ keyPrefix: "trigger-invalid", points: MAX_INVALID_TRIGGERS_PER_ADDRESS, duration: INVALID_TRIGGER_WINDOW_S }));
+  (limiter ??= storeLimiter({
+    keyPrefix: "trigger-invalid",
+    points: MAX_INVALID_TRIGGERS_PER_ADDRESS,
+    duration: INVALID_TRIGGER_WINDOW_S,
+  }));
 
 function throttled(untilMs: number): AppError {
   const waitMs = Math.max(0, untilMs - Date.now());
-  return new AppError("rate_limited", `Too many invalid webhook URLs from this address; retry in ${formatReset(waitMs)}`, {
-    wireCode: "rate_limit_exceeded",
-    headers: {
-      "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
-      "x-ratelimit-limit-requests": String(MAX_INVALID_TRIGGERS_PER_ADDRESS),
-      "x-ratelimit-remaining-requests": "0",
-      "x-ratelimit-reset-requests": formatReset(waitMs),
+  return new AppError(
+    "rate_limited",
+    `Too many invalid webhook URLs from this address; retry in ${formatReset(waitMs)}`,
+    {
+      wireCode: "rate_limit_exceeded",
+      headers: {
+        "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
+        "x-ratelimit-limit-requests": String(MAX_INVALID_TRIGGERS_PER_ADDRESS),
+        "x-ratelimit-remaining-requests": "0",
+        "x-ratelimit-reset-requests": formatReset(waitMs),
+      },
     },
-  });
+  );
 }
 
 function block(address: string, res: RateLimiterRes): void {
@@ -59,7 +67,10 @@ async function countFailure(address: string): Promise<void> {
  * counts the address's refused attempts (403s).
  * @throws rate_limited (429, Retry-After) for a throttled address, before any lookup.
  */
-export async function throttleInvalidTriggers<T>(clientAddress: string | null, authenticate: () => Promise<T>): Promise<T> {
+export async function throttleInvalidTriggers<T>(
+  clientAddress: string | null,
+  authenticate: () => Promise<T>,
+): Promise<T> {
   const address = clientAddress ?? UNKNOWN_ADDRESS;
   const until = blocked.get(address);
   if (until !== undefined) {

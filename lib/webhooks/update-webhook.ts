@@ -16,7 +16,10 @@ import type { UpdateWebhookInput } from "./schemas";
  * binding (lib/agents/webhook-name.ts) is named after the new one.
  * @throws not_found for another company's endpoint; not_found (param agent_id) for another company's agent.
  */
-export async function updateWebhook(db: DbOrTx, args: { companyId: string; webhookId: string; input: UpdateWebhookInput }): Promise<Webhook> {
+export async function updateWebhook(
+  db: DbOrTx,
+  args: { companyId: string; webhookId: string; input: UpdateWebhookInput },
+): Promise<Webhook> {
   const { companyId, input } = args;
   return db.transaction(async (tx) => {
     // The endpoint first (locked until commit): another company's id is a 404 whatever the body says.
@@ -27,7 +30,9 @@ export async function updateWebhook(db: DbOrTx, args: { companyId: string; webho
       .where(and(eq(webhooks.id, args.webhookId), eq(webhooks.companyId, companyId)))
       .for("update", { of: webhooks });
     if (!current) throw webhookNotFound(args.webhookId);
-    const agent = input.agent_id ? await getAgentInCompany(tx, { companyId, agentId: input.agent_id, param: "agent_id" }) : null;
+    const agent = input.agent_id
+      ? await getAgentInCompany(tx, { companyId, agentId: input.agent_id, param: "agent_id" })
+      : null;
     const rebound = input.agent_id !== undefined;
     const followsBinding = current.name === defaultWebhookName(current.boundName);
     const [webhook] = await tx

@@ -13,7 +13,11 @@ import { log } from "@/lib/log";
  */
 export function handleProcessFaults(): void {
   process.on("unhandledRejection", (err) => {
-    if (isConnectionError(err)) log.warn({ err }, "worker: a job queue call failed, the database is unreachable (the job is retried when it expires)");
+    if (isConnectionError(err))
+      log.warn(
+        { err },
+        "worker: a job queue call failed, the database is unreachable (the job is retried when it expires)",
+      );
     else log.error({ err }, "worker: unhandled rejection");
   });
   process.on("uncaughtException", (err) => {

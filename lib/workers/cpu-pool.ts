@@ -37,7 +37,10 @@ function getWorker(): Worker {
   if (worker) return worker;
   // A small young generation: the worker's big strings live in large-object space anyway, and the
   // server's --max-semi-space-size=24 would otherwise give this thread up to 72 MiB of it too.
-  const w = new Worker(WORKER_FILE, { workerData: { contextWindows: contextWindows() }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  const w = new Worker(WORKER_FILE, {
+    workerData: { contextWindows: contextWindows() },
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  });
   w.unref();
   w.on("message", (reply: Reply) => {
     const job = pending.get(reply.id);
@@ -89,10 +92,16 @@ export interface ParsedBody {
  */
 export async function parseJsonOffLoop(chunks: Uint8Array[]): Promise<ParsedBody> {
   const buffers = chunks.map((c) =>
-    c.byteOffset === 0 && c.byteLength === c.buffer.byteLength ? (c.buffer as ArrayBuffer) : (c.slice().buffer as ArrayBuffer),
+    c.byteOffset === 0 && c.byteLength === c.buffer.byteLength
+      ? (c.buffer as ArrayBuffer)
+      : (c.slice().buffer as ArrayBuffer),
   );
   const reply = await run({ op: "parse", chunks: buffers }, buffers);
-  return { value: reply.value, textTokens: reply.textTokens as number | undefined, digests: reply.digests as ParsedBody["digests"] };
+  return {
+    value: reply.value,
+    textTokens: reply.textTokens as number | undefined,
+    digests: reply.digests as ParsedBody["digests"],
+  };
 }
 
 /** Counts the o200k tokens of `texts` off the event loop; null when they pass `limit`. */
@@ -116,7 +125,10 @@ export async function applyGuardrailsOffLoop(rules: PlainGuardrailRule[], texts:
 }
 
 /** The text cut to its first `maxTokens` o200k tokens, off the event loop (work bounded by maxTokens). */
-export async function truncateTokensOffLoop(text: string, maxTokens: number): Promise<{ text: string; truncated: boolean }> {
+export async function truncateTokensOffLoop(
+  text: string,
+  maxTokens: number,
+): Promise<{ text: string; truncated: boolean }> {
   const reply = await run({ op: "truncate", text, maxTokens });
   return { text: reply.text as string, truncated: reply.truncated as boolean };
 }

@@ -116,13 +116,18 @@ function parseBody({ chunks }) {
   } catch {
     return fail(400, "invalid_json", "Request body is not valid JSON");
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return fail(400, "invalid_json", "Request body must be a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return fail(400, "invalid_json", "Request body must be a JSON object");
   const { texts, images } = bodyTexts(body);
   const digests = [];
   for (const { i, j, url } of images) {
-    const param = Array.isArray(body.messages) ? `messages.${i}.content.${j}.image_url.url` : `content.${j}.image_url.url`;
-    if (url.length > MAX_IMAGE_URL_CHARS) return fail(400, "too_big", `Too big: expected string to have <=${MAX_IMAGE_URL_CHARS} characters`, param);
-    if (!DATA_URI.test(url)) return fail(400, "invalid_value", "must be an https:// URL or a data:image/…;base64 URI", param);
+    const param = Array.isArray(body.messages)
+      ? `messages.${i}.content.${j}.image_url.url`
+      : `content.${j}.image_url.url`;
+    if (url.length > MAX_IMAGE_URL_CHARS)
+      return fail(400, "too_big", `Too big: expected string to have <=${MAX_IMAGE_URL_CHARS} characters`, param);
+    if (!DATA_URI.test(url))
+      return fail(400, "invalid_value", "must be an https:// URL or a data:image/…;base64 URI", param);
     digests.push({ i, j, sha256: createHash("sha256").update(url).digest("hex") });
   }
   const window = contextWindows[body.model];
@@ -130,7 +135,12 @@ function parseBody({ chunks }) {
   if (window) {
     const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t, "utf8"), 0);
     const tooLong = () =>
-      fail(400, "context_length_exceeded", `This model's maximum context length is ${window} tokens; the messages alone are longer.`, "messages");
+      fail(
+        400,
+        "context_length_exceeded",
+        `This model's maximum context length is ${window} tokens; the messages alone are longer.`,
+        "messages",
+      );
     if (bytes / MAX_TOKEN_BYTES > window) return tooLong();
     const n = countTexts(texts, window);
     if (n === false) return tooLong();

@@ -51,7 +51,9 @@ export async function loadFastRoutes(dir, routes, warn) {
       if (typeof handler !== "function") throw new Error(`no ${route.method} export`);
       handlers.set(`${route.method} ${route.path}`, handler);
     } catch (err) {
-      warn(`fast lane off for ${route.method} ${route.path} (served by Next.js): ${err instanceof Error ? err.message : String(err)}`);
+      warn(
+        `fast lane off for ${route.method} ${route.path} (served by Next.js): ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
   return handlers;
@@ -141,7 +143,8 @@ export function serveFetch(handler, req, res, origin, onError) {
   try {
     const headers = new Headers();
     const raw = req.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) headers.append(/** @type {string} */ (raw[i]), /** @type {string} */ (raw[i + 1]));
+    for (let i = 0; i < raw.length; i += 2)
+      headers.append(/** @type {string} */ (raw[i]), /** @type {string} */ (raw[i + 1]));
     request = new Request(origin + req.url, {
       method: req.method,
       headers,
@@ -157,14 +160,21 @@ export function serveFetch(handler, req, res, origin, onError) {
     Object.defineProperty(request, "signal", { value: controller.signal, enumerable: true });
   } catch (err) {
     // A header or URL node:http accepted but the WHATWG classes refuse.
-    sendError(res, 400, "invalid_request_error", "invalid_request", `Malformed request: ${err instanceof Error ? err.message : "unreadable"}`);
+    sendError(
+      res,
+      400,
+      "invalid_request_error",
+      "invalid_request",
+      `Malformed request: ${err instanceof Error ? err.message : "unreadable"}`,
+    );
     return;
   }
   handler(request, { params: Promise.resolve({}) }).then(
     (response) => writeResponse(response, req, res, body).catch(onError),
     (err) => {
       onError(err);
-      if (!res.headersSent) sendError(res, 500, "api_error", "internal_error", "The server had an error processing your request");
+      if (!res.headersSent)
+        sendError(res, 500, "api_error", "internal_error", "The server had an error processing your request");
       else res.destroy();
     },
   );
@@ -177,7 +187,11 @@ export function serveFetch(handler, req, res, origin, onError) {
  * @param {import("node:http").IncomingMessage} req
  */
 function requestBody(req) {
-  const state = { stream: /** @type {ReadableStream<Uint8Array> | null} */ (null), abandoned: false, discard: () => {} };
+  const state = {
+    stream: /** @type {ReadableStream<Uint8Array> | null} */ (null),
+    abandoned: false,
+    discard: () => {},
+  };
   if (req.method === "GET" || req.method === "HEAD") return state;
   let open = true;
   /** @type {(chunk: Buffer) => void} */

@@ -13,19 +13,26 @@ afterEach(async () => {
 
 /** A loopback server whose every request goes through serveFetch with `handler`. */
 async function serve(handler: Handler, errors: unknown[] = []): Promise<string> {
-  const server = http.createServer((req, res) => serveFetch(handler, req, res, "http://localhost:1", (e: unknown) => errors.push(e)));
+  const server = http.createServer((req, res) =>
+    serveFetch(handler, req, res, "http://localhost:1", (e: unknown) => errors.push(e)),
+  );
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** A raw request with node:http (fetch would hide connection details). */
-function request(url: string, opts: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {}) {
+function request(
+  url: string,
+  opts: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
+) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? "POST", headers: opts.headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+      );
       res.on("error", reject);
     });
     req.on("error", reject);
@@ -69,7 +76,14 @@ describe("fastHandlerFor", () => {
     expect(found).toBeDefined();
     await found!(new Request("http://x/"), { params: Promise.resolve({}) });
     expect(seen).toEqual({ threadId: "thread_abc-1" });
-    for (const u of ["/v1/threads//runs", "/v1/threads/a%2Fb/runs", "/v1/threads/a.b/runs", "/v1/threads/t/runs/", "/v1/threads/t/x/runs", "/v1/threads/t/Runs"]) {
+    for (const u of [
+      "/v1/threads//runs",
+      "/v1/threads/a%2Fb/runs",
+      "/v1/threads/a.b/runs",
+      "/v1/threads/t/runs/",
+      "/v1/threads/t/x/runs",
+      "/v1/threads/t/Runs",
+    ]) {
       expect(m("POST", u), u).toBeUndefined();
     }
     expect(m("GET", "/v1/threads/t/runs")).toBeUndefined();
@@ -80,14 +94,25 @@ describe("serveFetch", () => {
   it("passes method, URL, headers and body through and returns status, headers and body", async () => {
     const url = await serve(async (req) => {
       const body = await req.text();
-      return Response.json({ method: req.method, url: req.url, auth: req.headers.get("authorization"), body }, { status: 201, headers: { "x-request-id": "r1" } });
+      return Response.json(
+        { method: req.method, url: req.url, auth: req.headers.get("authorization"), body },
+        { status: 201, headers: { "x-request-id": "r1" } },
+      );
     });
-    const res = await request(`${url}/v1/chat/completions?a=b`, { body: '{"hello":"wörld"}', headers: { authorization: "Bearer k", "content-type": "application/json" } });
+    const res = await request(`${url}/v1/chat/completions?a=b`, {
+      body: '{"hello":"wörld"}',
+      headers: { authorization: "Bearer k", "content-type": "application/json" },
+    });
     expect(res.status).toBe(201);
     expect(res.headers["x-request-id"]).toBe("r1");
     expect(res.headers["content-type"]).toMatch(/application\/json/);
     // The Host header is never trusted for the request URL.
-    expect(JSON.parse(res.body)).toEqual({ method: "POST", url: "http://localhost:1/v1/chat/completions?a=b", auth: "Bearer k", body: '{"hello":"wörld"}' });
+    expect(JSON.parse(res.body)).toEqual({
+      method: "POST",
+      url: "http://localhost:1/v1/chat/completions?a=b",
+      auth: "Bearer k",
+      body: '{"hello":"wörld"}',
+    });
   });
 
   it("keeps every Set-Cookie header", async () => {
@@ -192,25 +217,31 @@ describe("serveFetch", () => {
       return new Response("fit");
     });
     // 16 MiB announced and streamed: the server answers long before it could have read it all.
-    const res = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-      const req = http.request(url, { method: "POST", agent: false, headers: { "content-length": String(16 * 1024 * 1024) } }, (r) => {
-        let body = "";
-        r.on("data", (c: Buffer) => (body += c.toString("utf8")));
-        r.on("end", () => resolve({ status: r.statusCode!, connection: r.headers.connection, body }));
-      });
-      req.on("error", () => {}); // the server may close while we still write
-      const chunk = Buffer.alloc(64 * 1024, 120);
-      let sent = 0;
-      const pump = () => {
-        while (sent < 16 * 1024 * 1024) {
-          sent += chunk.length;
-          if (!req.write(chunk)) return void req.once("drain", pump);
-        }
-        req.end();
-      };
-      pump();
-      setTimeout(() => reject(new Error("no answer")), 10_000);
-    });
+    const res = await new Promise<{ status: number; connection: string | undefined; body: string }>(
+      (resolve, reject) => {
+        const req = http.request(
+          url,
+          { method: "POST", agent: false, headers: { "content-length": String(16 * 1024 * 1024) } },
+          (r) => {
+            let body = "";
+            r.on("data", (c: Buffer) => (body += c.toString("utf8")));
+            r.on("end", () => resolve({ status: r.statusCode!, connection: r.headers.connection, body }));
+          },
+        );
+        req.on("error", () => {}); // the server may close while we still write
+        const chunk = Buffer.alloc(64 * 1024, 120);
+        let sent = 0;
+        const pump = () => {
+          while (sent < 16 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once("drain", pump);
+          }
+          req.end();
+        };
+        pump();
+        setTimeout(() => reject(new Error("no answer")), 10_000);
+      },
+    );
     expect(res.status).toBe(413);
     expect(res.connection).toBe("close");
     expect(JSON.parse(res.body)).toEqual({ error: { code: "payload_too_large" } });
@@ -219,7 +250,8 @@ describe("serveFetch", () => {
 
   it("drops the unread rest of a body the handler answered without reading (a refusal on the declared Content-Length), so the next request on the connection does not meet it", async () => {
     const url = await serve(async (req) => {
-      if (Number(req.headers.get("content-length")) > 1024) return Response.json({ error: { code: "payload_too_large" } }, { status: 413 });
+      if (Number(req.headers.get("content-length")) > 1024)
+        return Response.json({ error: { code: "payload_too_large" } }, { status: 413 });
       return new Response(await req.text());
     });
     // fetch keeps connections alive and reuses them, as senders of webhooks do.
@@ -240,7 +272,12 @@ describe("serveFetch", () => {
     const res = await request(url);
     expect(res.status).toBe(500);
     expect(JSON.parse(res.body)).toEqual({
-      error: { message: "The server had an error processing your request", type: "api_error", param: null, code: "internal_error" },
+      error: {
+        message: "The server had an error processing your request",
+        type: "api_error",
+        param: null,
+        code: "internal_error",
+      },
     });
     expect(res.body).not.toContain("boom");
     expect(String(errors[0])).toContain("boom");

@@ -45,7 +45,8 @@ function positiveInt(name, fallback) {
   const value = process.env[name];
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${value}"`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`${name} must be a positive integer (milliseconds), got "${value}"`);
   return n;
 }
 /**
@@ -82,7 +83,14 @@ for (const stream of [process.stdout, process.stderr]) {
   const write = stream.write.bind(stream);
   stream.write = /** @type {typeof stream.write} */ (
     (/** @type {any} */ chunk, /** @type {any[]} */ ...rest) =>
-      write(typeof chunk === "string" ? redactSecrets(chunk) : Buffer.isBuffer(chunk) ? redactSecrets(chunk.toString("utf8")) : chunk, ...rest)
+      write(
+        typeof chunk === "string"
+          ? redactSecrets(chunk)
+          : Buffer.isBuffer(chunk)
+            ? redactSecrets(chunk.toString("utf8"))
+            : chunk,
+        ...rest,
+      )
   );
 }
 
@@ -95,7 +103,8 @@ function options() {
     strict: true,
   });
   const port = Number(values.port ?? process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${values.port ?? process.env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`invalid port "${values.port ?? process.env.PORT}"`);
   // Loopback unless told otherwise: a server on every interface is reachable from the network
   // without the reverse proxy in front of it (containers set HOST=0.0.0.0).
   const hostname = values.hostname || process.env.HOST || DEFAULT_HOST;
@@ -117,7 +126,11 @@ async function serve() {
 
   let inFlight = 0;
   let onIdle = () => {};
-  const deadlines = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 };
+  const deadlines = {
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    connectionsCheckingInterval: 1000,
+  };
   const server = http.createServer(deadlines, (req, res) => {
     inFlight++;
     res.once("close", () => {
@@ -126,7 +139,10 @@ async function serve() {
     if (refuseMalformedPath(req, res)) return;
     const handler = fastHandlerFor(fast, req);
     requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => {
-      if (handler) serveFetch(handler, req, res, origin, (err) => say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+      if (handler)
+        serveFetch(handler, req, res, origin, (err) =>
+          say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+        );
       else handle(req, res);
     });
   });
@@ -176,7 +192,9 @@ async function serve() {
  */
 function cancelAtGraceEnd() {
   const g = /** @type {any} */ (globalThis);
-  const state = /** @type {{ ended: boolean, cancels: Set<() => void> }} */ ((g[Symbol.for("cockpit.grace-end")] ??= { ended: false, cancels: new Set() }));
+  const state = /** @type {{ ended: boolean, cancels: Set<() => void> }} */ (
+    g[Symbol.for("cockpit.grace-end")] ??= { ended: false, cancels: new Set() }
+  );
   state.ended = true;
   const cancels = [...state.cancels];
   state.cancels.clear();
@@ -192,7 +210,9 @@ function cancelAtGraceEnd() {
 
 /** Runs the hooks the app registered (lib/shutdown.ts), each failure reported, all within SHUTDOWN_HOOKS_MS. */
 async function runShutdownHooks() {
-  const hooks = /** @type {(() => unknown)[]} */ (/** @type {any} */ (globalThis)[Symbol.for("cockpit.shutdown-hooks")] ?? []);
+  const hooks = /** @type {(() => unknown)[]} */ (
+    /** @type {any} */ (globalThis)[Symbol.for("cockpit.shutdown-hooks")] ?? []
+  );
   const all = Promise.all(
     hooks.map(async (hook) => {
       try {

@@ -74,8 +74,16 @@ describe("authentication and tenancy on /v1", () => {
   });
 
   it("another company's key is 404 with the same body as a missing one", async () => {
-    const foreign = await callRoute(keyById.DELETE, { method: "DELETE", key: allKey.secret, params: { keyId: other.keyId } });
-    const missing = await callRoute(keyById.DELETE, { method: "DELETE", key: allKey.secret, params: { keyId: "key_doesnotexist" } });
+    const foreign = await callRoute(keyById.DELETE, {
+      method: "DELETE",
+      key: allKey.secret,
+      params: { keyId: other.keyId },
+    });
+    const missing = await callRoute(keyById.DELETE, {
+      method: "DELETE",
+      key: allKey.secret,
+      params: { keyId: "key_doesnotexist" },
+    });
     expect(foreign.status).toBe(404);
     expect(missing.status).toBe(404);
     expect(foreign.json).toEqual(missing.json);
@@ -118,7 +126,11 @@ describe("authentication and tenancy on /v1", () => {
       const { key, secret } = await makeKey(db, { companyId });
       const t = await callRoute(token.POST, { method: "POST", key: secret });
       expect((await callRoute(me.GET, { key: t.json.token })).status).toBe(200);
-      const revoke = await callRoute(keyById.DELETE, { method: "DELETE", key: allKey.secret, params: { keyId: key.id } });
+      const revoke = await callRoute(keyById.DELETE, {
+        method: "DELETE",
+        key: allKey.secret,
+        params: { keyId: key.id },
+      });
       expect(revoke.status).toBe(200);
       expect(revoke.json).toEqual({ id: key.id, object: "sdk.key", deleted: true });
       expect((await callRoute(me.GET, { key: t.json.token })).status).toBe(401);
@@ -126,7 +138,15 @@ describe("authentication and tenancy on /v1", () => {
 
     it("refuses alg none, a wrong signature, a token 1 s past expiry, and foreign claims", async () => {
       const now = Math.floor(Date.now() / 1000);
-      const claims = { iss: "cockpit-gateway", aud: "cockpit-sdk", sub: allKey.id, cid: companyId, scp: ["chat"], iat: now, exp: now + 300 };
+      const claims = {
+        iss: "cockpit-gateway",
+        aud: "cockpit-sdk",
+        sub: allKey.id,
+        cid: companyId,
+        scp: ["chat"],
+        iat: now,
+        exp: now + 300,
+      };
       const none = `${b64({ alg: "none", typ: "JWT" })}.${b64(claims)}.`;
       expect((await callRoute(me.GET, { key: none })).status).toBe(401);
 
@@ -160,7 +180,10 @@ describe("authentication and tenancy on /v1", () => {
 
       const { token: fresh } = await mintSdkToken({ keyId: allKey.id, companyId, scopes: ["chat"] }, now - 290);
       expect((await callRoute(me.GET, { key: fresh })).status).toBe(200);
-      const tampered = fresh.replace(/\.([^.]+)\./, (_m, p: string) => `.${b64({ ...JSON.parse(Buffer.from(p, "base64url").toString()), scp: ["admin"] })}.`);
+      const tampered = fresh.replace(
+        /\.([^.]+)\./,
+        (_m, p: string) => `.${b64({ ...JSON.parse(Buffer.from(p, "base64url").toString()), scp: ["admin"] })}.`,
+      );
       expect((await callRoute(me.GET, { key: tampered })).status).toBe(401);
     });
   });
@@ -173,7 +196,12 @@ describe("authentication and tenancy on /v1", () => {
         body: { name: "widget", scopes: ["view", "action"], rate_limit_per_minute: 120 },
       });
       expect(created.status).toBe(201);
-      expect(created.json).toMatchObject({ name: "widget", scopes: ["view", "action"], rate_limit_per_minute: 120, expires_at: null });
+      expect(created.json).toMatchObject({
+        name: "widget",
+        scopes: ["view", "action"],
+        rate_limit_per_minute: 120,
+        expires_at: null,
+      });
       expect(created.json.key).toMatch(/^sk-cp-/);
       expect(created.json.key.startsWith(created.json.prefix)).toBe(true);
       const list = await callRoute(keys.GET, { key: allKey.secret, path: "/v1/sdk/keys?limit=100" });
@@ -182,15 +210,27 @@ describe("authentication and tenancy on /v1", () => {
       const listed = list.json.data.find((k: { id: string }) => k.id === created.json.id);
       expect(listed).toBeDefined();
       expect(JSON.stringify(list.json)).not.toContain(created.json.key);
-      const again = await callRoute(keyById.DELETE, { method: "DELETE", key: allKey.secret, params: { keyId: created.json.id } });
+      const again = await callRoute(keyById.DELETE, {
+        method: "DELETE",
+        key: allKey.secret,
+        params: { keyId: created.json.id },
+      });
       expect(again.status).toBe(200);
-      const twice = await callRoute(keyById.DELETE, { method: "DELETE", key: allKey.secret, params: { keyId: created.json.id } });
+      const twice = await callRoute(keyById.DELETE, {
+        method: "DELETE",
+        key: allKey.secret,
+        params: { keyId: created.json.id },
+      });
       expect(twice.status).toBe(409);
     });
 
     it("a key can only mint keys with scopes it holds: 400 naming scopes", async () => {
       const adminOnly = (await makeKey(db, { companyId, scopes: ["admin"] })).secret;
-      const res = await callRoute(keys.POST, { method: "POST", key: adminOnly, body: { name: "x", scopes: ["admin", "chat"] } });
+      const res = await callRoute(keys.POST, {
+        method: "POST",
+        key: adminOnly,
+        body: { name: "x", scopes: ["admin", "chat"] },
+      });
       expect(res.status).toBe(400);
       expect(res.json.error).toMatchObject({ type: "invalid_request_error", param: "scopes" });
       const ok = await callRoute(keys.POST, { method: "POST", key: adminOnly, body: { name: "x", scopes: ["admin"] } });
@@ -199,23 +239,35 @@ describe("authentication and tenancy on /v1", () => {
 
     it("a token cannot create keys (403) but lists, reads and revokes them", async () => {
       const { token: jwt } = await mintSdkToken({ keyId: allKey.id, companyId, scopes: ["admin"] });
-      const res = await callRoute(keys.POST, { method: "POST", key: jwt, body: { name: "x", scopes: ["admin"], rate_limit_per_minute: 100_000 } });
+      const res = await callRoute(keys.POST, {
+        method: "POST",
+        key: jwt,
+        body: { name: "x", scopes: ["admin"], rate_limit_per_minute: 100_000 },
+      });
       expect(res.status).toBe(403);
       expect(res.json.error).toMatchObject({ type: "permission_error", code: "sdk_key_required" });
       const victim = await makeKey(db, { companyId, scopes: ["chat"] });
       expect((await callRoute(keys.GET, { key: jwt, path: "/v1/sdk/keys" })).status).toBe(200);
       expect((await callRoute(keyById.GET, { key: jwt, params: { keyId: victim.key.id } })).status).toBe(200);
-      expect((await callRoute(keyById.DELETE, { method: "DELETE", key: jwt, params: { keyId: victim.key.id } })).status).toBe(200);
+      expect(
+        (await callRoute(keyById.DELETE, { method: "DELETE", key: jwt, params: { keyId: victim.key.id } })).status,
+      ).toBe(200);
     });
 
     it("a created key's rate limit and expiry never exceed the creator's", async () => {
       const creatorExpiry = new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000);
-      const creator = (await makeKey(db, { companyId, scopes: ["chat", "admin"], rateLimitPerMinute: 30, expiresAt: creatorExpiry })).secret;
+      const creator = (
+        await makeKey(db, { companyId, scopes: ["chat", "admin"], rateLimitPerMinute: 30, expiresAt: creatorExpiry })
+      ).secret;
       const post = (body: unknown) => callRoute(keys.POST, { method: "POST", key: creator, body });
       const tooFast = await post({ name: "x", scopes: ["chat"], rate_limit_per_minute: 31 });
       expect(tooFast.status).toBe(400);
       expect(tooFast.json.error.param).toBe("rate_limit_per_minute");
-      const tooLate = await post({ name: "x", scopes: ["chat"], expires_at: new Date(creatorExpiry.getTime() + 1000).toISOString() });
+      const tooLate = await post({
+        name: "x",
+        scopes: ["chat"],
+        expires_at: new Date(creatorExpiry.getTime() + 1000).toISOString(),
+      });
       expect(tooLate.status).toBe(400);
       expect(tooLate.json.error.param).toBe("expires_at");
       const defaults = await post({ name: "defaults", scopes: ["chat"] });
@@ -246,8 +298,14 @@ describe("authentication and tenancy on /v1", () => {
       const p1 = await callRoute(keys.GET, { key: admin.secret, path: "/v1/sdk/keys?limit=2" });
       expect(p1.json.data).toHaveLength(2);
       expect(p1.json.has_more).toBe(true);
-      const p2 = await callRoute(keys.GET, { key: admin.secret, path: `/v1/sdk/keys?limit=2&after=${p1.json.last_id}` });
-      const p3 = await callRoute(keys.GET, { key: admin.secret, path: `/v1/sdk/keys?limit=2&after=${p2.json.last_id}` });
+      const p2 = await callRoute(keys.GET, {
+        key: admin.secret,
+        path: `/v1/sdk/keys?limit=2&after=${p1.json.last_id}`,
+      });
+      const p3 = await callRoute(keys.GET, {
+        key: admin.secret,
+        path: `/v1/sdk/keys?limit=2&after=${p2.json.last_id}`,
+      });
       const ids = [...p1.json.data, ...p2.json.data, ...p3.json.data].map((k: { id: string }) => k.id);
       expect(new Set(ids).size).toBe(5);
       expect(p3.json.has_more).toBe(false);

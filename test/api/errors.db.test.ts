@@ -24,7 +24,11 @@ describe("wire conventions", () => {
   it("answers CORS preflight for any origin with Authorization and Content-Type", async () => {
     const req = new Request("http://localhost/v1/me", {
       method: "OPTIONS",
-      headers: { origin: "https://example.org", "access-control-request-method": "GET", "access-control-request-headers": "authorization, content-type" },
+      headers: {
+        origin: "https://example.org",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "authorization, content-type",
+      },
     });
     const res = await me.OPTIONS(req, { params: Promise.resolve({}) });
     expect(res.status).toBe(204);

@@ -22,7 +22,8 @@ async function lease(tx: Tx, companyId: string, amountMicro: number, owner: Leas
   return id;
 }
 
-const statusOf = async (tx: Tx, id: string) => (await tx.select().from(reservations).where(eq(reservations.id, id)))[0]!.status;
+const statusOf = async (tx: Tx, id: string) =>
+  (await tx.select().from(reservations).where(eq(reservations.id, id)))[0]!.status;
 
 describe("leases of a process that is gone", () => {
   it("are released at once, with reserved_micro fixed; a live owner's, ours and unowned holds stay", async () => {

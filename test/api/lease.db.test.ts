@@ -33,11 +33,17 @@ async function until<T>(fn: () => Promise<T | undefined | false>, ms = 5000): Pr
 }
 
 const heldRows = (companyId: string) =>
-  db.select().from(reservations).where(eq(reservations.companyId, companyId)).then((rows) => rows.filter((r) => r.status === "held"));
+  db
+    .select()
+    .from(reservations)
+    .where(eq(reservations.companyId, companyId))
+    .then((rows) => rows.filter((r) => r.status === "held"));
 
 /** What persist-run does with a hold: draw the cost in one statement, then end the hold. */
 async function bill(hold: CreditHold, companyId: string, cost: number): Promise<"drawn" | "charged"> {
-  const rows = await commitWithGroup(sql`WITH ${drawHoldCtes(hold.lease!, cost)} ${insertEntrySql("c", -cost, entry, "id")}`);
+  const rows = await commitWithGroup(
+    sql`WITH ${drawHoldCtes(hold.lease!, cost)} ${insertEntrySql("c", -cost, entry, "id")}`,
+  );
   endHold(hold, rows.length > 0 ? cost : 0);
   if (rows.length > 0) return "drawn";
   await db.transaction((tx) => billWithHold(tx, { companyId, lease: null, holdMicro: 0, costMicro: cost, entry }));
@@ -52,16 +58,23 @@ describe("credit leases", () => {
     // One lease of LEASE_CALLS worst cases (well under 1/8 of the balance), ten calls in it.
     expect(await heldRows(co.id)).toHaveLength(1);
     expect((await heldRows(co.id))[0]!.amountMicro).toBe(LEASE_CALLS * 2 * OT);
-    expect(leaseSnapshot(co.id)).toEqual([{ heldMicro: LEASE_CALLS * 2 * OT, freeMicro: (LEASE_CALLS - 10) * 2 * OT, inflight: 10 }]);
+    expect(leaseSnapshot(co.id)).toEqual([
+      { heldMicro: LEASE_CALLS * 2 * OT, freeMicro: (LEASE_CALLS - 10) * 2 * OT, inflight: 10 },
+    ]);
 
     for (const h of holds) expect(await bill(h, co.id, 0.5 * OT)).toBe("drawn");
-    expect(await getBalance(db, { companyId: co.id })).toEqual({ balanceMicro: 10_000 * OT - 5 * OT, reservedMicro: LEASE_CALLS * 2 * OT - 5 * OT });
+    expect(await getBalance(db, { companyId: co.id })).toEqual({
+      balanceMicro: 10_000 * OT - 5 * OT,
+      reservedMicro: LEASE_CALLS * 2 * OT - 5 * OT,
+    });
     expect(leaseSnapshot(co.id)).toMatchObject([{ heldMicro: LEASE_CALLS * 2 * OT - 5 * OT, inflight: 0 }]);
 
     // Idle: released in full, and the balance is the sum of the ledger rows.
     await until(async () => (await getBalance(db, { companyId: co.id })).reservedMicro === 0, LEASE_IDLE_MS + 3000);
     expect(await heldRows(co.id)).toHaveLength(0);
-    const [sum] = (await db.execute(sql`select sum(amount_micro)::bigint as s from ledger_entries where company_id = ${co.id}`)) as unknown as [{ s: string }];
+    const [sum] = (await db.execute(
+      sql`select sum(amount_micro)::bigint as s from ledger_entries where company_id = ${co.id}`,
+    )) as unknown as [{ s: string }];
     expect(Number(sum.s)).toBe(10_000 * OT - 5 * OT);
   });
 
@@ -81,8 +94,12 @@ describe("credit leases", () => {
   it("300 parallel 1 O₮ calls on 100 O₮: exactly 100 held, 200 get 402; every bill lands; balance = sum of rows, never negative", async () => {
     const co = await makeCompany(db, { creditsOt: 100 });
     const results = await Promise.allSettled(Array.from({ length: 300 }, () => holdCredit(co.id, 1 * OT)));
-    const held = results.filter((r): r is PromiseFulfilledResult<CreditHold> => r.status === "fulfilled").map((r) => r.value);
-    expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason.status === 402)).toBe(true);
+    const held = results
+      .filter((r): r is PromiseFulfilledResult<CreditHold> => r.status === "fulfilled")
+      .map((r) => r.value);
+    expect(
+      results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason.status === 402),
+    ).toBe(true);
     // Leases are whole numbers of calls, so with equal calls every O₮ is usable: exactly 100.
     expect(held).toHaveLength(100);
     const [co1] = await db.select().from(companies).where(eq(companies.id, co.id));
@@ -94,7 +111,9 @@ describe("credit leases", () => {
     await until(async () => (await getBalance(db, { companyId: co.id })).reservedMicro === 0, LEASE_IDLE_MS + 3000);
     const bal = await getBalance(db, { companyId: co.id });
     expect(bal.balanceMicro).toBe(100 * OT - held.length * OT);
-    const [sum] = (await db.execute(sql`select sum(amount_micro)::bigint as s from ledger_entries where company_id = ${co.id}`)) as unknown as [{ s: string }];
+    const [sum] = (await db.execute(
+      sql`select sum(amount_micro)::bigint as s from ledger_entries where company_id = ${co.id}`,
+    )) as unknown as [{ s: string }];
     expect(Number(sum.s)).toBe(bal.balanceMicro);
   });
 
@@ -102,7 +121,9 @@ describe("credit leases", () => {
     const co = await makeCompany(db, { creditsOt: 1000 });
     const h = await holdCredit(co.id, 1 * OT);
     const expiresIn = async () => {
-      const [row] = (await db.execute(sql`select extract(epoch from expires_at - now())::float8 as s from reservations where id = ${h.lease!.id}`)) as unknown as [{ s: number }];
+      const [row] = (await db.execute(
+        sql`select extract(epoch from expires_at - now())::float8 as s from reservations where id = ${h.lease!.id}`,
+      )) as unknown as [{ s: number }];
       return row.s;
     };
     expect(await expiresIn()).toBeGreaterThan(LEASE_TTL_S - 5);

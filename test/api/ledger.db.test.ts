@@ -6,7 +6,16 @@ import { db } from "@/db/client";
 import { makeCompany } from "../support/factories";
 import { companies, reservations } from "@/db/schema";
 import { AppError } from "@/lib/errors";
-import { charge, getBalance, grantCredits, otToMicro, reconcileReservations, releaseReservation, reserve, settle } from "@/lib/billing";
+import {
+  charge,
+  getBalance,
+  grantCredits,
+  otToMicro,
+  reconcileReservations,
+  releaseReservation,
+  reserve,
+  settle,
+} from "@/lib/billing";
 import { withRollback } from "../support/with-rollback";
 
 const OT = 1_000_000;
@@ -40,8 +49,18 @@ describe("O₮ ledger", () => {
       // Only 2 O₮ are unreserved now.
       await expect(charge(tx, { companyId: co.id, costMicro: 3 * OT, entry })).rejects.toBeInstanceOf(AppError);
       await expect(reserve(tx, { companyId: co.id, amountMicro: 3 * OT })).rejects.toMatchObject({ status: 402 });
-      const settled = await settle(tx, { reservation: r, costMicro: 1.5 * OT, entry: { kind: "completion", source: "completions", model: "m", promptTokens: 10, completionTokens: 5 } });
-      expect(settled).toMatchObject({ amountMicro: -1.5 * OT, balanceAfterMicro: 8.5 * OT, model: "m", promptTokens: 10, completionTokens: 5 });
+      const settled = await settle(tx, {
+        reservation: r,
+        costMicro: 1.5 * OT,
+        entry: { kind: "completion", source: "completions", model: "m", promptTokens: 10, completionTokens: 5 },
+      });
+      expect(settled).toMatchObject({
+        amountMicro: -1.5 * OT,
+        balanceAfterMicro: 8.5 * OT,
+        model: "m",
+        promptTokens: 10,
+        completionTokens: 5,
+      });
       const bal = await getBalance(tx, { companyId: co.id });
       expect(bal).toEqual({ balanceMicro: 8.5 * OT, reservedMicro: 0 });
       // Settling twice changes nothing.
@@ -66,7 +85,10 @@ describe("O₮ ledger", () => {
       const co = await makeCompany(tx, { creditsOt: 10 });
       const r = await reserve(tx, { companyId: co.id, amountMicro: 6 * OT });
       const live = await reserve(tx, { companyId: co.id, amountMicro: 1 * OT });
-      await tx.update(reservations).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(reservations.id, r.id));
+      await tx
+        .update(reservations)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(reservations.id, r.id));
       expect(await reconcileReservations(tx)).toBeGreaterThanOrEqual(1);
       expect(await getBalance(tx, { companyId: co.id })).toEqual({ balanceMicro: 10 * OT, reservedMicro: 1 * OT });
       const e = await settle(tx, { reservation: r, costMicro: 2 * OT, entry });
@@ -80,8 +102,12 @@ describe("O₮ ledger", () => {
   it("grants must be positive", async () => {
     await withRollback(async (tx) => {
       const co = await makeCompany(tx);
-      await expect(grantCredits(tx, { companyId: co.id, amountMicro: 0, entry: { source: "t" } })).rejects.toMatchObject({ status: 400 });
-      await expect(grantCredits(tx, { companyId: "co_missing", amountMicro: 5, entry: { source: "t" } })).rejects.toMatchObject({ status: 404 });
+      await expect(
+        grantCredits(tx, { companyId: co.id, amountMicro: 0, entry: { source: "t" } }),
+      ).rejects.toMatchObject({ status: 400 });
+      await expect(
+        grantCredits(tx, { companyId: "co_missing", amountMicro: 5, entry: { source: "t" } }),
+      ).rejects.toMatchObject({ status: 404 });
     });
   });
 
@@ -104,7 +130,9 @@ describe("O₮ ledger", () => {
     const results = await Promise.allSettled(
       Array.from({ length: 120 }, () => reserve(db, { companyId: co.id, amountMicro: OT })),
     );
-    const held = results.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof reserve>>>).value);
+    const held = results
+      .filter((r) => r.status === "fulfilled")
+      .map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof reserve>>>).value);
     expect(held).toHaveLength(50);
     await Promise.all(held.map((r, i) => settle(db, { reservation: r, costMicro: i % 2 === 0 ? OT : OT / 2, entry })));
     const bal = await getBalance(db, { companyId: co.id });
@@ -118,13 +146,27 @@ describe("O₮ ledger", () => {
     const script = path.resolve(__dirname, "../support/charge-burst.ts");
     const runOne = () =>
       new Promise<{ ok: number; refused: number }>((resolve, reject) => {
-        const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "--conditions=react-server", "--tsconfig", "tsconfig.json", script, co.id, "150"], {
-          env: process.env,
-          stdio: ["ignore", "pipe", "inherit"],
-        });
+        const child = spawn(
+          process.execPath,
+          [
+            "node_modules/tsx/dist/cli.mjs",
+            "--conditions=react-server",
+            "--tsconfig",
+            "tsconfig.json",
+            script,
+            co.id,
+            "150",
+          ],
+          {
+            env: process.env,
+            stdio: ["ignore", "pipe", "inherit"],
+          },
+        );
         let out = "";
         child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-        child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`charge-burst exited ${code}`))));
+        child.on("exit", (code) =>
+          code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`charge-burst exited ${code}`)),
+        );
       });
     const [a, b] = await Promise.all([runOne(), runOne()]);
     expect(a.ok + b.ok).toBe(100);

@@ -22,7 +22,12 @@ describe("PostgreSQL rate-limit store", () => {
   });
 
   it("starts a new window once the old one expired", async () => {
-    const limiter = new RateLimiterPostgresJs({ storeClient: relaxedSql, points: 2, duration: 1, keyPrefix: "rl-test" });
+    const limiter = new RateLimiterPostgresJs({
+      storeClient: relaxedSql,
+      points: 2,
+      duration: 1,
+      keyPrefix: "rl-test",
+    });
     const key = subject();
     expect((await limiter.consume(key)).remainingPoints).toBe(1);
     expect((await limiter.consume(key)).remainingPoints).toBe(0);
@@ -33,7 +38,12 @@ describe("PostgreSQL rate-limit store", () => {
   });
 
   it("reads, rewards and deletes through the same table", async () => {
-    const limiter = new RateLimiterPostgresJs({ storeClient: relaxedSql, points: 5, duration: 60, keyPrefix: "rl-test" });
+    const limiter = new RateLimiterPostgresJs({
+      storeClient: relaxedSql,
+      points: 5,
+      duration: 60,
+      keyPrefix: "rl-test",
+    });
     const key = subject();
     expect(await limiter.get(key)).toBeNull();
     await limiter.consume(key, 3);

@@ -18,9 +18,20 @@ describe("POST/GET /v1/usage", () => {
     callRoute(usage.POST, { method: "POST", key, body, headers, path: "/v1/usage" });
 
   it("bills voice_call at 1 O₮/s and whisper at 0.1 O₮/s, decimals allowed", async () => {
-    const voice = await post({ source: "voice_call", duration_s: 12.5, direction: "outbound", metadata: { call: "c1" } });
+    const voice = await post({
+      source: "voice_call",
+      duration_s: 12.5,
+      direction: "outbound",
+      metadata: { call: "c1" },
+    });
     expect(voice.status).toBe(201);
-    expect(voice.json).toMatchObject({ source: "voice_call", duration_s: 12.5, direction: "outbound", cost_ot: 12.5, balance_ot: 87.5 });
+    expect(voice.json).toMatchObject({
+      source: "voice_call",
+      duration_s: 12.5,
+      direction: "outbound",
+      cost_ot: 12.5,
+      balance_ot: 87.5,
+    });
     expect(voice.json.id).toMatch(/^use_/);
     expect(typeof voice.json.created_at).toBe("number");
     const whisper = await post({ source: "whisper", duration_s: 3.3 });
@@ -55,7 +66,12 @@ describe("POST/GET /v1/usage", () => {
   });
 
   it("400 for malformed JSON and non-object bodies; 413 for oversized bodies", async () => {
-    const bad = await callRoute(usage.POST, { method: "POST", key, rawBody: "{not json", headers: { "content-type": "application/json" } });
+    const bad = await callRoute(usage.POST, {
+      method: "POST",
+      key,
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe("invalid_json");
     const arr = await callRoute(usage.POST, { method: "POST", key, rawBody: "[1,2]" });
@@ -68,7 +84,11 @@ describe("POST/GET /v1/usage", () => {
   it("402 when the balance cannot cover the event, and nothing is recorded", async () => {
     const poor = await makeCompany(db, { creditsOt: 1 });
     const poorKey = (await makeKey(db, { companyId: poor.id })).secret;
-    const res = await callRoute(usage.POST, { method: "POST", key: poorKey, body: { source: "voice_call", duration_s: 2 } });
+    const res = await callRoute(usage.POST, {
+      method: "POST",
+      key: poorKey,
+      body: { source: "voice_call", duration_s: 2 },
+    });
     expect(res.status).toBe(402);
     expect(res.json.error.type).toBe("insufficient_balance");
     const list = await callRoute(usage.GET, { key: poorKey, path: "/v1/usage" });
@@ -79,7 +99,10 @@ describe("POST/GET /v1/usage", () => {
   it("Idempotency-Key: a retry records once; the same key with another body is 409", async () => {
     const body = { source: "voice_call", duration_s: 2, metadata: { a: 1, b: 2 } };
     const first = await post(body, { "idempotency-key": "evt-1" });
-    const retry = await post({ metadata: { b: 2, a: 1 }, duration_s: 2, source: "voice_call" }, { "idempotency-key": "evt-1" });
+    const retry = await post(
+      { metadata: { b: 2, a: 1 }, duration_s: 2, source: "voice_call" },
+      { "idempotency-key": "evt-1" },
+    );
     expect(first.status).toBe(201);
     expect(retry.status).toBe(201);
     expect(retry.json).toEqual(first.json);
@@ -95,7 +118,12 @@ describe("POST/GET /v1/usage", () => {
     const k = (await makeKey(db, { companyId: co.id })).secret;
     const results = await Promise.all(
       Array.from({ length: 8 }, () =>
-        callRoute(usage.POST, { method: "POST", key: k, body: { source: "voice_call", duration_s: 1 }, headers: { "idempotency-key": "same" } }),
+        callRoute(usage.POST, {
+          method: "POST",
+          key: k,
+          body: { source: "voice_call", duration_s: 1 },
+          headers: { "idempotency-key": "same" },
+        }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
@@ -114,7 +142,20 @@ describe("POST/GET /v1/usage", () => {
     expect(a.created_at).toBeGreaterThanOrEqual(b.created_at);
     expect(a).toMatchObject({ object: "ledger.entry" });
     expect(Object.keys(a).sort()).toEqual(
-      ["amount_ot", "balance_after_ot", "completion_tokens", "created_at", "id", "kind", "metadata", "model", "object", "prompt_tokens", "reference_id", "source"].sort(),
+      [
+        "amount_ot",
+        "balance_after_ot",
+        "completion_tokens",
+        "created_at",
+        "id",
+        "kind",
+        "metadata",
+        "model",
+        "object",
+        "prompt_tokens",
+        "reference_id",
+        "source",
+      ].sort(),
     );
     const whisper = await callRoute(usage.GET, { key, path: "/v1/usage?source=whisper" });
     expect(whisper.json.data.length).toBeGreaterThan(0);
@@ -135,6 +176,9 @@ describe("POST/GET /v1/usage", () => {
 
   it("403 without the chat scope", async () => {
     const viewOnly = (await makeKey(db, { companyId, scopes: ["view"] })).secret;
-    expect((await callRoute(usage.POST, { method: "POST", key: viewOnly, body: { source: "whisper", duration_s: 1 } })).status).toBe(403);
+    expect(
+      (await callRoute(usage.POST, { method: "POST", key: viewOnly, body: { source: "whisper", duration_s: 1 } }))
+        .status,
+    ).toBe(403);
   });
 });

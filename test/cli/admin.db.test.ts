@@ -24,7 +24,18 @@ describe("operator CLI (npm run admin)", () => {
     expect(grant.json).toEqual({ company_id: companyId, balance_ot: 250.5 });
     expect((await getBalance(db, { companyId })).balanceMicro).toBe(250_500_000);
 
-    const key = runCli(["key", "create", "--company", companyId, "--scopes", "chat,view", "--name", "ops", "--rpm", "30"]);
+    const key = runCli([
+      "key",
+      "create",
+      "--company",
+      companyId,
+      "--scopes",
+      "chat,view",
+      "--name",
+      "ops",
+      "--rpm",
+      "30",
+    ]);
     expect(key.code).toBe(0);
     expect(key.json).toEqual({
       id: expect.stringMatching(/^key_/),
@@ -38,7 +49,16 @@ describe("operator CLI (npm run admin)", () => {
 
     // Unique per run: emails are unique across companies and the database may be reused.
     const tag = companyId.slice(-8).toLowerCase();
-    const user = runCli(["user", "create", "--company", companyId, "--email", `Ops-${tag}@Example.test`, "--password", "correct horse"]);
+    const user = runCli([
+      "user",
+      "create",
+      "--company",
+      companyId,
+      "--email",
+      `Ops-${tag}@Example.test`,
+      "--password",
+      "correct horse",
+    ]);
     expect(user.json).toEqual({ user_id: expect.stringMatching(/^usr_/), email: `ops-${tag}@example.test` });
     expect(await verifyCredentials(db, { email: `ops-${tag}@example.test`, password: "correct horse" })).not.toBeNull();
     expect(await verifyCredentials(db, { email: `ops-${tag}@example.test`, password: "wrong" })).toBeNull();
@@ -51,8 +71,19 @@ describe("operator CLI (npm run admin)", () => {
   it("a failed statement never prints its parameters (a duplicate user's password hash)", async () => {
     const company = await makeCompany(db);
     const email = `dup-${company.id.slice(-8).toLowerCase()}@example.test`;
-    expect(runCli(["user", "create", "--company", company.id, "--email", email, "--password", "first password"]).code).toBe(0);
-    const again = runCli(["user", "create", "--company", company.id, "--email", email, "--password", "second password"]);
+    expect(
+      runCli(["user", "create", "--company", company.id, "--email", email, "--password", "first password"]).code,
+    ).toBe(0);
+    const again = runCli([
+      "user",
+      "create",
+      "--company",
+      company.id,
+      "--email",
+      email,
+      "--password",
+      "second password",
+    ]);
     expect(again.code).toBe(1);
     expect(again.json.error).toMatch(/^already exists/);
     expect(again.stdout).not.toMatch(/\$2[aby]\$|params:|insert into/i);
@@ -82,15 +113,33 @@ describe("operator CLI (npm run admin)", () => {
     const { secret: key } = await makeKey(db, { companyId: company.id });
     const { secret: otherKey } = await makeKey(db, { companyId: other.id });
     const slug = "local-chat-latest";
-    const pricingOf = async (secret: string) => (await callRoute(modelById.GET, { key: secret, params: { model: slug } })).json.pricing;
+    const pricingOf = async (secret: string) =>
+      (await callRoute(modelById.GET, { key: secret, params: { model: slug } })).json.pricing;
     const catalog = { unit: "O₮ per 1M tokens", input: 100, cached_input: 10, output: 400 };
     // Cached in this process before the change: the CLI's NOTIFY must evict it.
     expect(await pricingOf(key)).toEqual(catalog);
 
-    const set = runCli(["model", "price", "--company", company.id, "--model", slug, "--input", "2000", "--cached-input", "200.5", "--output", "15000"]);
+    const set = runCli([
+      "model",
+      "price",
+      "--company",
+      company.id,
+      "--model",
+      slug,
+      "--input",
+      "2000",
+      "--cached-input",
+      "200.5",
+      "--output",
+      "15000",
+    ]);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout.trim().split("\n")).toHaveLength(1);
-    expect(set.json).toEqual({ company_id: company.id, model: slug, pricing: { input: 2000, cached_input: 200.5, output: 15000 } });
+    expect(set.json).toEqual({
+      company_id: company.id,
+      model: slug,
+      pricing: { input: 2000, cached_input: 200.5, output: 15000 },
+    });
 
     await expect.poll(() => pricingOf(key)).toEqual({ ...catalog, input: 2000, cached_input: 200.5, output: 15000 });
     const listed = (await callRoute(modelList.GET, { key })).json.data.find((m: { id: string }) => m.id === slug);
@@ -103,13 +152,34 @@ describe("operator CLI (npm run admin)", () => {
     expect(await pricingOf(otherKey)).toEqual(catalog);
 
     // Setting again replaces the price; zero is the operator's to give.
-    const again = runCli(["model", "price", "--company", company.id, "--model", slug, "--input", "0", "--cached-input", "0", "--output", "1"]);
-    expect(again.json).toEqual({ company_id: company.id, model: slug, pricing: { input: 0, cached_input: 0, output: 1 } });
+    const again = runCli([
+      "model",
+      "price",
+      "--company",
+      company.id,
+      "--model",
+      slug,
+      "--input",
+      "0",
+      "--cached-input",
+      "0",
+      "--output",
+      "1",
+    ]);
+    expect(again.json).toEqual({
+      company_id: company.id,
+      model: slug,
+      pricing: { input: 0, cached_input: 0, output: 1 },
+    });
     await expect.poll(() => pricingOf(key)).toEqual({ ...catalog, input: 0, cached_input: 0, output: 1 });
 
     const reset = runCli(["model", "price", "--company", company.id, "--model", slug, "--reset"]);
     expect(reset.code).toBe(0);
-    expect(reset.json).toEqual({ company_id: company.id, model: slug, pricing: { input: 100, cached_input: 10, output: 400 } });
+    expect(reset.json).toEqual({
+      company_id: company.id,
+      model: slug,
+      pricing: { input: 100, cached_input: 10, output: 400 },
+    });
     await expect.poll(() => pricingOf(key)).toEqual(catalog);
     expect((await resolveModel({ companyId: company.id, slug })).prices).toEqual({
       inputMicroPerM: 100_000_000,
@@ -136,6 +206,10 @@ describe("operator CLI (npm run admin)", () => {
       expect(res.json, args.join(" ")).toEqual({ error: expect.any(String) });
       expect(res.stdout.trim().split("\n")).toHaveLength(1);
     }
-    expect((await callRoute(modelById.GET, { key, params: { model: "gpt-5" } })).json.pricing).toMatchObject({ input: 1250, cached_input: 125, output: 10000 });
+    expect((await callRoute(modelById.GET, { key, params: { model: "gpt-5" } })).json.pricing).toMatchObject({
+      input: 1250,
+      cached_input: 125,
+      output: 10000,
+    });
   }, 180_000);
 });

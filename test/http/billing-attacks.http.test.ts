@@ -49,7 +49,13 @@ function reply(res: http.ServerResponse, body: any, usage: { prompt_tokens: numb
 }
 
 const sseData = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
-const chunk = (delta: object, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: object, finish: string | null = null) => ({
+  id: "c",
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "m",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 async function closedPort(): Promise<number> {
   const probe = http.createServer();
@@ -113,7 +119,11 @@ function post(key: string, body: unknown, signal?: AbortSignal) {
 
 async function priceOf(slug: string) {
   const [m] = await db.select().from(models).where(eq(models.slug, slug));
-  return { inputMicroPerM: m!.inputMicroPerM, cachedInputMicroPerM: m!.cachedInputMicroPerM, outputMicroPerM: m!.outputMicroPerM };
+  return {
+    inputMicroPerM: m!.inputMicroPerM,
+    cachedInputMicroPerM: m!.cachedInputMicroPerM,
+    outputMicroPerM: m!.outputMicroPerM,
+  };
 }
 
 async function balances(companyId: string) {
@@ -152,7 +162,8 @@ describe("finding 1: calls that cost more than their hold", () => {
       reply(res, body, usage);
     };
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await post(key, { model: "gpt-5", messages: user(`question ${i}`) })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await post(key, { model: "gpt-5", messages: user(`question ${i}`) })).status);
     // Old code: the cap never reached the upstream (128k generated), all 5 answered, billed 36 O₮ in all.
     for (const s of seen) expect(s.body.max_completion_tokens).toBe(16_384);
     for (const s of seen) expect(s.body).not.toHaveProperty("max_tokens");
@@ -161,7 +172,12 @@ describe("finding 1: calls that cost more than their hold", () => {
     expect(answered).toBe(reported.length);
     const rows = await bills(companyId);
     expect(rows).toHaveLength(answered);
-    const expected = reported.reduce((sum, u) => sum + costMicro({ promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, cachedTokens: 0 }, prices), 0);
+    const expected = reported.reduce(
+      (sum, u) =>
+        sum +
+        costMicro({ promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, cachedTokens: 0 }, prices),
+      0,
+    );
     expect(-rows.reduce((sum, r) => sum + r.amountMicro, 0)).toBe(expected);
     await settled(companyId);
     expect((await balances(companyId)).balance).toBe(200_000_000 - expected);
@@ -205,14 +221,21 @@ describe("finding 1: calls that cost more than their hold", () => {
       quiet = setTimeout(() => waiting.splice(0).forEach((answer) => answer()), 500);
     };
     const poor = await tenant(1_000);
-    const statuses = await Promise.all(Array.from({ length: 8 }, (_, i) => post(poor.key, { model: "gpt-5", messages: user(`c${i}`) }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        post(poor.key, { model: "gpt-5", messages: user(`c${i}`) }).then((r) => r.status),
+      ),
+    );
     const answered = statuses.filter((s) => s === 200).length;
     expect(answered).toBeGreaterThan(0);
     await settled(poor.companyId);
     const rows = await bills(poor.companyId);
     expect(rows).toHaveLength(answered);
     const charged = -rows.reduce((sum, r) => sum + r.amountMicro, 0);
-    const unbilled = rows.reduce((sum, r) => sum + Number((r.metadata as { cost_micro_unbilled?: number }).cost_micro_unbilled ?? 0), 0);
+    const unbilled = rows.reduce(
+      (sum, r) => sum + Number((r.metadata as { cost_micro_unbilled?: number }).cost_micro_unbilled ?? 0),
+      0,
+    );
     expect(charged + unbilled).toBe(answered * cost);
     expect(charged).toBe(1_000_000_000); // the balance ran out: all of it was charged, not 67 %
     expect((await balances(poor.companyId)).balance).toBe(0);
@@ -229,7 +252,9 @@ describe("finding 6: cancelled and disconnected calls", () => {
       if (!res.destroyed) reply(res, body, { prompt_tokens: 2_010, completion_tokens: 5 });
     };
     const abort = new AbortController();
-    const pending = post(key, { model: "gpt-4.1-mini", messages: user("word ".repeat(2_000)) }, abort.signal).catch((e: unknown) => e);
+    const pending = post(key, { model: "gpt-4.1-mini", messages: user("word ".repeat(2_000)) }, abort.signal).catch(
+      (e: unknown) => e,
+    );
     for (let i = 0; i < 250 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(seen).toHaveLength(1);
     abort.abort();
@@ -257,11 +282,24 @@ describe("finding 6: cancelled and disconnected calls", () => {
       res.write(sseData(chunk({ role: "assistant", content: "four tokens of text" })));
       res.write(sseData(chunk({}, "stop")));
       await new Promise((r) => setTimeout(r, 400));
-      res.write(sseData({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [], usage: { prompt_tokens: 30, completion_tokens: 20_000 } }));
+      res.write(
+        sseData({
+          id: "c",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "m",
+          choices: [],
+          usage: { prompt_tokens: 30, completion_tokens: 20_000 },
+        }),
+      );
       res.end("data: [DONE]\n\n");
     };
     const abort = new AbortController();
-    const res = await post(key, { model: "gpt-4.1-mini", messages: user("hi"), stream: true, stream_options: { include_usage: true } }, abort.signal);
+    const res = await post(
+      key,
+      { model: "gpt-4.1-mini", messages: user("hi"), stream: true, stream_options: { include_usage: true } },
+      abort.signal,
+    );
     const reader = res.body!.getReader();
     let text = "";
     while (!text.includes('"finish_reason":"stop"')) text += new TextDecoder().decode((await reader.read()).value);

@@ -73,7 +73,9 @@ beforeAll(async () => {
   fake = await startFakeUpstream({
     reply: (body) => {
       const result = trailingToolResult(body);
-      return result ? `Upstream read the tool result ${result} and is done.` : `Echo from ${body.model}: ${lastUserText(body)}`;
+      return result
+        ? `Upstream read the tool result ${result} and is done.`
+        : `Echo from ${body.model}: ${lastUserText(body)}`;
     },
     toolCall: (body) => {
       if (trailingToolResult(body) !== null) return null;
@@ -164,11 +166,22 @@ function expectUpstream(
 function expectWeatherToolSent(target: Target, body: any) {
   if (target.wire === "openai") {
     expect(body.tools).toEqual([
-      { type: "function", function: expect.objectContaining({ name: "get_weather", description: "Current weather in a city", parameters: expect.objectContaining({ required: ["city"] }) }) },
+      {
+        type: "function",
+        function: expect.objectContaining({
+          name: "get_weather",
+          description: "Current weather in a city",
+          parameters: expect.objectContaining({ required: ["city"] }),
+        }),
+      },
     ]);
   } else if (target.wire === "anthropic") {
     expect(body.tools).toEqual([
-      { name: "get_weather", description: "Current weather in a city", input_schema: expect.objectContaining({ type: "object", required: ["city"] }) },
+      {
+        name: "get_weather",
+        description: "Current weather in a city",
+        input_schema: expect.objectContaining({ type: "object", required: ["city"] }),
+      },
     ]);
   }
 }
@@ -177,14 +190,28 @@ function expectWeatherToolSent(target: Target, body: any) {
 function expectToolResultSent(target: Target, body: any, callId: string) {
   if (target.wire === "openai") {
     const assistant = body.messages.find((m: any) => m.role === "assistant");
-    expect(assistant.tool_calls).toEqual([expect.objectContaining({ id: callId, type: "function", function: expect.objectContaining({ name: "get_weather" }) })]);
+    expect(assistant.tool_calls).toEqual([
+      expect.objectContaining({
+        id: callId,
+        type: "function",
+        function: expect.objectContaining({ name: "get_weather" }),
+      }),
+    ]);
     expect(JSON.parse(assistant.tool_calls[0].function.arguments)).toEqual({ city: "Paris" });
     expect(body.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: callId });
     expect(JSON.parse(body.messages.at(-1).content)).toEqual(WEATHER);
   } else if (target.wire === "anthropic") {
     const assistant = body.messages.find((m: any) => m.role === "assistant");
-    expect(assistant.content).toContainEqual({ type: "tool_use", id: callId, name: "get_weather", input: { city: "Paris" } });
-    expect(body.messages.at(-1)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: callId, content: expect.any(String) }] });
+    expect(assistant.content).toContainEqual({
+      type: "tool_use",
+      id: callId,
+      name: "get_weather",
+      input: { city: "Paris" },
+    });
+    expect(body.messages.at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: callId, content: expect.any(String) }],
+    });
     expect(JSON.parse(body.messages.at(-1).content[0].content)).toEqual(WEATHER);
   }
 }
@@ -208,7 +235,8 @@ describe("official openai client", () => {
     expect(ids.get("gpt-4.1-mini")).toBe("openai");
     expect(ids.get("claude-haiku-4-5")).toBe("anthropic");
     expect(ids.get("or-claude-haiku-4-5")).toBe("openrouter");
-    for (const group of ["local", "openai", "openrouter", "google", "anthropic"]) expect([...ids.values()]).toContain(group);
+    for (const group of ["local", "openai", "openrouter", "google", "anthropic"])
+      expect([...ids.values()]).toContain(group);
     const one = await client().models.retrieve("local-chat-latest");
     expect(one).toMatchObject({ id: "local-chat-latest", object: "model", owned_by: "local" });
   });
@@ -236,7 +264,9 @@ describe("official openai client", () => {
     const system = "You are terse.\n\nAnswer in English.";
 
     it("chat.completions.create, non-streaming", async () => {
-      const { result: res, sent } = await capture(() => client().chat.completions.create({ model: target.slug, messages, ...sampling }));
+      const { result: res, sent } = await capture(() =>
+        client().chat.completions.create({ model: target.slug, messages, ...sampling }),
+      );
       expect(res.object).toBe("chat.completion");
       expect(res.id).toMatch(/^chatcmpl-/);
       expect(res.model).toBe(target.slug);
@@ -248,14 +278,29 @@ describe("official openai client", () => {
         system,
         stream: false,
         openai: sampling,
-        anthropic: { temperature: 0.3, max_tokens: 200, stop_sequences: ["\n\n\n"], metadata: { user_id: "end-user-42" } },
+        anthropic: {
+          temperature: 0.3,
+          max_tokens: 200,
+          stop_sequences: ["\n\n\n"],
+          metadata: { user_id: "end-user-42" },
+        },
       });
-      if (body) expect(body.messages.at(-1)).toEqual({ role: "user", content: target.wire === "openai" ? userText : [{ type: "text", text: userText }] });
+      if (body)
+        expect(body.messages.at(-1)).toEqual({
+          role: "user",
+          content: target.wire === "openai" ? userText : [{ type: "text", text: userText }],
+        });
     });
 
     it("streams chunks that reassemble the answer, then a usage chunk", async () => {
       const { result: chunks, sent } = await capture(async () => {
-        const stream = await client().chat.completions.create({ model: target.slug, messages, ...sampling, stream: true, stream_options: { include_usage: true } });
+        const stream = await client().chat.completions.create({
+          model: target.slug,
+          messages,
+          ...sampling,
+          stream: true,
+          stream_options: { include_usage: true },
+        });
         const all: OpenAI.ChatCompletionChunk[] = [];
         for await (const chunk of stream) all.push(chunk);
         return all;
@@ -270,15 +315,25 @@ describe("official openai client", () => {
       expect(last.choices).toEqual([]);
       expectUsage(last.usage?.prompt_tokens, last.usage?.completion_tokens, last.usage?.total_tokens);
       for (const c of chunks.slice(0, -1)) expect(c.usage ?? null).toBeNull();
-      expectUpstream(target, sent, { system, stream: true, openai: sampling, anthropic: { temperature: 0.3, max_tokens: 200 } });
+      expectUpstream(target, sent, {
+        system,
+        stream: true,
+        openai: sampling,
+        anthropic: { temperature: 0.3, max_tokens: 200 },
+      });
     });
 
     it("calls a function tool, then answers with its result", async () => {
       const tools: OpenAI.ChatCompletionTool[] = [
-        { type: "function", function: { name: "get_weather", description: "Current weather in a city", parameters: WEATHER_PARAMETERS } },
+        {
+          type: "function",
+          function: { name: "get_weather", description: "Current weather in a city", parameters: WEATHER_PARAMETERS },
+        },
       ];
       const ask: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: CALL_PROMPT }];
-      const first = await capture(() => client().chat.completions.create({ model: target.slug, messages: ask, tools, tool_choice: "auto" }));
+      const first = await capture(() =>
+        client().chat.completions.create({ model: target.slug, messages: ask, tools, tool_choice: "auto" }),
+      );
       const choice = first.result.choices[0]!;
       expect(first.result.model).toBe(target.slug);
       expect(choice.finish_reason).toBe("tool_calls");
@@ -286,8 +341,16 @@ describe("official openai client", () => {
       if (call?.type !== "function") throw new Error(`expected a function call, got ${JSON.stringify(choice.message)}`);
       expect(call.function.name).toBe("get_weather");
       expect(JSON.parse(call.function.arguments)).toEqual({ city: "Paris" });
-      expectUsage(first.result.usage?.prompt_tokens, first.result.usage?.completion_tokens, first.result.usage?.total_tokens);
-      const firstBody = expectUpstream(target, first.sent, { stream: false, openai: { tool_choice: "auto" }, anthropic: { tool_choice: { type: "auto" } } });
+      expectUsage(
+        first.result.usage?.prompt_tokens,
+        first.result.usage?.completion_tokens,
+        first.result.usage?.total_tokens,
+      );
+      const firstBody = expectUpstream(target, first.sent, {
+        stream: false,
+        openai: { tool_choice: "auto" },
+        anthropic: { tool_choice: { type: "auto" } },
+      });
       expectWeatherToolSent(target, firstBody);
 
       const second = await capture(() =>
@@ -304,16 +367,29 @@ describe("official openai client", () => {
 
     it("streams a tool call as deltas", async () => {
       const tools: OpenAI.ChatCompletionTool[] = [
-        { type: "function", function: { name: "get_weather", description: "Current weather in a city", parameters: WEATHER_PARAMETERS } },
+        {
+          type: "function",
+          function: { name: "get_weather", description: "Current weather in a city", parameters: WEATHER_PARAMETERS },
+        },
       ];
       const { result: chunks, sent } = await capture(async () => {
-        const stream = await client().chat.completions.create({ model: target.slug, messages: [{ role: "user", content: CALL_PROMPT }], tools, stream: true });
+        const stream = await client().chat.completions.create({
+          model: target.slug,
+          messages: [{ role: "user", content: CALL_PROMPT }],
+          tools,
+          stream: true,
+        });
         const all: OpenAI.ChatCompletionChunk[] = [];
         for await (const chunk of stream) all.push(chunk);
         return all;
       });
       const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-      expect(deltas[0]).toMatchObject({ index: 0, id: expect.any(String), type: "function", function: { name: "get_weather" } });
+      expect(deltas[0]).toMatchObject({
+        index: 0,
+        id: expect.any(String),
+        type: "function",
+        function: { name: "get_weather" },
+      });
       expect(JSON.parse(deltas.map((d) => d.function?.arguments ?? "").join(""))).toEqual({ city: "Paris" });
       expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("tool_calls");
       for (const c of chunks) expect(c.model).toBe(target.slug);
@@ -326,7 +402,15 @@ describe("official openai client", () => {
       const ask = (urls: string[]) =>
         client().chat.completions.create({
           model: target.slug,
-          messages: [{ role: "user", content: [{ type: "text", text: "What is in these pictures?" }, ...urls.map((url) => ({ type: "image_url" as const, image_url: { url } }))] }],
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "text", text: "What is in these pictures?" },
+                ...urls.map((url) => ({ type: "image_url" as const, image_url: { url } })),
+              ],
+            },
+          ],
         });
       const one = await capture(() => ask([dataUri]));
       const two = await capture(() => ask([dataUri, httpsUrl]));
@@ -362,13 +446,22 @@ describe("Vercel AI SDK (@ai-sdk/openai-compatible)", () => {
   const provider = () => createOpenAICompatible({ name: "cockpit", baseURL, apiKey, includeUsage: true });
   const system = "You are terse.";
   const prompt = "Name three primary colours.";
-  const settings = { temperature: 0.4, topP: 0.8, maxOutputTokens: 150, seed: 3, stopSequences: ["END"], maxRetries: 0 };
+  const settings = {
+    temperature: 0.4,
+    topP: 0.8,
+    maxOutputTokens: 150,
+    seed: 3,
+    stopSequences: ["END"],
+    maxRetries: 0,
+  };
   const openaiFields = { temperature: 0.4, top_p: 0.8, max_tokens: 150, seed: 3, stop: ["END"] };
   const anthropicFields = { temperature: 0.4, max_tokens: 150, stop_sequences: ["END"] };
 
   describe.each(TARGETS)("→ $slug", (target) => {
     it("generateText", async () => {
-      const { result, sent } = await capture(() => generateText({ model: provider()(target.slug), system, prompt, ...settings }));
+      const { result, sent } = await capture(() =>
+        generateText({ model: provider()(target.slug), system, prompt, ...settings }),
+      );
       expectPlainReply(target, result.text, prompt);
       expect(result.finishReason).toBe("stop");
       expect(result.response.modelId).toBe(target.slug);
@@ -379,10 +472,22 @@ describe("Vercel AI SDK (@ai-sdk/openai-compatible)", () => {
     it("streamText: textStream and the final usage", async () => {
       const { result, sent } = await capture(async () => {
         const errors: unknown[] = [];
-        const stream = streamText({ model: provider()(target.slug), system, prompt, ...settings, onError: ({ error }) => void errors.push(error) });
+        const stream = streamText({
+          model: provider()(target.slug),
+          system,
+          prompt,
+          ...settings,
+          onError: ({ error }) => void errors.push(error),
+        });
         const parts: string[] = [];
         for await (const t of stream.textStream) parts.push(t);
-        return { parts, errors, usage: await stream.usage, response: await stream.response, finishReason: await stream.finishReason };
+        return {
+          parts,
+          errors,
+          usage: await stream.usage,
+          response: await stream.response,
+          finishReason: await stream.finishReason,
+        };
       });
       expect(result.errors).toEqual([]);
       expect(result.parts.length).toBeGreaterThan(1);
@@ -412,7 +517,9 @@ describe("Vercel AI SDK (@ai-sdk/openai-compatible)", () => {
       );
       expect(executed).toEqual(["Paris"]);
       expect(result.steps).toHaveLength(2);
-      expect(result.steps[0]!.toolCalls).toEqual([expect.objectContaining({ toolName: "get_weather", input: { city: "Paris" } })]);
+      expect(result.steps[0]!.toolCalls).toEqual([
+        expect.objectContaining({ toolName: "get_weather", input: { city: "Paris" } }),
+      ]);
       expect(result.text).toContain(WEATHER_JSON);
       expect(result.response.modelId).toBe(target.slug);
       expectUsage(result.totalUsage.inputTokens, result.totalUsage.outputTokens, result.totalUsage.totalTokens);
@@ -443,7 +550,9 @@ describe("Vercel AI SDK (@ai-sdk/openai-compatible)", () => {
         return { text, steps: await stream.steps, usage: await stream.totalUsage };
       });
       expect(result.steps).toHaveLength(2);
-      expect(result.steps[0]!.toolCalls).toEqual([expect.objectContaining({ toolName: "get_weather", input: { city: "Paris" } })]);
+      expect(result.steps[0]!.toolCalls).toEqual([
+        expect.objectContaining({ toolName: "get_weather", input: { city: "Paris" } }),
+      ]);
       expect(result.text).toContain(WEATHER_JSON);
       expectUsage(result.usage.inputTokens, result.usage.outputTokens, result.usage.totalTokens);
       if (target.wire !== "local") {
@@ -456,7 +565,15 @@ describe("Vercel AI SDK (@ai-sdk/openai-compatible)", () => {
 
 describe("LangChain ChatOpenAI (@langchain/openai)", () => {
   const chat = (slug: string) =>
-    new ChatOpenAI({ model: slug, apiKey, configuration: { baseURL }, temperature: 0.2, topP: 0.7, maxTokens: 120, maxRetries: 0 });
+    new ChatOpenAI({
+      model: slug,
+      apiKey,
+      configuration: { baseURL },
+      temperature: 0.2,
+      topP: 0.7,
+      maxTokens: 120,
+      maxRetries: 0,
+    });
   const system = "You are a helpful assistant.";
   const question = "Why is the sky blue?";
   const input = () => [new SystemMessage(system), new HumanMessage(question)];
@@ -495,17 +612,24 @@ describe("LangChain ChatOpenAI (@langchain/openai)", () => {
 
     it("bindTools: the AIMessage carries parsed tool_calls; a ToolMessage gets the final answer", async () => {
       const bound = chat(target.slug).bindTools([
-        { type: "function", function: { name: "get_weather", description: "Current weather in a city", parameters: WEATHER_PARAMETERS } },
+        {
+          type: "function",
+          function: { name: "get_weather", description: "Current weather in a city", parameters: WEATHER_PARAMETERS },
+        },
       ]);
       const human = new HumanMessage(CALL_PROMPT);
       const first = await capture(() => bound.invoke([human]));
       const ai = first.result;
-      expect(ai.tool_calls).toEqual([expect.objectContaining({ name: "get_weather", args: { city: "Paris" }, id: expect.any(String) })]);
+      expect(ai.tool_calls).toEqual([
+        expect.objectContaining({ name: "get_weather", args: { city: "Paris" }, id: expect.any(String) }),
+      ]);
       expect(ai.response_metadata.model_name).toBe(target.slug);
       expectWeatherToolSent(target, expectUpstream(target, first.sent, { stream: false }));
 
       const callId = ai.tool_calls![0]!.id!;
-      const second = await capture(() => bound.invoke([human, ai, new ToolMessage({ tool_call_id: callId, content: WEATHER_JSON })]));
+      const second = await capture(() =>
+        bound.invoke([human, ai, new ToolMessage({ tool_call_id: callId, content: WEATHER_JSON })]),
+      );
       expect(second.result.content).toContain(WEATHER_JSON);
       const u = second.result.usage_metadata;
       expectUsage(u?.input_tokens, u?.output_tokens, u?.total_tokens);
@@ -514,11 +638,24 @@ describe("LangChain ChatOpenAI (@langchain/openai)", () => {
   });
 
   it("a reasoning slug (gpt-5-mini): the `developer` message LangChain sends is lifted like a system message", async () => {
-    const llm = new ChatOpenAI({ model: "gpt-5-mini", apiKey, configuration: { baseURL }, maxTokens: 120, maxRetries: 0 });
+    const llm = new ChatOpenAI({
+      model: "gpt-5-mini",
+      apiKey,
+      configuration: { baseURL },
+      maxTokens: 120,
+      maxRetries: 0,
+    });
     const { result: msg, sent } = await capture(() => llm.invoke(input()));
     expect(msg.content).toBe(`Echo from gpt-5-mini: ${question}`);
     expect(msg.response_metadata.model_name).toBe("gpt-5-mini");
-    const body = expectUpstream({ slug: "gpt-5-mini", wire: "openai", upstreamId: "gpt-5-mini" }, sent, { system, stream: false, openai: { max_completion_tokens: 120 } });
-    expect(body.messages).toEqual([{ role: "system", content: system }, { role: "user", content: question }]);
+    const body = expectUpstream({ slug: "gpt-5-mini", wire: "openai", upstreamId: "gpt-5-mini" }, sent, {
+      system,
+      stream: false,
+      openai: { max_completion_tokens: 120 },
+    });
+    expect(body.messages).toEqual([
+      { role: "system", content: system },
+      { role: "user", content: question },
+    ]);
   });
 });

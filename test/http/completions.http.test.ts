@@ -14,7 +14,11 @@ import { startNextServer, type RunningServer } from "../support/next-server";
  * on loopback. Each test makes its own company and key; the fake's recordings and queue are reset
  * before each test, and tests run one after another.
  */
-const UPSTREAM_KEYS = { openai: "sk-upstream-secret-123", openrouter: "sk-or-upstream-secret-456", anthropic: "sk-ant-upstream-secret-789" };
+const UPSTREAM_KEYS = {
+  openai: "sk-upstream-secret-123",
+  openrouter: "sk-or-upstream-secret-456",
+  anthropic: "sk-ant-upstream-secret-789",
+};
 /** The fake reports these counts for every successful call (cached input included in prompt). */
 const PROMPT = 1234;
 const CACHED = 1000;
@@ -24,7 +28,11 @@ let server: RunningServer;
 
 beforeAll(async () => {
   fake = await startFakeUpstream({
-    usage: (_body, reply) => ({ prompt: PROMPT, completion: reply.split(/\s+/).filter(Boolean).length, cached: CACHED }),
+    usage: (_body, reply) => ({
+      prompt: PROMPT,
+      completion: reply.split(/\s+/).filter(Boolean).length,
+      cached: CACHED,
+    }),
     toolCall: (body) => {
       const first = body.tools[0];
       return { name: first.function?.name ?? first.name, arguments: { city: "Paris" } };
@@ -107,8 +115,12 @@ async function pricesOf(key: string, slug: string) {
 }
 
 /** O₮ for a usage at listed prices (O₮ per 1M tokens), cached tokens inside prompt_tokens. */
-const costOt = (u: { prompt_tokens: number; completion_tokens: number; cached: number }, p: { input: number; cached_input: number; output: number }) =>
-  Math.round((u.prompt_tokens - u.cached) * p.input + u.cached * p.cached_input + u.completion_tokens * p.output) / 1_000_000;
+const costOt = (
+  u: { prompt_tokens: number; completion_tokens: number; cached: number },
+  p: { input: number; cached_input: number; output: number },
+) =>
+  Math.round((u.prompt_tokens - u.cached) * p.input + u.cached * p.cached_input + u.completion_tokens * p.output) /
+  1_000_000;
 
 async function until<T>(fn: () => Promise<T | undefined>, ms = 3000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -135,7 +147,11 @@ describe("model resolution", () => {
     const { key } = await newTenant();
     const res = await post(key, { model: "gpt-17-ultra", messages: [user("hi")] });
     expect(res.status).toBe(404);
-    expect((await res.json()).error).toMatchObject({ type: "not_found_error", code: "model_not_found", param: "model" });
+    expect((await res.json()).error).toMatchObject({
+      type: "not_found_error",
+      code: "model_not_found",
+      param: "model",
+    });
   });
 
   it("a group without a key is 400 naming the variable to set", async () => {
@@ -194,13 +210,20 @@ describe("retries, timeouts and fallbacks", () => {
 
   it("an or- slug whose primary upstream id keeps failing falls back to its declared fallback", async () => {
     const { key } = await newTenant();
-    fake.queue.push(...Array.from({ length: 3 }, () => ({ kind: "error" as const, status: 503, message: "overloaded" })));
+    fake.queue.push(
+      ...Array.from({ length: 3 }, () => ({ kind: "error" as const, status: 503, message: "overloaded" })),
+    );
     const res = await post(key, { model: "or-gpt-4o-mini", messages: [user("hi")] });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.model).toBe("or-gpt-4o-mini");
     expect(body.choices[0].message.content).toBe("Echo from openai/gpt-4.1-mini: hi");
-    expect(fake.requests.map((r) => r.body.model)).toEqual(["openai/gpt-4o-mini", "openai/gpt-4o-mini", "openai/gpt-4o-mini", "openai/gpt-4.1-mini"]);
+    expect(fake.requests.map((r) => r.body.model)).toEqual([
+      "openai/gpt-4o-mini",
+      "openai/gpt-4o-mini",
+      "openai/gpt-4o-mini",
+      "openai/gpt-4.1-mini",
+    ]);
     expect(fake.requests.every((r) => r.headers.authorization === `Bearer ${UPSTREAM_KEYS.openrouter}`)).toBe(true);
   });
 
@@ -243,7 +266,12 @@ describe("retries, timeouts and fallbacks", () => {
 describe("streaming", () => {
   it("passes chunks through with the requested slug as model, a usage frame on request, and ends with [DONE]", async () => {
     const { key } = await newTenant();
-    const res = await post(key, { model: "or-gpt-4o-mini", messages: [user("stream me please")], stream: true, stream_options: { include_usage: true } });
+    const res = await post(key, {
+      model: "or-gpt-4o-mini",
+      messages: [user("stream me please")],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const fs = frames(await res.text());
@@ -257,7 +285,12 @@ describe("streaming", () => {
     expect(chunks.filter((c) => c.choices[0]?.finish_reason)).toHaveLength(1);
     const last = chunks.at(-1);
     expect(last.choices).toEqual([]);
-    expect(last.usage).toMatchObject({ prompt_tokens: PROMPT, completion_tokens: 6, total_tokens: PROMPT + 6, prompt_tokens_details: { cached_tokens: CACHED } });
+    expect(last.usage).toMatchObject({
+      prompt_tokens: PROMPT,
+      completion_tokens: 6,
+      total_tokens: PROMPT + 6,
+      prompt_tokens_details: { cached_tokens: CACHED },
+    });
     expect(fake.requests[0]!.body.stream).toBe(true);
   });
 
@@ -312,7 +345,11 @@ describe("streaming", () => {
     const { key } = await newTenant();
     fake.queue.push({ kind: "slow-stream", chunks: 6, intervalMs: 150 });
     const started = Date.now();
-    const res = await post(key, { model: "gpt-4o-mini", messages: [user("one two three four five six")], stream: true });
+    const res = await post(key, {
+      model: "gpt-4o-mini",
+      messages: [user("one two three four five six")],
+      stream: true,
+    });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
@@ -336,7 +373,11 @@ describe("streaming", () => {
     const { company, key } = await newTenant();
     fake.queue.push({ kind: "slow-stream", chunks: 50, intervalMs: 100 });
     const client = new AbortController();
-    const res = await post(key, { model: "gpt-4o-mini", messages: [user("tell me a long story")], stream: true }, { signal: client.signal });
+    const res = await post(
+      key,
+      { model: "gpt-4o-mini", messages: [user("tell me a long story")], stream: true },
+      { signal: client.signal },
+    );
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
@@ -364,7 +405,12 @@ describe("streaming", () => {
     expect(await completionEntries(key)).toHaveLength(1);
 
     const [run] = await db.select().from(runs).where(eq(runs.companyId, company.id));
-    expect(run).toMatchObject({ status: "cancelled", stream: true, model: "gpt-4o-mini", completionTokens: entry.completion_tokens });
+    expect(run).toMatchObject({
+      status: "cancelled",
+      stream: true,
+      model: "gpt-4o-mini",
+      completionTokens: entry.completion_tokens,
+    });
     expect(run!.error).toMatchObject({ code: "client_disconnected" });
     const [thread] = await db.select().from(threads).where(eq(threads.id, run!.threadId));
     expect(thread!.source).toBe("completions");
@@ -459,7 +505,12 @@ describe("billing", () => {
     expect(completion).toMatchObject({ object: "chat.completion", model: "gpt-4o-mini" });
     expect(completion.id).toMatch(/^chatcmpl-/);
     const usage = completion.usage;
-    expect(usage).toMatchObject({ prompt_tokens: PROMPT, completion_tokens: 7, total_tokens: PROMPT + 7, prompt_tokens_details: { cached_tokens: CACHED } });
+    expect(usage).toMatchObject({
+      prompt_tokens: PROMPT,
+      completion_tokens: 7,
+      total_tokens: PROMPT + 7,
+      prompt_tokens_details: { cached_tokens: CACHED },
+    });
 
     const [entry] = await completionEntries(key);
     const expected = costOt({ ...usage, cached: CACHED }, prices);
@@ -490,7 +541,14 @@ describe("billing", () => {
 
 describe("the Anthropic adapter", () => {
   const tools = [
-    { type: "function", function: { name: "get_weather", description: "Weather by city", parameters: { type: "object", properties: { city: { type: "string" } } } } },
+    {
+      type: "function",
+      function: {
+        name: "get_weather",
+        description: "Weather by city",
+        parameters: { type: "object", properties: { city: { type: "string" } } },
+      },
+    },
   ];
 
   async function anthropicTenant() {
@@ -512,7 +570,10 @@ describe("the Anthropic adapter", () => {
     return r;
   }
 
-  const ask = { model: "claude-haiku-4-5", messages: [{ role: "system", content: "You are terse." }, user("hello claude")] };
+  const ask = {
+    model: "claude-haiku-4-5",
+    messages: [{ role: "system", content: "You are terse." }, user("hello claude")],
+  };
 
   it("answers a non-streaming call, usage with cache reads inside prompt_tokens", async () => {
     const { key } = await anthropicTenant();
@@ -520,8 +581,15 @@ describe("the Anthropic adapter", () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.model).toBe("claude-haiku-4-5");
-    expect(body.choices[0]).toMatchObject({ message: { role: "assistant", content: "Echo from claude-haiku-4-5: hello claude" }, finish_reason: "stop" });
-    expect(body.usage).toMatchObject({ prompt_tokens: PROMPT, completion_tokens: 5, prompt_tokens_details: { cached_tokens: CACHED } });
+    expect(body.choices[0]).toMatchObject({
+      message: { role: "assistant", content: "Echo from claude-haiku-4-5: hello claude" },
+      finish_reason: "stop",
+    });
+    expect(body.usage).toMatchObject({
+      prompt_tokens: PROMPT,
+      completion_tokens: 5,
+      prompt_tokens_details: { cached_tokens: CACHED },
+    });
     expectAnthropicCall(0);
     expect(fake.requests[0]!.body.stream).toBeUndefined();
     const prices = await pricesOf(key, "claude-haiku-4-5");
@@ -538,13 +606,23 @@ describe("the Anthropic adapter", () => {
     expect(fs.slice(0, -1).every((c) => c.model === "claude-haiku-4-5")).toBe(true);
     expect(streamedText(fs)).toBe("Echo from claude-haiku-4-5: hello claude");
     expect(fs.find((c) => c.choices?.[0]?.finish_reason)?.choices[0].finish_reason).toBe("stop");
-    expect(fs.at(-2).usage).toMatchObject({ prompt_tokens: PROMPT, completion_tokens: 5, prompt_tokens_details: { cached_tokens: CACHED } });
+    expect(fs.at(-2).usage).toMatchObject({
+      prompt_tokens: PROMPT,
+      completion_tokens: 5,
+      prompt_tokens_details: { cached_tokens: CACHED },
+    });
     expect(expectAnthropicCall(0).body.stream).toBe(true);
   });
 
   it("retries its errors and reports them as 502 with Anthropic's message, never the key", async () => {
     const { key } = await anthropicTenant();
-    fake.queue.push(...Array.from({ length: 3 }, () => ({ kind: "error" as const, status: 529, message: `Overloaded (${UPSTREAM_KEYS.anthropic})` })));
+    fake.queue.push(
+      ...Array.from({ length: 3 }, () => ({
+        kind: "error" as const,
+        status: 529,
+        message: `Overloaded (${UPSTREAM_KEYS.anthropic})`,
+      })),
+    );
     const res = await post(key, ask);
     expect(res.status).toBe(502);
     const text = await res.text();
@@ -561,16 +639,25 @@ describe("the Anthropic adapter", () => {
     const body = await res.json();
     expect(body.choices[0].finish_reason).toBe("tool_calls");
     expect(body.choices[0].message.content).toBeNull();
-    expect(body.choices[0].message.tool_calls).toEqual([{ id: "toolu_fake1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }]);
+    expect(body.choices[0].message.tool_calls).toEqual([
+      { id: "toolu_fake1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+    ]);
     const sent = expectAnthropicCall(0).body;
-    expect(sent.tools).toEqual([{ name: "get_weather", description: "Weather by city", input_schema: tools[0]!.function.parameters }]);
+    expect(sent.tools).toEqual([
+      { name: "get_weather", description: "Weather by city", input_schema: tools[0]!.function.parameters },
+    ]);
     expect(sent.tool_choice).toEqual({ type: "any" });
 
     const streamed = await post(key, { ...ask, tools, stream: true });
     const fs = frames(await streamed.text());
     expect(fs.at(-1)).toBe("[DONE]");
     const deltas = fs.flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
-    expect(deltas[0]).toMatchObject({ index: 0, id: "toolu_fake1", type: "function", function: { name: "get_weather" } });
+    expect(deltas[0]).toMatchObject({
+      index: 0,
+      id: "toolu_fake1",
+      type: "function",
+      function: { name: "get_weather" },
+    });
     expect(deltas.map((d: any) => d.function?.arguments ?? "").join("")).toBe('{"city":"Paris"}');
     expect(fs.find((c) => c.choices?.[0]?.finish_reason)?.choices[0].finish_reason).toBe("tool_calls");
   });
@@ -592,7 +679,13 @@ describe("what reaches an OpenAI-format upstream", () => {
     };
     const res = await post(key, {
       model: "or-gpt-4o-mini",
-      messages: [{ role: "system", content: "Rule one." }, user("hi"), { role: "assistant", content: "hello" }, { role: "system", content: "Rule two." }, user("again")],
+      messages: [
+        { role: "system", content: "Rule one." },
+        user("hi"),
+        { role: "assistant", content: "hello" },
+        { role: "system", content: "Rule two." },
+        user("again"),
+      ],
       tools,
       tool_choice: "auto",
       ...params,
@@ -601,7 +694,13 @@ describe("what reaches an OpenAI-format upstream", () => {
     const sent = fake.requests[0]!;
     expect(sent.path).toBe("/v1/chat/completions");
     expect(sent.headers.authorization).toBe(`Bearer ${UPSTREAM_KEYS.openrouter}`);
-    expect(sent.body).toMatchObject({ ...params, model: "openai/gpt-4o-mini", tools, tool_choice: "auto", stream: false });
+    expect(sent.body).toMatchObject({
+      ...params,
+      model: "openai/gpt-4o-mini",
+      tools,
+      tool_choice: "auto",
+      stream: false,
+    });
     expect(sent.body.messages).toEqual([
       { role: "system", content: "Rule one.\n\nRule two." },
       user("hi"),
@@ -629,11 +728,14 @@ describe("what reaches an OpenAI-format upstream", () => {
 describe("threads and validation", () => {
   it("every completion leaves a throwaway thread with source completions", async () => {
     const { key } = await newTenant();
-    for (const q of ["one", "two"]) expect((await post(key, { model: "gpt-4o-mini", messages: [user(q)] })).status).toBe(200);
+    for (const q of ["one", "two"])
+      expect((await post(key, { model: "gpt-4o-mini", messages: [user(q)] })).status).toBe(200);
     const list = await getJson(key, "/v1/threads?source=completions");
     expect(list.object).toBe("list");
     expect(list.data).toHaveLength(2);
-    expect(list.data.every((t: any) => t.object === "thread" && t.source === "completions" && t.id.startsWith("thread_"))).toBe(true);
+    expect(
+      list.data.every((t: any) => t.object === "thread" && t.source === "completions" && t.id.startsWith("thread_")),
+    ).toBe(true);
     expect((await getJson(key, "/v1/threads?source=api")).data).toEqual([]);
   });
 
@@ -653,7 +755,14 @@ describe("threads and validation", () => {
     ["empty messages", { body: { model: "gpt-4o-mini", messages: [] } }, "messages"],
     [
       "an http:// image URL",
-      { body: { model: "gpt-4o-mini", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "http://example.com/a.png" } }] }] } },
+      {
+        body: {
+          model: "gpt-4o-mini",
+          messages: [
+            { role: "user", content: [{ type: "image_url", image_url: { url: "http://example.com/a.png" } }] },
+          ],
+        },
+      },
       "messages.0.content.0.image_url.url",
     ],
     ["n=2", { body: { model: "gpt-4o-mini", messages: [user("hi")], n: 2 } }, "n"],

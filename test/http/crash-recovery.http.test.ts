@@ -63,7 +63,9 @@ describe("a server killed with SIGKILL", () => {
 
     server = await startNextServer(env());
     const port = server.port;
-    const inFlight = Array.from({ length: IN_FLIGHT }, () => post(server!.url, secret, IN_FLIGHT_CAP).catch(() => null));
+    const inFlight = Array.from({ length: IN_FLIGHT }, () =>
+      post(server!.url, secret, IN_FLIGHT_CAP).catch(() => null),
+    );
     for (let i = 0; fake.requests.length < IN_FLIGHT; i++) {
       if (i > 200) throw new Error(`only ${fake.requests.length} calls reached the provider`);
       await new Promise((r) => setTimeout(r, 50));

@@ -75,13 +75,25 @@ async function call(key: string, stream: boolean, n: number | string): Promise<A
   const res = await fetch(`${server.url}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "gpt-4.1-mini", messages: [{ role: "user", content: `call ${n}` }], stream, max_tokens: 50 }),
+    body: JSON.stringify({
+      model: "gpt-4.1-mini",
+      messages: [{ role: "user", content: `call ${n}` }],
+      stream,
+      max_tokens: 50,
+    }),
     signal: AbortSignal.timeout(30_000),
   });
   const head = Date.now();
   const text = await res.text();
   const endedAt = Date.now();
-  const answer: Answer = { status: res.status, retryAfter: res.headers.get("retry-after"), ms: (stream ? head : endedAt) - startedAt, startedAt, endedAt, stream };
+  const answer: Answer = {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    ms: (stream ? head : endedAt) - startedAt,
+    startedAt,
+    endedAt,
+    stream,
+  };
   if (res.status === 200) {
     if (stream) {
       answer.done = text.trimEnd().endsWith("data: [DONE]");
@@ -115,7 +127,9 @@ async function load(key: string, stopAt: number): Promise<Answer[]> {
 
 async function billsOf(companyId: string) {
   const rows = (await db.execute(sql`
-    SELECT reference_id FROM ledger_entries WHERE company_id = ${companyId} AND kind = 'completion'`)) as unknown as { reference_id: string }[];
+    SELECT reference_id FROM ledger_entries WHERE company_id = ${companyId} AND kind = 'completion'`)) as unknown as {
+    reference_id: string;
+  }[];
   return rows.map((r) => r.reference_id);
 }
 
@@ -145,11 +159,17 @@ function checkOutage(answers: Answer[], cutStart: number, cutEnd: number) {
   for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
   const bad = answers.filter((a) => a.status !== 200 && a.status !== 503);
   expect(bad.map((a) => `${a.status} ${a.body}`)).toEqual([]);
-  for (const a of answers.filter((x) => x.status === 503)) expect(a.retryAfter, "503 without Retry-After").toMatch(/^\d+$/);
+  for (const a of answers.filter((x) => x.status === 503))
+    expect(a.retryAfter, "503 without Retry-After").toMatch(/^\d+$/);
   // A refusal is fast (under 2 s); an answer may have waited for the journal's disk sync, but no
   // call hangs (under 5 s).
   const slow = answers.filter((a) => a.ms >= (a.status === 503 ? 2_000 : 5_000));
-  expect(slow.map((a) => `${a.status}${a.stream ? " stream" : ""} after ${a.ms} ms, sent ${a.startedAt - cutStart} ms after the cut began (it lasted ${cutEnd - cutStart} ms)`)).toEqual([]);
+  expect(
+    slow.map(
+      (a) =>
+        `${a.status}${a.stream ? " stream" : ""} after ${a.ms} ms, sent ${a.startedAt - cutStart} ms after the cut began (it lasted ${cutEnd - cutStart} ms)`,
+    ),
+  ).toEqual([]);
   const brokenStreams = answers.filter((a) => a.stream && a.status === 200 && !a.done);
   expect(brokenStreams.map((a) => a.body)).toEqual([]);
   const served = answers.filter((a) => a.status === 200 && a.endedAt > cutEnd).sort((a, b) => a.endedAt - b.endedAt);
@@ -210,7 +230,9 @@ describe("the acknowledgement of a commit is lost", () => {
     const marker = `lostack-${randomBytes(6).toString("hex")}`;
     const cut = proxy.loseReplyAfter((chunk) => chunk.includes(marker));
     const answer = await call(key, false, marker);
-    await expect(Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))])).resolves.toBe("cut");
+    await expect(
+      Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))]),
+    ).resolves.toBe("cut");
     expect(answer.status).toBe(200);
     const bills = await billsSettled(companyId, 2);
     expect(bills.filter((id) => id === answer.id)).toHaveLength(1);
@@ -232,7 +254,9 @@ describe("the acknowledgement of a commit is lost", () => {
     const cut = proxy.loseReplyAfter((chunk) => chunk.includes(thread.id));
     const started = Date.now();
     const lost = await post(`/v1/threads/${thread.id}/runs`, { model: "gpt-4.1-mini" });
-    await expect(Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))])).resolves.toBe("cut");
+    await expect(
+      Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))]),
+    ).resolves.toBe("cut");
     expect(lost.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(2_000);
     // Its claim committed: released by the failed run, the next run is accepted within seconds.
@@ -243,11 +267,16 @@ describe("the acknowledgement of a commit is lost", () => {
       expect([200, 409, 503]).toContain(next);
     }
     expect(next).toBe(200);
-    const [row] = (await db.execute(sql`SELECT count(*)::int AS n FROM active_runs WHERE thread_id = ${thread.id}`)) as unknown as { n: number }[];
+    const [row] = (await db.execute(
+      sql`SELECT count(*)::int AS n FROM active_runs WHERE thread_id = ${thread.id}`,
+    )) as unknown as { n: number }[];
     expect(row!.n).toBe(0);
     // The lost run is stored as failed, as the reconciler stores the runs it ends.
     const stored = (await db.execute(sql`
-      SELECT status, error->>'code' AS code FROM runs WHERE thread_id = ${thread.id} ORDER BY created_at`)) as unknown as { status: string; code: string | null }[];
+      SELECT status, error->>'code' AS code FROM runs WHERE thread_id = ${thread.id} ORDER BY created_at`)) as unknown as {
+      status: string;
+      code: string | null;
+    }[];
     expect(stored).toEqual([
       { status: "failed", code: "database_unavailable" },
       { status: "completed", code: null },
@@ -261,7 +290,9 @@ describe("the acknowledgement of a commit is lost", () => {
     const marker = `lostcommit-${randomBytes(6).toString("hex")}`;
     const cut = proxy.loseReplyAfter((chunk) => chunk.includes(marker), { commit: true });
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => call(key, false, `${marker} ${i}`)));
-    await expect(Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))])).resolves.toBe("cut");
+    await expect(
+      Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))]),
+    ).resolves.toBe("cut");
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
     const bills = await billsSettled(companyId, 13);
     expect(bills).toHaveLength(13);
@@ -279,7 +310,9 @@ describe("stale connections", () => {
     const sweeps = 3;
     for (let i = 0; i < sweeps; i++) {
       await new Promise((r) => setTimeout(r, 1_000));
-      await db.execute(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${APP_NAME}`);
+      await db.execute(
+        sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${APP_NAME}`,
+      );
     }
     const answers = await run;
     const statuses: Record<number, number> = {};
@@ -291,8 +324,13 @@ describe("stale connections", () => {
     // a 503 with Retry-After, never a 500, and rare: a few per sweep at most (the number of
     // answers swings 118–561 with the box's speed, so a share of them is no bound).
     expect(server.stderr().slice(logOffset)).not.toContain("database unreachable: answering 503");
-    expect(Object.keys(statuses).filter((s) => s !== "200" && s !== "503"), JSON.stringify(statuses)).toEqual([]);
-    expect(statuses[503] ?? 0, JSON.stringify(statuses)).toBeLessThanOrEqual(Math.max(answers.length * 0.02, 3 * sweeps));
+    expect(
+      Object.keys(statuses).filter((s) => s !== "200" && s !== "503"),
+      JSON.stringify(statuses),
+    ).toEqual([]);
+    expect(statuses[503] ?? 0, JSON.stringify(statuses)).toBeLessThanOrEqual(
+      Math.max(answers.length * 0.02, 3 * sweeps),
+    );
     for (const a of answers.filter((x) => x.status === 503)) expect(a.retryAfter).toBe("1");
   });
 });
@@ -312,7 +350,8 @@ describe("readiness", () => {
     } finally {
       proxy.enable();
     }
-    for (let i = 0; i < 40 && (await fetch(`${server.url}/api/ready`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 40 && (await fetch(`${server.url}/api/ready`)).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await fetch(`${server.url}/api/ready`)).status).toBe(200);
   });
 });
@@ -325,7 +364,11 @@ describe("a crash during an outage", () => {
       fetch(`${doomed.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: "gpt-4.1-mini", messages: [{ role: "user", content: `crash ${n}` }], max_tokens: 20 }),
+        body: JSON.stringify({
+          model: "gpt-4.1-mini",
+          messages: [{ role: "user", content: `crash ${n}` }],
+          max_tokens: 20,
+        }),
       });
     expect((await callOn(0)).status).toBe(200);
     // Five calls the provider takes 1.5 s to answer; PostgreSQL goes away while they are upstream,

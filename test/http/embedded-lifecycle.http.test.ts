@@ -42,7 +42,9 @@ function npm(args: string[]): Started {
 
 /** Pids whose process group is `pgid`, zombies excepted (PID 1 here may reap them late). */
 function liveMembers(pgid: number): number[] {
-  return procStats().filter((p) => p.pgrp === pgid && p.state !== "Z").map((p) => p.pid);
+  return procStats()
+    .filter((p) => p.pgrp === pgid && p.state !== "Z")
+    .map((p) => p.pid);
 }
 
 /** Live processes whose command line names this test's data dir or the cluster (postgres -D …). */
@@ -76,7 +78,12 @@ function readText(file: string): string | undefined {
   }
 }
 
-async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: number, logs: () => string = () => ""): Promise<number> {
+async function waitFor(
+  what: string,
+  ok: () => boolean | Promise<boolean>,
+  ms: number,
+  logs: () => string = () => "",
+): Promise<number> {
   const t0 = Date.now();
   for (;;) {
     if (await ok()) return Date.now() - t0;
@@ -130,7 +137,12 @@ async function startWorker(): Promise<Started> {
 /** Ctrl-C: SIGINT to every process of the group; resolves once none of them is left. */
 async function interrupt(s: Started, logs = s.output): Promise<number> {
   process.kill(-s.pgid, "SIGINT");
-  return waitFor(`processes of group ${s.pgid} gone after SIGINT`, () => liveMembers(s.pgid).length === 0, STOP_WITHIN_MS, logs);
+  return waitFor(
+    `processes of group ${s.pgid} gone after SIGINT`,
+    () => liveMembers(s.pgid).length === 0,
+    STOP_WITHIN_MS,
+    logs,
+  );
 }
 
 async function expectNothingLeft(server: { clusterDir: string; pid: number }, ms = STOP_WITHIN_MS) {

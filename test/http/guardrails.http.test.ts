@@ -17,7 +17,9 @@ let fake: FakeUpstream;
 let server: RunningServer;
 
 beforeAll(async () => {
-  fake = await startFakeUpstream({ usage: (_body, reply) => ({ prompt: 100, completion: reply.split(/\s+/).filter(Boolean).length }) });
+  fake = await startFakeUpstream({
+    usage: (_body, reply) => ({ prompt: 100, completion: reply.split(/\s+/).filter(Boolean).length }),
+  });
   server = await startNextServer({
     AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
     OPENAI_BASE_URL: fake.openaiBase,
@@ -51,7 +53,10 @@ function call(key: string, method: string, path: string, body?: unknown) {
   });
 }
 
-async function createRule(key: string, rule: { stage: string; type: string; pattern: string; action: string; name?: string }) {
+async function createRule(
+  key: string,
+  rule: { stage: string; type: string; pattern: string; action: string; name?: string },
+) {
   const res = await call(key, "POST", "/v1/guardrails", {
     name: rule.name ?? `${rule.stage} ${rule.action} ${rule.pattern}`,
     stage: rule.stage,
@@ -62,7 +67,8 @@ async function createRule(key: string, rule: { stage: string; type: string; patt
   return res.json();
 }
 
-const complete = (key: string, body: Record<string, unknown>) => call(key, "POST", "/v1/chat/completions", { model: "gpt-4o-mini", ...body });
+const complete = (key: string, body: Record<string, unknown>) =>
+  call(key, "POST", "/v1/chat/completions", { model: "gpt-4o-mini", ...body });
 const user = (content: unknown) => ({ role: "user", content });
 
 function frames(text: string): any[] {
@@ -87,7 +93,11 @@ async function completionEntries(key: string) {
 async function storedRun(companyId: string) {
   const [run] = await db.select().from(runs).where(eq(runs.companyId, companyId));
   expect(run).toBeDefined();
-  const stored = await db.select().from(messages).where(eq(messages.threadId, run!.threadId)).orderBy(asc(messages.seq));
+  const stored = await db
+    .select()
+    .from(messages)
+    .where(eq(messages.threadId, run!.threadId))
+    .orderBy(asc(messages.seq));
   return { run: run!, stored };
 }
 
@@ -96,8 +106,21 @@ const applied = (rule: any, stage: string, action: string) => ({ id: rule.id, na
 describe("rules API", () => {
   it("creates (201), lists, updates, deletes", async () => {
     const { key } = await newTenant();
-    const rule = await createRule(key, { name: "no secrets", stage: "input", type: "keyword", pattern: "secret", action: "block" });
-    expect(rule).toMatchObject({ object: "guardrail", name: "no secrets", stage: "input", match: { type: "keyword", pattern: "secret" }, action: "block", is_active: true });
+    const rule = await createRule(key, {
+      name: "no secrets",
+      stage: "input",
+      type: "keyword",
+      pattern: "secret",
+      action: "block",
+    });
+    expect(rule).toMatchObject({
+      object: "guardrail",
+      name: "no secrets",
+      stage: "input",
+      match: { type: "keyword", pattern: "secret" },
+      action: "block",
+      is_active: true,
+    });
     expect(rule.id).toMatch(/^gr_/);
     expect(typeof rule.created_at).toBe("number");
 
@@ -105,9 +128,19 @@ describe("rules API", () => {
     expect(list).toMatchObject({ object: "list", first_id: rule.id, last_id: rule.id, has_more: false });
     expect(list.data).toEqual([rule]);
 
-    const patched = await call(key, "PATCH", `/v1/guardrails/${rule.id}`, { is_active: false, match: { type: "regex", pattern: "(?i)secret\\w*" }, action: "redact" });
+    const patched = await call(key, "PATCH", `/v1/guardrails/${rule.id}`, {
+      is_active: false,
+      match: { type: "regex", pattern: "(?i)secret\\w*" },
+      action: "redact",
+    });
     expect(patched.status).toBe(200);
-    expect(await patched.json()).toMatchObject({ id: rule.id, is_active: false, action: "redact", match: { type: "regex", pattern: "(?i)secret\\w*" }, name: "no secrets" });
+    expect(await patched.json()).toMatchObject({
+      id: rule.id,
+      is_active: false,
+      action: "redact",
+      match: { type: "regex", pattern: "(?i)secret\\w*" },
+      name: "no secrets",
+    });
 
     const deleted = await call(key, "DELETE", `/v1/guardrails/${rule.id}`);
     expect(deleted.status).toBe(200);
@@ -173,13 +206,21 @@ describe("input rules on chat completions", () => {
     const res = await complete(key, { messages: [user("tell me the FORBIDDEN thing")] });
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.choices[0]).toMatchObject({ message: { role: "assistant", content: INPUT_REFUSAL }, finish_reason: "content_filter" });
+    expect(body.choices[0]).toMatchObject({
+      message: { role: "assistant", content: INPUT_REFUSAL },
+      finish_reason: "content_filter",
+    });
     expect(body.applied_rules).toEqual([applied(rule, "input", "block")]);
     expect(body.usage).toMatchObject({ prompt_tokens: 0, completion_tokens: 0 });
     expect(fake.requests).toHaveLength(0);
     expect(await completionEntries(key)).toEqual([]);
     const { run, stored } = await storedRun(company.id);
-    expect(run).toMatchObject({ status: "completed", finishReason: "content_filter", costMicro: 0, appliedRules: [applied(rule, "input", "block")] });
+    expect(run).toMatchObject({
+      status: "completed",
+      finishReason: "content_filter",
+      costMicro: 0,
+      appliedRules: [applied(rule, "input", "block")],
+    });
     expect(stored.map((m) => [m.role, m.content])).toEqual([
       ["user", "tell me the FORBIDDEN thing"],
       ["assistant", INPUT_REFUSAL],
@@ -188,7 +229,12 @@ describe("input rules on chat completions", () => {
 
   it("block while streaming: the refusal in the stream, finish content_filter with applied_rules, no upstream call", async () => {
     const { key } = await newTenant();
-    const rule = await createRule(key, { stage: "input", type: "regex", pattern: "(?i)drop\\s+table", action: "block" });
+    const rule = await createRule(key, {
+      stage: "input",
+      type: "regex",
+      pattern: "(?i)drop\\s+table",
+      action: "block",
+    });
     const res = await complete(key, { messages: [user("please DROP  TABLE users")], stream: true });
     expect(res.status).toBe(200);
     const fs = frames(await res.text());
@@ -229,7 +275,10 @@ describe("input rules on chat completions", () => {
     const rule = await createRule(key, { stage: "input", type: "keyword", pattern: "refund", action: "flag" });
     const body = await (await complete(key, { messages: [user("I want a Refund now")] })).json();
     expect(body.applied_rules).toEqual([applied(rule, "input", "flag")]);
-    expect(body.choices[0]).toMatchObject({ message: { content: "Echo from gpt-4o-mini: I want a Refund now" }, finish_reason: "stop" });
+    expect(body.choices[0]).toMatchObject({
+      message: { content: "Echo from gpt-4o-mini: I want a Refund now" },
+      finish_reason: "stop",
+    });
     expect(fake.requests[0]!.body.messages.at(-1).content).toBe("I want a Refund now");
     expect(await completionEntries(key)).toHaveLength(1);
   });
@@ -237,13 +286,17 @@ describe("input rules on chat completions", () => {
   it("a rule switched off (PATCH) or deleted stops applying on the next call", async () => {
     const { key } = await newTenant();
     const rule = await createRule(key, { stage: "input", type: "keyword", pattern: "stop", action: "block" });
-    expect((await (await complete(key, { messages: [user("stop")] })).json()).choices[0].finish_reason).toBe("content_filter");
+    expect((await (await complete(key, { messages: [user("stop")] })).json()).choices[0].finish_reason).toBe(
+      "content_filter",
+    );
     await call(key, "PATCH", `/v1/guardrails/${rule.id}`, { is_active: false });
     const after = await (await complete(key, { messages: [user("stop")] })).json();
     expect(after.choices[0].finish_reason).toBe("stop");
     expect(after.applied_rules).toBeUndefined();
     await call(key, "PATCH", `/v1/guardrails/${rule.id}`, { is_active: true });
-    expect((await (await complete(key, { messages: [user("stop")] })).json()).choices[0].finish_reason).toBe("content_filter");
+    expect((await (await complete(key, { messages: [user("stop")] })).json()).choices[0].finish_reason).toBe(
+      "content_filter",
+    );
     await call(key, "DELETE", `/v1/guardrails/${rule.id}`);
     expect((await (await complete(key, { messages: [user("stop")] })).json()).choices[0].finish_reason).toBe("stop");
   });
@@ -267,7 +320,12 @@ describe("output rules on chat completions", () => {
 
   it("redact: the answer and the stored assistant message are redacted", async () => {
     const { company, key } = await newTenant();
-    const rule = await createRule(key, { stage: "output", type: "regex", pattern: "sk-[A-Za-z0-9]{8,}", action: "redact" });
+    const rule = await createRule(key, {
+      stage: "output",
+      type: "regex",
+      pattern: "sk-[A-Za-z0-9]{8,}",
+      action: "redact",
+    });
     const body = await (await complete(key, { messages: [user("my key is sk-abcdef123456")] })).json();
     expect(body.choices[0].message.content).toBe("Echo from gpt-4o-mini: my key is [REDACTED]");
     expect(body.applied_rules).toEqual([applied(rule, "output", "redact")]);
@@ -280,7 +338,11 @@ describe("output rules on chat completions", () => {
   it("streaming block: no byte of the blocked answer is sent", async () => {
     const { company, key } = await newTenant();
     const rule = await createRule(key, { stage: "output", type: "keyword", pattern: "launch codes", action: "block" });
-    const res = await complete(key, { messages: [user("one two the launch codes three four")], stream: true, stream_options: { include_usage: true } });
+    const res = await complete(key, {
+      messages: [user("one two the launch codes three four")],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).not.toContain("Echo");
@@ -315,7 +377,9 @@ describe("output rules on chat completions", () => {
     const fs = frames(await res.text());
     expect(fs.filter((f) => f !== "[DONE]" && f.choices?.[0]?.delta?.content).length).toBeGreaterThan(1);
     expect(streamedText(fs)).toBe("Echo from gpt-4o-mini: one two three four five");
-    expect(fs.find((f) => f !== "[DONE]" && f.choices?.[0]?.finish_reason).applied_rules).toEqual([applied(rule, "input", "flag")]);
+    expect(fs.find((f) => f !== "[DONE]" && f.choices?.[0]?.finish_reason).applied_rules).toEqual([
+      applied(rule, "input", "flag"),
+    ]);
   });
 });
 
@@ -390,7 +454,12 @@ describe("large prompts", () => {
 
   it("rules scan a 2.5 MB prompt off the event loop: the server keeps answering", async () => {
     const { key } = await newTenant(1000);
-    for (const pattern of ["(?i)sk-[a-z0-9]{20,}", "(?i)api[_-]?key\\s*[:=]", "(?i)bearer\\s+[a-z0-9._-]{20,}", "\\b\\d{3}-\\d{2}-\\d{4}\\b"]) {
+    for (const pattern of [
+      "(?i)sk-[a-z0-9]{20,}",
+      "(?i)api[_-]?key\\s*[:=]",
+      "(?i)bearer\\s+[a-z0-9._-]{20,}",
+      "\\b\\d{3}-\\d{2}-\\d{4}\\b",
+    ]) {
       await createRule(key, { stage: "input", type: "regex", pattern, action: "flag" });
     }
     const rule = await createRule(key, { stage: "input", type: "keyword", pattern: "secret", action: "redact" });

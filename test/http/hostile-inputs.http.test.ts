@@ -22,7 +22,12 @@ async function endpoint() {
 
 const event = JSON.stringify({ event_topic: "orders.created", payload: { n: 1 } });
 const post = (url: string, body: string, from?: string, headers: Record<string, string> = {}) =>
-  fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body, dispatcher: from ? clientFrom(from) : undefined });
+  fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+    dispatcher: from ? clientFrom(from) : undefined,
+  });
 
 /** JSON text with `inner` under `depth` levels of arrays. */
 const deep = (depth: number, inner = "1") => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
@@ -33,7 +38,12 @@ describe("invalid trigger URLs are throttled per client address", () => {
     const attacker = randomLoopback();
     for (let i = 0; i < MAX_INVALID_TRIGGERS_PER_ADDRESS; i++) {
       // A forged X-Forwarded-For does not give the attacker a fresh budget.
-      const res = await post(`${gw.server.url}${triggerPath(companyId, `whs_${randomBytes(20).toString("hex")}`)}`, event, attacker, { "x-forwarded-for": `198.51.100.${i + 1}` });
+      const res = await post(
+        `${gw.server.url}${triggerPath(companyId, `whs_${randomBytes(20).toString("hex")}`)}`,
+        event,
+        attacker,
+        { "x-forwarded-for": `198.51.100.${i + 1}` },
+      );
       expect(res.status, `guess ${i + 1}`).toBe(403);
       await res.arrayBuffer();
     }
@@ -48,7 +58,9 @@ describe("invalid trigger URLs are throttled per client address", () => {
 
     // Another company's guesses from the same address are refused the same way.
     const other = await endpoint();
-    expect((await post(`${gw.server.url}${triggerPath(other.companyId, "whs_nope")}`, event, attacker)).status).toBe(429);
+    expect((await post(`${gw.server.url}${triggerPath(other.companyId, "whs_nope")}`, event, attacker)).status).toBe(
+      429,
+    );
 
     // The sender, at its own address, is not slowed by the attacker.
     const sender = randomLoopback();
@@ -60,14 +72,17 @@ describe("invalid trigger URLs are throttled per client address", () => {
   it("valid deliveries never count against their address", async () => {
     const { url } = await endpoint();
     const sender = randomLoopback();
-    for (let i = 0; i < MAX_INVALID_TRIGGERS_PER_ADDRESS + 5; i++) expect((await post(url, event, sender)).status).toBe(202);
+    for (let i = 0; i < MAX_INVALID_TRIGGERS_PER_ADDRESS + 5; i++)
+      expect((await post(url, event, sender)).status).toBe(202);
   });
 });
 
 describe("JSON nested deeper than the limit is a 400, never a 500", () => {
   const tooDeep = (status: number, json: any) => {
     expect(status).toBe(400);
-    expect(json, JSON.stringify(json)).toMatchObject({ error: { type: "invalid_request_error", code: "json_too_deep" } });
+    expect(json, JSON.stringify(json)).toMatchObject({
+      error: { type: "invalid_request_error", code: "json_too_deep" },
+    });
   };
 
   it("a webhook payload nested 10,000 deep", async () => {
@@ -82,9 +97,15 @@ describe("JSON nested deeper than the limit is a 400, never a 500", () => {
   it("chat completion metadata, an SDK action's input, a tool's json_schema, a message's content", async () => {
     const { key } = await gw.tenant(100);
     const bodies: [string, string][] = [
-      ["/v1/chat/completions", `{"model":"local-mini","messages":[{"role":"user","content":"hi"}],"metadata":{"x":${deep(10_000)}}}`],
+      [
+        "/v1/chat/completions",
+        `{"model":"local-mini","messages":[{"role":"user","content":"hi"}],"metadata":{"x":${deep(10_000)}}}`,
+      ],
       ["/v1/sdk/action", `{"service":"crm","action":"create_deal","input":{"title":${deep(10_000, '"x"')}}}`],
-      ["/v1/tools", `{"name":"deep","description":"d","json_schema":{"type":"object","properties":{"a":${deep(10_000, "{}")}}},"python_code":"def deep():\\n    return 1\\n"}`],
+      [
+        "/v1/tools",
+        `{"name":"deep","description":"d","json_schema":{"type":"object","properties":{"a":${deep(10_000, "{}")}}},"python_code":"def deep():\\n    return 1\\n"}`,
+      ],
       ["/v1/threads", `{"messages":[{"role":"user","content":${deep(10_000, '"x"')}}]}`],
       // Over 1 MiB: decoded and parsed in the CPU worker, which measured the tools by serializing them.
       [
@@ -93,7 +114,11 @@ describe("JSON nested deeper than the limit is a 400, never a 500", () => {
       ],
     ];
     for (const [path, body] of bodies) {
-      const res = await fetch(`${gw.server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
+      const res = await fetch(`${gw.server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body,
+      });
       const json = await res.json();
       expect(res.status, `${path}: ${JSON.stringify(json)}`).toBe(400);
       tooDeep(res.status, json);

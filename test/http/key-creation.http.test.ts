@@ -15,7 +15,10 @@ import { signInToPanel } from "../support/panel-sign-in";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -67,7 +70,12 @@ describe("POST /v1/sdk/keys: a created key never exceeds its creator", () => {
 
     for (const body of [
       { name: "escalated", scopes: ["admin"], rate_limit_per_minute: 100_000 },
-      { name: "modest", scopes: ["admin"], rate_limit_per_minute: 10, expires_at: new Date(Date.now() + 60_000).toISOString() },
+      {
+        name: "modest",
+        scopes: ["admin"],
+        rate_limit_per_minute: 10,
+        expires_at: new Date(Date.now() + 60_000).toISOString(),
+      },
       { not: "even a valid body" },
     ]) {
       const res = await call(jwt, "POST", "/v1/sdk/keys", body);
@@ -100,8 +108,14 @@ describe("POST /v1/sdk/keys: a created key never exceeds its creator", () => {
 
   it("a rate limit above the creator's: 400 naming rate_limit_per_minute; omitted is capped at the creator's", async () => {
     const { secret } = await creatorKey();
-    expectInvalid(await call(secret, "POST", "/v1/sdk/keys", { name: "x", scopes: ["admin"], rate_limit_per_minute: 100_000 }), "rate_limit_per_minute");
-    expectInvalid(await call(secret, "POST", "/v1/sdk/keys", { name: "x", scopes: ["chat"], rate_limit_per_minute: 61 }), "rate_limit_per_minute");
+    expectInvalid(
+      await call(secret, "POST", "/v1/sdk/keys", { name: "x", scopes: ["admin"], rate_limit_per_minute: 100_000 }),
+      "rate_limit_per_minute",
+    );
+    expectInvalid(
+      await call(secret, "POST", "/v1/sdk/keys", { name: "x", scopes: ["chat"], rate_limit_per_minute: 61 }),
+      "rate_limit_per_minute",
+    );
 
     const slow = await creatorKey({ rateLimitPerMinute: 10 });
     const res = await call(slow.secret, "POST", "/v1/sdk/keys", { name: "default rpm", scopes: ["chat"] });
@@ -113,10 +127,19 @@ describe("POST /v1/sdk/keys: a created key never exceeds its creator", () => {
     const creatorExpiry = new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000);
     const { secret } = await creatorKey({ expiresAt: creatorExpiry });
     const later = new Date(creatorExpiry.getTime() + 1000).toISOString();
-    expectInvalid(await call(secret, "POST", "/v1/sdk/keys", { name: "x", scopes: ["chat"], expires_at: later }), "expires_at");
-    expectInvalid(await call(secret, "POST", "/v1/sdk/keys", { name: "x", scopes: ["chat"], expires_at: "2001-01-01T00:00:00Z" }), "expires_at");
+    expectInvalid(
+      await call(secret, "POST", "/v1/sdk/keys", { name: "x", scopes: ["chat"], expires_at: later }),
+      "expires_at",
+    );
+    expectInvalid(
+      await call(secret, "POST", "/v1/sdk/keys", { name: "x", scopes: ["chat"], expires_at: "2001-01-01T00:00:00Z" }),
+      "expires_at",
+    );
 
-    for (const body of [{ name: "omitted", scopes: ["chat"] }, { name: "null", scopes: ["chat"], expires_at: null }]) {
+    for (const body of [
+      { name: "omitted", scopes: ["chat"] },
+      { name: "null", scopes: ["chat"], expires_at: null },
+    ]) {
       const inherited = await call(secret, "POST", "/v1/sdk/keys", body);
       expect(inherited.status, JSON.stringify(inherited.json)).toBe(201);
       expect(inherited.json.expires_at).toBe(creatorExpiry.getTime() / 1000);
@@ -134,14 +157,24 @@ describe("POST /v1/sdk/keys: a created key never exceeds its creator", () => {
       expires_at: expiresAt.toISOString(),
     });
     expect(res.status, JSON.stringify(res.json)).toBe(201);
-    expect(res.json).toMatchObject({ name: "child", scopes: ["chat"], rate_limit_per_minute: 30, expires_at: expiresAt.getTime() / 1000 });
+    expect(res.json).toMatchObject({
+      name: "child",
+      scopes: ["chat"],
+      rate_limit_per_minute: 30,
+      expires_at: expiresAt.getTime() / 1000,
+    });
     const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, res.json.id));
     expect(row).toMatchObject({ companyId, scopes: ["chat"], rateLimitPerMinute: 30, expiresAt });
     const me = await call(res.json.key, "GET", "/v1/me");
     expect(me.status).toBe(200);
     expect(me.json.company_id).toBe(companyId);
 
-    const same = await call(secret, "POST", "/v1/sdk/keys", { name: "peer", scopes: ["chat", "admin"], rate_limit_per_minute: 60, expires_at: creatorExpiry.toISOString() });
+    const same = await call(secret, "POST", "/v1/sdk/keys", {
+      name: "peer",
+      scopes: ["chat", "admin"],
+      rate_limit_per_minute: 60,
+      expires_at: creatorExpiry.toISOString(),
+    });
     expect(same.status, JSON.stringify(same.json)).toBe(201);
   });
 });
@@ -160,7 +193,11 @@ describe("the panel's key creation", () => {
     const jwt = (await call(secret, "POST", "/v1/sdk/token", { scopes: ["admin"] })).json.token as string;
     const before = await keyCount(companyId);
     for (const bearer of [jwt, secret]) {
-      const res = await panelPost(null, { name: "via panel", scopes: ["admin"], rate_limit_per_minute: 100_000 }, bearer);
+      const res = await panelPost(
+        null,
+        { name: "via panel", scopes: ["admin"], rate_limit_per_minute: 100_000 },
+        bearer,
+      );
       expect(res.status).toBe(401);
       expect((res.json as ErrorBody).error.type).toBe("authentication_error");
     }
@@ -171,11 +208,21 @@ describe("the panel's key creation", () => {
     const company = await makeCompany(db);
     const { user, password } = await makeUser(db, { companyId: company.id });
     const cookie = await signInToPanel(server.url, user.email, password);
-    const res = await panelPost(cookie, { name: "ops", scopes: ["chat", "view", "action", "admin"], rate_limit_per_minute: 100_000 });
+    const res = await panelPost(cookie, {
+      name: "ops",
+      scopes: ["chat", "view", "action", "admin"],
+      rate_limit_per_minute: 100_000,
+    });
     expect(res.status, JSON.stringify(res.json)).toBe(201);
     expect(res.json).toMatchObject({ rate_limit_per_minute: 100_000, expires_at: null });
-    expectInvalid(await panelPost(cookie, { name: "x", scopes: ["chat"], rate_limit_per_minute: 100_001 }), "rate_limit_per_minute");
-    expectInvalid(await panelPost(cookie, { name: "x", scopes: ["chat"], expires_at: "2001-01-01T00:00:00Z" }), "expires_at");
+    expectInvalid(
+      await panelPost(cookie, { name: "x", scopes: ["chat"], rate_limit_per_minute: 100_001 }),
+      "rate_limit_per_minute",
+    );
+    expectInvalid(
+      await panelPost(cookie, { name: "x", scopes: ["chat"], expires_at: "2001-01-01T00:00:00Z" }),
+      "expires_at",
+    );
     expectInvalid(await panelPost(cookie, { name: "x", scopes: ["root"] }), "scopes.0");
   });
 });

@@ -37,27 +37,52 @@ describe("billed provider embeddings", () => {
   it("indexing, search and a run's retrieval query are billed with the model and tokens; the balance drops by exactly their cost", async () => {
     const { key } = await gw.tenant(100);
     const collectionId = await collection(key);
-    const up = await upload(gw.server.url, key, collectionId, { name: "valves.txt", bytes: `Maintenance notes.\n\n${FACT}\n\nOther notes about belts.` });
+    const up = await upload(gw.server.url, key, collectionId, {
+      name: "valves.txt",
+      bytes: `Maintenance notes.\n\n${FACT}\n\nOther notes about belts.`,
+    });
     expect(up.status).toBe(202);
     expect((await waitForDocument(gw.server.url, key, collectionId, up.json.id)).status).toBe("ready");
     const indexTokens = embedCalls().reduce((n, r) => n + r.usage!.prompt, 0);
     expect(indexTokens).toBeGreaterThan(0);
     const afterIndex = await ledger(key);
-    expect(afterIndex.entries[0]).toMatchObject({ kind: "usage", source: "embeddings", model: MODEL, prompt_tokens: indexTokens, reference_id: up.json.id });
+    expect(afterIndex.entries[0]).toMatchObject({
+      kind: "usage",
+      source: "embeddings",
+      model: MODEL,
+      prompt_tokens: indexTokens,
+      reference_id: up.json.id,
+    });
     expect(toMicro(afterIndex.entries[0].amount_ot)).toBe(-indexTokens * MICRO_PER_TOKEN);
     expect(afterIndex.balanceMicro).toBe(100_000_000 - indexTokens * MICRO_PER_TOKEN);
 
-    const found = await gw.call(key, "POST", `/v1/knowledge/${collectionId}/search`, { query: "where is the valve key", top_k: 3 });
+    const found = await gw.call(key, "POST", `/v1/knowledge/${collectionId}/search`, {
+      query: "where is the valve key",
+      top_k: 3,
+    });
     expect(found.status, JSON.stringify(found.json)).toBe(200);
     expect(found.json.data[0].chunk).toContain("locker forty-two");
     const queryTokens = embedCalls().at(-1)!.usage!.prompt;
     const afterSearch = await ledger(key);
-    expect(afterSearch.entries[0]).toMatchObject({ kind: "usage", source: "embeddings", model: MODEL, prompt_tokens: queryTokens, reference_id: collectionId });
+    expect(afterSearch.entries[0]).toMatchObject({
+      kind: "usage",
+      source: "embeddings",
+      model: MODEL,
+      prompt_tokens: queryTokens,
+      reference_id: collectionId,
+    });
     expect(afterSearch.balanceMicro).toBe(afterIndex.balanceMicro - queryTokens * MICRO_PER_TOKEN);
 
-    const profile = (await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true })).json;
-    const threadId = await gw.thread(key, [{ role: "user", content: "Where is the spare valve key for turbine nine?" }]);
-    const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini", profile_ids: [profile.id] });
+    const profile = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true })
+    ).json;
+    const threadId = await gw.thread(key, [
+      { role: "user", content: "Where is the spare valve key for turbine nine?" },
+    ]);
+    const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, {
+      model: "local-mini",
+      profile_ids: [profile.id],
+    });
     expect(run.status, JSON.stringify(run.json)).toBe(200);
     expect(run.json.content).toContain("locker forty-two");
     const retrievalCall = embedCalls().at(-1)!;
@@ -69,7 +94,13 @@ describe("billed provider embeddings", () => {
     expect(afterRun.entries.length).toBe(afterSearch.entries.length + 1);
     expect(entry).toMatchObject({ kind: "run", model: "local-mini" });
     expect(entry.metadata.stage_calls).toEqual([
-      { stage: "retrieval", model: MODEL, prompt_tokens: retrievalCall.usage!.prompt, completion_tokens: 0, cost_micro: retrievalMicro },
+      {
+        stage: "retrieval",
+        model: MODEL,
+        prompt_tokens: retrievalCall.usage!.prompt,
+        completion_tokens: 0,
+        cost_micro: retrievalMicro,
+      },
     ]);
     const modelMicro = entry.prompt_tokens * LOCAL_MINI.input + entry.completion_tokens * LOCAL_MINI.output;
     expect(toMicro(entry.amount_ot)).toBe(-(modelMicro + retrievalMicro));
@@ -92,7 +123,12 @@ describe("billed provider embeddings", () => {
     expect((await waitForDocument(gw.server.url, key, collectionId, up.json.id)).status).toBe("ready");
     const tokens = embedCalls().reduce((n, r) => n + r.usage!.prompt, 0);
     const after = await ledger(key);
-    expect(after.entries[0]).toMatchObject({ kind: "usage", source: "embeddings", model: MODEL, prompt_tokens: tokens });
+    expect(after.entries[0]).toMatchObject({
+      kind: "usage",
+      source: "embeddings",
+      model: MODEL,
+      prompt_tokens: tokens,
+    });
     expect(after.balanceMicro).toBe(1_000_000 - tokens * MICRO_PER_TOKEN);
   });
 
@@ -103,9 +139,14 @@ describe("billed provider embeddings", () => {
     expect(search.status).toBe(402);
     expect(search.json.error.code).toBe("insufficient_balance");
 
-    const profile = (await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true })).json;
+    const profile = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true })
+    ).json;
     const threadId = await gw.thread(key, [{ role: "user", content: "Where is the valve key?" }]);
-    const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini", profile_ids: [profile.id] });
+    const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, {
+      model: "local-mini",
+      profile_ids: [profile.id],
+    });
     expect(run.status).toBe(402);
     expect(run.json.error.code).toBe("insufficient_balance");
     expect(embedCalls()).toEqual([]);
@@ -115,8 +156,16 @@ describe("billed provider embeddings", () => {
     // 0.01 O₮ pays a short query's embedding, not local-mini's worst case.
     const { key } = await gw.tenant(0.01);
     const collectionId = await collection(key);
-    await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true, is_default: true });
-    const completion = await gw.call(key, "POST", "/v1/chat/completions", { model: "local-mini", messages: [{ role: "user", content: "Where is the valve key?" }] });
+    await gw.call(key, "POST", "/v1/profiles", {
+      name: "plant",
+      knowledge_base_ids: [collectionId],
+      use_kb: true,
+      is_default: true,
+    });
+    const completion = await gw.call(key, "POST", "/v1/chat/completions", {
+      model: "local-mini",
+      messages: [{ role: "user", content: "Where is the valve key?" }],
+    });
     expect(completion.status).toBe(402);
     const threadId = await gw.thread(key, [{ role: "user", content: "Where is the valve key?" }]);
     const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini" });
@@ -128,7 +177,15 @@ describe("billed provider embeddings", () => {
     const billed = after.entries.filter((e) => e.kind !== "grant");
     expect(billed.map((e) => e.kind).sort()).toEqual(["completion", "run"]);
     for (const e of billed) {
-      expect(e.metadata.stage_calls).toEqual([{ stage: "retrieval", model: MODEL, prompt_tokens: calls[0]!.usage!.prompt, completion_tokens: 0, cost_micro: micro }]);
+      expect(e.metadata.stage_calls).toEqual([
+        {
+          stage: "retrieval",
+          model: MODEL,
+          prompt_tokens: calls[0]!.usage!.prompt,
+          completion_tokens: 0,
+          cost_micro: micro,
+        },
+      ]);
       expect(toMicro(e.amount_ot)).toBe(-micro);
     }
     expect(after.balanceMicro).toBe(10_000 - 2 * micro);

@@ -14,7 +14,13 @@ import { startNextServer, type RunningServer } from "../support/next-server";
  * of 120), pg-boss's maintenance (every second here) fails it into a retry, and another process
  * (here `npm run worker`, the standalone worker) indexes the document to `ready`, once.
  */
-const jobEnv = { KNOWLEDGE_JOB_EXPIRE_S: "4", JOBS_MAINTENANCE_S: "1", JOBS_IDLE_CHECK_S: "1", KNOWLEDGE_JOB_RETRY_DELAY_S: "1", LOG_LEVEL: "error" };
+const jobEnv = {
+  KNOWLEDGE_JOB_EXPIRE_S: "4",
+  JOBS_MAINTENANCE_S: "1",
+  JOBS_IDLE_CHECK_S: "1",
+  KNOWLEDGE_JOB_RETRY_DELAY_S: "1",
+  LOG_LEVEL: "error",
+};
 const authSecret = process.env.AUTH_SECRET ?? randomBytes(32).toString("hex");
 
 let doomed: RunningServer | undefined;
@@ -22,7 +28,13 @@ let worker: ChildProcess | undefined;
 
 function startWorker(): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "scripts/worker.ts"], {
-    env: { ...process.env, ...jobEnv, AUTH_SECRET: authSecret, KNOWLEDGE_TEST_INDEX_DELAY_MS: "0", NODE_ENV: "production" },
+    env: {
+      ...process.env,
+      ...jobEnv,
+      AUTH_SECRET: authSecret,
+      KNOWLEDGE_TEST_INDEX_DELAY_MS: "0",
+      NODE_ENV: "production",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
 }
@@ -46,16 +58,29 @@ async function doomedUpload(env: Record<string, string> = {}) {
   const company = await makeCompany(db);
   const { secret: key } = await makeKey(db, { companyId: company.id });
   // This server holds every job it takes for a minute before indexing: it is mid-job when killed.
-  doomed = await startNextServer({ ...jobEnv, AUTH_SECRET: authSecret, KNOWLEDGE_TEST_INDEX_DELAY_MS: "60000", ...env });
+  doomed = await startNextServer({
+    ...jobEnv,
+    AUTH_SECRET: authSecret,
+    KNOWLEDGE_TEST_INDEX_DELAY_MS: "60000",
+    ...env,
+  });
   const kc = await fetch(`${doomed.url}/v1/knowledge`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ name: "Crash" }),
   }).then((r) => r.json());
-  const paragraphs = Array.from({ length: 2_000 }, (_, i) => `Paragraph ${i}: the pump in bay ${i % 40} is inspected weekly.`).join("\n\n");
+  const paragraphs = Array.from(
+    { length: 2_000 },
+    (_, i) => `Paragraph ${i}: the pump in bay ${i % 40} is inspected weekly.`,
+  ).join("\n\n");
   const up = await upload(doomed.url, key, kc.id, { name: "big.txt", bytes: paragraphs });
   expect(up.status).toBe(202);
-  await until("the doomed server to take the job", () => documentRow(up.json.id), (d) => d.attempts >= 1, 20_000);
+  await until(
+    "the doomed server to take the job",
+    () => documentRow(up.json.id),
+    (d) => d.attempts >= 1,
+    20_000,
+  );
   await doomed.kill();
   expect((await documentRow(up.json.id)).status).toBe("pending");
   return up.json.id as string;
@@ -80,7 +105,12 @@ describe("indexing survives a worker killed mid-job", () => {
   it("SIGKILL during indexing → the job expires, is retried by another worker, the document ends ready with no duplicate chunks", async () => {
     const id = await doomedUpload();
     worker = startWorker();
-    const done = await until("the document to leave pending", () => documentRow(id), (d) => d.status !== "pending", 60_000);
+    const done = await until(
+      "the document to leave pending",
+      () => documentRow(id),
+      (d) => d.status !== "pending",
+      60_000,
+    );
     expect(done).toMatchObject({ status: "ready", error: null });
     expect(done.attempts).toBeGreaterThanOrEqual(2);
     expect(done.chunkCount).toBeGreaterThan(0);
@@ -98,7 +128,12 @@ describe("indexing survives a worker killed mid-job", () => {
   it("killed on its last attempt: the job lands in the dead letter queue and the document is failed with a reason, never stuck pending", async () => {
     const id = await doomedUpload({ KNOWLEDGE_JOB_RETRIES: "0" });
     worker = startWorker();
-    const done = await until("the document to leave pending", () => documentRow(id), (d) => d.status !== "pending", 60_000);
+    const done = await until(
+      "the document to leave pending",
+      () => documentRow(id),
+      (d) => d.status !== "pending",
+      60_000,
+    );
     expect(done.status).toBe("failed");
     expect(done.error).toMatch(/^index: .*retry the document/);
     await stopWorker();

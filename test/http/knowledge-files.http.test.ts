@@ -4,7 +4,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "../support/gateway";
 import { rssOf, upload, waitForDocument } from "../support/knowledge";
-import { deflatedZeros, makeEncryptedPdf, makeFontMatrixExploitPdf, makePdf, makeZip } from "../support/knowledge-files";
+import {
+  deflatedZeros,
+  makeEncryptedPdf,
+  makeFontMatrixExploitPdf,
+  makePdf,
+  makeZip,
+} from "../support/knowledge-files";
 
 /**
  * Issue 13 end to end for the formats and files the parser tests cover one level down: the DOC and
@@ -49,10 +55,15 @@ describe("every allowed type answers through a local model", () => {
       expect(doc, name).toMatchObject({ status: "ready", error: null, filename: name });
       expect(doc.chunk_count, name).toBeGreaterThan(0);
     }
-    const on = (await gw.call(key, "POST", "/v1/profiles", { name: "kb on", knowledge_base_ids: [kc], use_kb: true })).json.id;
-    const off = (await gw.call(key, "POST", "/v1/profiles", { name: "kb off", knowledge_base_ids: [kc], use_kb: false })).json.id;
+    const on = (await gw.call(key, "POST", "/v1/profiles", { name: "kb on", knowledge_base_ids: [kc], use_kb: true }))
+      .json.id;
+    const off = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "kb off", knowledge_base_ids: [kc], use_kb: false })
+    ).json.id;
 
-    const doc = await ask(key, "How many crates did the Zephyr warehouse in Tromsø ship in March?", { profile_ids: [on] });
+    const doc = await ask(key, "How many crates did the Zephyr warehouse in Tromsø ship in March?", {
+      profile_ids: [on],
+    });
     expect(doc.content).toContain("4,217 crates");
     expect(doc.citations[0]!.filename).toBe("report.doc");
     const txt = await ask(key, "Who tests the boiler pressure relief valve?", { profile_ids: [on] });

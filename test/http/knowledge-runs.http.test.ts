@@ -33,22 +33,42 @@ describe("retrieval in runs and completions", () => {
       { name: "valves.txt", bytes: `Maintenance notes.\n\n${FACT}\n\nOther notes about lubricants and belts.` },
       { name: "cafeteria.md", bytes: "# Cafeteria\n\nLunch is served from noon to two in the main hall." },
     ]);
-    const profile = (await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true })).json;
+    const profile = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true })
+    ).json;
     expect(profile.id).toBeDefined();
-    const threadId = await gw.thread(key, [{ role: "user", content: "Where is the spare valve key for turbine nine?" }]);
-    const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini", profile_ids: [profile.id] });
+    const threadId = await gw.thread(key, [
+      { role: "user", content: "Where is the spare valve key for turbine nine?" },
+    ]);
+    const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, {
+      model: "local-mini",
+      profile_ids: [profile.id],
+    });
     expect(run.status, JSON.stringify(run.json)).toBe(200);
     expect(run.json.content).toContain("locker forty-two");
-    expect(run.json.citations[0]).toMatchObject({ document_id: docs[0]!.id, collection_id: collectionId, filename: "valves.txt", score: expect.any(Number) });
+    expect(run.json.citations[0]).toMatchObject({
+      document_id: docs[0]!.id,
+      collection_id: collectionId,
+      filename: "valves.txt",
+      score: expect.any(Number),
+    });
     expect(run.json.citations[0].chunk).toContain("locker forty-two");
     const steps = (await gw.call(key, "GET", `/v1/threads/${threadId}/runs/${run.json.id}/steps`)).json.data;
     const retrieval = steps.find((s: { type: string }) => s.type === "retrieval");
     expect(retrieval.detail.collections).toEqual([collectionId]);
-    expect(retrieval.detail.candidates[0]).toMatchObject({ document_id: docs[0]!.id, used: true, score: expect.any(Number) });
+    expect(retrieval.detail.candidates[0]).toMatchObject({
+      document_id: docs[0]!.id,
+      used: true,
+      score: expect.any(Number),
+    });
     expect(retrieval.detail.candidates[0]).toHaveProperty("lexical_score");
     expect(retrieval.detail.candidates[0]).toHaveProperty("dense_score");
 
-    const off = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini", profile_ids: [profile.id], use_kb: false });
+    const off = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, {
+      model: "local-mini",
+      profile_ids: [profile.id],
+      use_kb: false,
+    });
     expect(off.json.citations).toEqual([]);
     expect(off.json.content).not.toContain("locker forty-two");
   });
@@ -56,12 +76,24 @@ describe("retrieval in runs and completions", () => {
   it("PDF, DOCX and XLSX documents answer through a default profile in chat completions; a deleted document is no longer retrieved", async () => {
     const { key } = await gw.tenant();
     const { collectionId, docs } = await indexed(key, [
-      { name: "manual.pdf", bytes: await makePdf([["Introduction to the plant."], ["The emergency generator starts after exactly eleven seconds."]]) },
+      {
+        name: "manual.pdf",
+        bytes: await makePdf([
+          ["Introduction to the plant."],
+          ["The emergency generator starts after exactly eleven seconds."],
+        ]),
+      },
       { name: "report.docx", bytes: await makeDocx() },
       { name: "inventory.xlsx", bytes: await makeXlsx() },
     ]);
-    await gw.call(key, "POST", "/v1/profiles", { name: "default", knowledge_base_ids: [collectionId], use_kb: true, is_default: true });
-    const ask = (q: string) => gw.call(key, "POST", "/v1/chat/completions", { model: "local-mini", messages: [{ role: "user", content: q }] });
+    await gw.call(key, "POST", "/v1/profiles", {
+      name: "default",
+      knowledge_base_ids: [collectionId],
+      use_kb: true,
+      is_default: true,
+    });
+    const ask = (q: string) =>
+      gw.call(key, "POST", "/v1/chat/completions", { model: "local-mini", messages: [{ role: "user", content: q }] });
     const answer = await ask("After how many seconds does the emergency generator start?");
     expect(answer.status).toBe(200);
     expect(answer.json.choices[0].message.content).toContain("eleven seconds");
@@ -83,12 +115,20 @@ describe("retrieval in runs and completions", () => {
     const a = await gw.tenant();
     const b = await gw.tenant();
     const { docs } = await indexed(a.key, [{ name: "memo.txt", bytes: `Memo.\n\n${FACT}` }]);
-    const threadId = await gw.thread(a.key, [{ role: "user", content: "Where is the spare valve key for turbine nine?" }]);
-    const run = await gw.call(a.key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini", mentioned_file_ids: [docs[0]!.id] });
+    const threadId = await gw.thread(a.key, [
+      { role: "user", content: "Where is the spare valve key for turbine nine?" },
+    ]);
+    const run = await gw.call(a.key, "POST", `/v1/threads/${threadId}/runs`, {
+      model: "local-mini",
+      mentioned_file_ids: [docs[0]!.id],
+    });
     expect(run.status, JSON.stringify(run.json)).toBe(200);
     expect(run.json.content).toContain("locker forty-two");
     const threadB = await gw.thread(b.key, [{ role: "user", content: "Where is the key?" }]);
-    const foreign = await gw.call(b.key, "POST", `/v1/threads/${threadB}/runs`, { model: "local-mini", mentioned_file_ids: [docs[0]!.id] });
+    const foreign = await gw.call(b.key, "POST", `/v1/threads/${threadB}/runs`, {
+      model: "local-mini",
+      mentioned_file_ids: [docs[0]!.id],
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.json.error.param).toBe("mentioned_file_ids");
   });

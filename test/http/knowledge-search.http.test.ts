@@ -12,7 +12,10 @@ let server: RunningServer;
 
 beforeAll(async () => {
   await ensureCollectionsTable();
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -35,26 +38,41 @@ async function call(key: string, collectionId: string, body: unknown) {
   return { status: res.status, json: (await res.json()) as any };
 }
 
-const paragraph = (text: string, page?: number) => ({ kind: "pdf" as const, segments: [{ kind: "paragraph" as const, text, page }] });
+const paragraph = (text: string, page?: number) => ({
+  kind: "pdf" as const,
+  segments: [{ kind: "paragraph" as const, text, page }],
+});
 
 describe("POST /v1/knowledge/{collection_id}/search", () => {
   it("answers ranked chunks with their sources, best first; a deleted document drops out at once", async () => {
     const t = await tenant();
     const ids = { tides: `doc_${randomBase62(12)}`, volcano: `doc_${randomBase62(12)}` };
     await indexDocument(db, {
-      companyId: t.companyId, collectionId: t.collectionId, documentId: ids.tides, filename: "tides.pdf", folderPath: "oceans/notes",
+      companyId: t.companyId,
+      collectionId: t.collectionId,
+      documentId: ids.tides,
+      filename: "tides.pdf",
+      folderPath: "oceans/notes",
       parsed: paragraph("Spring tides occur when the sun and the moon align, raising the tidal range.", 3),
     });
     await indexDocument(db, {
-      companyId: t.companyId, collectionId: t.collectionId, documentId: ids.volcano, filename: "volcano.pdf",
+      companyId: t.companyId,
+      collectionId: t.collectionId,
+      documentId: ids.volcano,
+      filename: "volcano.pdf",
       parsed: paragraph("A shield volcano is built by fluid lava flows; the moon has no active volcano.", 1),
     });
     const res = await call(t.key, t.collectionId, { query: "why are spring tides larger", top_k: 5 });
     expect(res.status).toBe(200);
     expect(res.json.object).toBe("list");
     expect(res.json.data[0]).toEqual({
-      document_id: ids.tides, collection_id: t.collectionId, filename: "tides.pdf", folder_path: "oceans/notes",
-      chunk: "Spring tides occur when the sun and the moon align, raising the tidal range.", score: expect.any(Number), page: 3,
+      document_id: ids.tides,
+      collection_id: t.collectionId,
+      filename: "tides.pdf",
+      folder_path: "oceans/notes",
+      chunk: "Spring tides occur when the sun and the moon align, raising the tidal range.",
+      score: expect.any(Number),
+      page: 3,
     });
     const scores = res.json.data.map((d: { score: number }) => d.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
@@ -68,8 +86,18 @@ describe("POST /v1/knowledge/{collection_id}/search", () => {
   it("404 for another company's collection, an unknown one and an inactive one", async () => {
     const a = await tenant();
     const b = await tenant();
-    await indexDocument(db, { companyId: a.companyId, collectionId: a.collectionId, documentId: `doc_${randomBase62(12)}`, filename: "a.txt", parsed: paragraph("Secret formula of company A.") });
-    for (const id of [a.collectionId, "kb_unknown", await makeCollection(db, { companyId: b.companyId, isActive: false })]) {
+    await indexDocument(db, {
+      companyId: a.companyId,
+      collectionId: a.collectionId,
+      documentId: `doc_${randomBase62(12)}`,
+      filename: "a.txt",
+      parsed: paragraph("Secret formula of company A."),
+    });
+    for (const id of [
+      a.collectionId,
+      "kb_unknown",
+      await makeCollection(db, { companyId: b.companyId, isActive: false }),
+    ]) {
       const res = await call(b.key, id, { query: "secret formula" });
       expect(res.status).toBe(404);
       expect(res.json.error).toMatchObject({ code: "not_found" });
@@ -78,7 +106,14 @@ describe("POST /v1/knowledge/{collection_id}/search", () => {
 
   it("400 for a bad top_k or a missing query; 403 for a key without the chat scope", async () => {
     const t = await tenant();
-    for (const body of [{ query: "x", top_k: 0 }, { query: "x", top_k: 51 }, { query: "x", top_k: 2.5 }, { query: "x", top_k: "5" }, {}, { query: "  " }]) {
+    for (const body of [
+      { query: "x", top_k: 0 },
+      { query: "x", top_k: 51 },
+      { query: "x", top_k: 2.5 },
+      { query: "x", top_k: "5" },
+      {},
+      { query: "  " },
+    ]) {
       const res = await call(t.key, t.collectionId, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.json.error.type).toBe("invalid_request_error");

@@ -56,7 +56,9 @@ describe("/v1/knowledge collections", () => {
     const del = await gw.call(key, "DELETE", `/v1/knowledge/${id}`);
     expect(del.status).toBe(200);
     expect(del.json).toEqual({ id, object: "knowledge.collection", deleted: true });
-    expect((await gw.call(key, "GET", "/v1/knowledge")).json.data.map((c: { id: string }) => c.id)).toEqual([second.id]);
+    expect((await gw.call(key, "GET", "/v1/knowledge")).json.data.map((c: { id: string }) => c.id)).toEqual([
+      second.id,
+    ]);
     const after = await gw.call(key, "GET", `/v1/knowledge/${id}`);
     expect(after.status).toBe(200);
     expect(after.json.is_active).toBe(false);
@@ -79,7 +81,13 @@ describe("/v1/knowledge/{id}/documents", () => {
   it("upload → 202 pending → ready; list newest first; GET one; folder_path kept; same bytes twice are two documents", async () => {
     const { key } = await gw.tenant();
     const kc = await newCollection(key);
-    const first = await upload(gw.server.url, key, kc.id, { name: "valves.txt", bytes: `Maintenance notes\n\n${FACT}\n`, type: "text/plain" }, "plant/north");
+    const first = await upload(
+      gw.server.url,
+      key,
+      kc.id,
+      { name: "valves.txt", bytes: `Maintenance notes\n\n${FACT}\n`, type: "text/plain" },
+      "plant/north",
+    );
     expect(first.status).toBe(202);
     expect(first.json).toEqual({
       id: expect.stringMatching(/^doc_/),
@@ -97,7 +105,10 @@ describe("/v1/knowledge/{id}/documents", () => {
     const md = await upload(gw.server.url, key, kc.id, { name: "notes.md", bytes: `# Valves\n\n${FACT}\n` });
     expect(md.status).toBe(202);
     expect(md.json.mime_type).toBe("text/markdown");
-    const again = await upload(gw.server.url, key, kc.id, { name: "copy.txt", bytes: `Maintenance notes\n\n${FACT}\n` });
+    const again = await upload(gw.server.url, key, kc.id, {
+      name: "copy.txt",
+      bytes: `Maintenance notes\n\n${FACT}\n`,
+    });
     expect(again.status).toBe(202);
     expect(again.json.id).not.toBe(first.json.id);
 
@@ -160,7 +171,10 @@ describe("/v1/knowledge/{id}/documents", () => {
   it("a document that cannot be parsed ends failed with '<stage>: <reason>'; retry → 200 pending, re-enqueued; retry of a ready one → 409", async () => {
     const { key } = await gw.tenant();
     const kc = await newCollection(key);
-    const broken = await upload(gw.server.url, key, kc.id, { name: "broken.pdf", bytes: "%PDF-1.7\nthis is not a real PDF body\n%%EOF\n" });
+    const broken = await upload(gw.server.url, key, kc.id, {
+      name: "broken.pdf",
+      bytes: "%PDF-1.7\nthis is not a real PDF body\n%%EOF\n",
+    });
     expect(broken.status).toBe(202);
     expect(broken.json.mime_type).toBe("application/pdf");
     const failed = await waitForDocument(gw.server.url, key, kc.id, broken.json.id);

@@ -8,7 +8,10 @@ import { useGateway } from "../support/gateway";
  * loop's call caps are checked on a fake upstream that asks for five calls per reply.
  */
 const gw = useGateway({
-  fake: { toolCall: (body) => ({ name: body.tools[0].function.name, arguments: { a: 1, b: 2 } }), toolCallsPerReply: 5 },
+  fake: {
+    toolCall: (body) => ({ name: body.tools[0].function.name, arguments: { a: 1, b: 2 } }),
+    toolCallsPerReply: 5,
+  },
   env: { TOOL_MAX_STEPS: "8", TOOL_MAX_CALLS_PER_ROUND: "3", TOOL_MAX_CALLS_PER_RUN: "5", SANDBOX_TIMEOUT_MS: "10000" },
 });
 
@@ -44,18 +47,34 @@ async function whileProbing<T>(attack: () => Promise<T>): Promise<{ result: T; m
 
 /** A small call of each kind first, so route loading and the tokenizer's first load are not measured. */
 async function warm(key: string) {
-  const res = await gw.call(key, "POST", "/v1/chat/completions", { model: "local-chat-latest", messages: [{ role: "user", content: "hi" }] });
+  const res = await gw.call(key, "POST", "/v1/chat/completions", {
+    model: "local-chat-latest",
+    messages: [{ role: "user", content: "hi" }],
+  });
   expect(res.status).toBe(200);
   await fetch(`${gw.server.url}/api/health`);
 }
 
-async function tool(key: string, name: string, python_code: string, json_schema: Record<string, unknown> = { type: "object", properties: {} }) {
-  const res = await gw.call(key, "POST", "/v1/tools", { name, description: `the ${name} tool`, json_schema, python_code });
+async function tool(
+  key: string,
+  name: string,
+  python_code: string,
+  json_schema: Record<string, unknown> = { type: "object", properties: {} },
+) {
+  const res = await gw.call(key, "POST", "/v1/tools", {
+    name,
+    description: `the ${name} tool`,
+    json_schema,
+    python_code,
+  });
   expect(res.status, JSON.stringify(res.json)).toBe(201);
 }
 
 const steps = async (key: string, threadId: string, runId: string) =>
-  (await gw.call(key, "GET", `/v1/threads/${threadId}/runs/${runId}/steps?limit=100`)).json.data as { type: string; detail: Record<string, unknown> }[];
+  (await gw.call(key, "GET", `/v1/threads/${threadId}/runs/${runId}/steps?limit=100`)).json.data as {
+    type: string;
+    detail: Record<string, unknown>;
+  }[];
 
 describe("long unbroken runs", () => {
   it("a local-model completion whose tool message is 250,000 dashes answers, and /api/health stays answered", async () => {
@@ -66,7 +85,11 @@ describe("long unbroken runs", () => {
       max_tokens: 16,
       messages: [
         { role: "user", content: "run the tool" },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }],
+        },
         { role: "tool", tool_call_id: "call_1", content: "-".repeat(250_000) },
       ],
     };
@@ -84,7 +107,10 @@ describe("long unbroken runs", () => {
     await tool(key, "big", 'def big():\n    return "a" * 1_000_000\n');
     const threadId = await gw.thread(key, [{ role: "user", content: "run big" }]);
     const { result, maxMs, probes } = await whileProbing(() =>
-      gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini", tool_choice: { type: "function", function: { name: "big" } } }),
+      gw.call(key, "POST", `/v1/threads/${threadId}/runs`, {
+        model: "local-mini",
+        tool_choice: { type: "function", function: { name: "big" } },
+      }),
     );
     console.log(`1,000,000-char tool result: /api/health max ${maxMs.toFixed(0)} ms over ${probes} probes`);
     expect(result.status, JSON.stringify(result.json).slice(0, 500)).toBe(200);
@@ -109,7 +135,11 @@ describe("long unbroken runs", () => {
     });
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(400);
-    expect(body.error).toMatchObject({ type: "invalid_request_error", code: "context_length_exceeded", param: "messages" });
+    expect(body.error).toMatchObject({
+      type: "invalid_request_error",
+      code: "context_length_exceeded",
+      param: "messages",
+    });
     expect(gw.fake.requests).toHaveLength(0);
   }, 120_000);
 });
@@ -117,10 +147,18 @@ describe("long unbroken runs", () => {
 describe("tool call caps", () => {
   it("executes at most TOOL_MAX_CALLS_PER_ROUND calls per reply and TOOL_MAX_CALLS_PER_RUN per run; the rest get an error result", async () => {
     const { key } = await gw.tenant();
-    await tool(key, "add", "def add(a, b):\n    return a + b\n", { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } });
-    const profile = (await gw.call(key, "POST", "/v1/profiles", { name: "loop", allowed_tool_names: ["add"], use_tools: true })).json;
+    await tool(key, "add", "def add(a, b):\n    return a + b\n", {
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+    });
+    const profile = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "loop", allowed_tool_names: ["add"], use_tools: true })
+    ).json;
     const threadId = await gw.thread(key, [{ role: "user", content: "keep adding" }]);
-    const res = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "gpt-4o-mini", profile_ids: [profile.id] });
+    const res = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, {
+      model: "gpt-4o-mini",
+      profile_ids: [profile.id],
+    });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     // Round 1: 3 of 5 run (per reply); round 2: 2 of 5 (the run's 5 reached); then a call offering no tools.
     expect(res.json.tool_calls).toHaveLength(5);
@@ -128,7 +166,9 @@ describe("tool call caps", () => {
     expect(gw.fake.requests.at(-1)!.body.tool_choice).toBe("none");
     const toolMessages = gw.fake.requests.at(-1)!.body.messages.filter((m: { role: string }) => m.role === "tool");
     expect(toolMessages).toHaveLength(10);
-    const refused = toolMessages.filter((m: { content: string }) => JSON.parse(m.content).error?.startsWith("not executed"));
+    const refused = toolMessages.filter((m: { content: string }) =>
+      JSON.parse(m.content).error?.startsWith("not executed"),
+    );
     expect(refused).toHaveLength(5);
     const capped = (await steps(key, threadId, res.json.id)).filter((s) => s.detail.call_cap_reached);
     expect(capped.map((s) => (s.detail.unexecuted as string[]).length)).toEqual([2, 3]);

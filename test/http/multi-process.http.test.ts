@@ -82,7 +82,9 @@ describe("two server processes sharing PostgreSQL", () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(100);
     expect(statuses.filter((s) => s === 402)).toHaveLength(200);
     expect((await getBalance(db, { companyId: co.id })).balanceMicro).toBe(0);
-    const ledger = await (await fetch(`${a.url}/v1/usage?limit=100&source=voice_call`, { headers: auth(secret) })).json();
+    const ledger = await (
+      await fetch(`${a.url}/v1/usage?limit=100&source=voice_call`, { headers: auth(secret) })
+    ).json();
     expect(ledger.balance_ot).toBe(0);
     expect(ledger.data).toHaveLength(100);
     expect(ledger.has_more).toBe(false);
@@ -93,10 +95,18 @@ describe("two server processes sharing PostgreSQL", () => {
     const { secret } = await makeKey(db, { companyId: co.id });
     // Each call holds ~0.02 O₮ (50 output tokens at the local model's price) and costs less:
     // 1 O₮ cannot cover 240 of them at once, so some get 402 while others are answered.
-    const body = JSON.stringify({ model: "local-chat-latest", messages: [{ role: "user", content: "hi" }], max_tokens: 50 });
+    const body = JSON.stringify({
+      model: "local-chat-latest",
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: 50,
+    });
     const responses = await Promise.all(
       Array.from({ length: 240 }, (_, i) =>
-        fetch(`${(i % 2 ? a : b).url}/v1/chat/completions`, { method: "POST", headers: { ...auth(secret), "content-type": "application/json" }, body }),
+        fetch(`${(i % 2 ? a : b).url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { ...auth(secret), "content-type": "application/json" },
+          body,
+        }),
       ),
     );
     const statuses = responses.map((r) => r.status);
@@ -114,11 +124,15 @@ describe("two server processes sharing PostgreSQL", () => {
       balance = await getBalance(db, { companyId: co.id });
     }
     expect(balance.reservedMicro).toBe(0);
-    const ledger = await (await fetch(`${a.url}/v1/usage?limit=100&source=completions`, { headers: auth(secret) })).json();
+    const ledger = await (
+      await fetch(`${a.url}/v1/usage?limit=100&source=completions`, { headers: auth(secret) })
+    ).json();
     let rows = ledger.data as { amount_ot: number }[];
     let cursor = ledger.has_more ? ledger.data.at(-1).id : null;
     while (cursor) {
-      const page = await (await fetch(`${a.url}/v1/usage?limit=100&source=completions&after=${cursor}`, { headers: auth(secret) })).json();
+      const page = await (
+        await fetch(`${a.url}/v1/usage?limit=100&source=completions&after=${cursor}`, { headers: auth(secret) })
+      ).json();
       rows = rows.concat(page.data);
       cursor = page.has_more ? page.data.at(-1).id : null;
     }
@@ -157,7 +171,11 @@ describe("two server processes sharing PostgreSQL", () => {
   it("sends CORS headers on real responses and answers preflight", async () => {
     const pre = await fetch(`${a.url}/v1/chat/completions`, {
       method: "OPTIONS",
-      headers: { origin: "https://shop.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+      headers: {
+        origin: "https://shop.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type",
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");

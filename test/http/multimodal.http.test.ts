@@ -22,7 +22,9 @@ let server: RunningServer;
 beforeAll(async () => {
   fake = await startFakeUpstream({
     reply: (body) => {
-      const hasImage = (body.messages ?? []).some((m: any) => Array.isArray(m.content) && m.content.some((p: any) => p.type === "image_url"));
+      const hasImage = (body.messages ?? []).some(
+        (m: any) => Array.isArray(m.content) && m.content.some((p: any) => p.type === "image_url"),
+      );
       return hasImage ? VISION_REPLY : `Echo from ${body.model}`;
     },
     usage: (_body, reply) => ({ prompt: 1000, completion: reply.split(/\s+/).filter(Boolean).length }),
@@ -83,7 +85,9 @@ describe("local models", () => {
     const { key } = await newTenant();
     const res = await post(key, {
       model: "local-mini",
-      messages: [{ role: "user", content: [{ type: "text", text: "What does it say?" }, image(textImage(["HELLO WORLD"]))] }],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "What does it say?" }, image(textImage(["HELLO WORLD"]))] },
+      ],
     });
     expect(res.status).toBe(200);
     const answer = (await res.json()).choices[0].message.content as string;
@@ -123,7 +127,13 @@ describe("a model without image input", () => {
 
     const [entry] = await completionEntries(key);
     expect(entry.metadata.stage_calls).toEqual([
-      { stage: "multimodal", model: "gpt-4o-mini", prompt_tokens: 1000, completion_tokens: VISION_REPLY.split(" ").length, cost_micro: expect.any(Number) },
+      {
+        stage: "multimodal",
+        model: "gpt-4o-mini",
+        prompt_tokens: 1000,
+        completion_tokens: VISION_REPLY.split(" ").length,
+        cost_micro: expect.any(Number),
+      },
     ]);
     const visionMicro = entry.metadata.stage_calls[0].cost_micro as number;
     expect(visionMicro).toBeGreaterThan(0);
@@ -135,7 +145,11 @@ describe("a model without image input", () => {
 
   it("a company that cannot pay for the description gets 402 before any upstream call", async () => {
     const { key, company } = await newTenant(0);
-    const res = await post(key, { model: "o3-mini", max_tokens: 10, messages: [{ role: "user", content: [image(textImage(["HI"]))] }] });
+    const res = await post(key, {
+      model: "o3-mini",
+      max_tokens: 10,
+      messages: [{ role: "user", content: [image(textImage(["HI"]))] }],
+    });
     expect(res.status).toBe(402);
     expect(fake.requests).toHaveLength(0);
     expect(await balanceMicro(company.id)).toBe(0);

@@ -15,7 +15,10 @@ import { signInToPanel } from "../support/panel-sign-in";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -29,11 +32,19 @@ async function tenant() {
   return { company, cookie };
 }
 
-function panel(cookie: string | null, path: string, init: { method?: string; body?: unknown; crossSite?: boolean } = {}) {
+function panel(
+  cookie: string | null,
+  path: string,
+  init: { method?: string; body?: unknown; crossSite?: boolean } = {},
+) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (cookie) headers.cookie = cookie;
   headers["sec-fetch-site"] = init.crossSite ? "cross-site" : "same-origin";
-  return fetch(`${server.url}${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  return fetch(`${server.url}${path}`, {
+    method: init.method ?? "GET",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
 }
 
 interface Rule {
@@ -85,7 +96,11 @@ describe("auth and CSRF", () => {
       body: { name: "x", stage: "input", match: { type: "keyword", pattern: "x" }, action: "flag" },
     });
     expect(rule.status).toBe(403);
-    const profile = await panel(cookie, "/api/panel/profiles", { method: "POST", crossSite: true, body: { name: "x" } });
+    const profile = await panel(cookie, "/api/panel/profiles", {
+      method: "POST",
+      crossSite: true,
+      body: { name: "x" },
+    });
     expect(profile.status).toBe(403);
     const list = (await (await panel(cookie, "/api/panel/guardrails")).json()) as { data: Rule[] };
     expect(list.data).toHaveLength(0);
@@ -102,12 +117,21 @@ describe("/api/panel/guardrails", () => {
     });
     expect(created.status).toBe(201);
     const rule = (await created.json()) as Rule;
-    expect(rule).toMatchObject({ name: "No secrets", stage: "input", action: "redact", is_active: true, match: { type: "keyword", pattern: "secret" } });
+    expect(rule).toMatchObject({
+      name: "No secrets",
+      stage: "input",
+      action: "redact",
+      is_active: true,
+      match: { type: "keyword", pattern: "secret" },
+    });
 
     const list = (await (await panel(cookie, "/api/panel/guardrails")).json()) as { data: Rule[] };
     expect(list.data.map((r) => r.id)).toEqual([rule.id]);
 
-    const off = await panel(cookie, `/api/panel/guardrails/${rule.id}`, { method: "PATCH", body: { is_active: false } });
+    const off = await panel(cookie, `/api/panel/guardrails/${rule.id}`, {
+      method: "PATCH",
+      body: { is_active: false },
+    });
     expect(off.status).toBe(200);
     expect(((await off.json()) as Rule).is_active).toBe(false);
     const on = await panel(cookie, `/api/panel/guardrails/${rule.id}`, { method: "PATCH", body: { is_active: true } });
@@ -118,7 +142,9 @@ describe("/api/panel/guardrails", () => {
       body: { name: "Backref", stage: "input", match: { type: "regex", pattern: "(a)\\1" }, action: "block" },
     });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { type: string; param: string } }).error).toMatchObject({ type: "invalid_request_error" });
+    expect(((await bad.json()) as { error: { type: string; param: string } }).error).toMatchObject({
+      type: "invalid_request_error",
+    });
 
     const del = await panel(cookie, `/api/panel/guardrails/${rule.id}`, { method: "DELETE" });
     expect(del.status).toBe(200);
@@ -131,22 +157,49 @@ describe("/api/panel/guardrails", () => {
     const other = await makeCompany(db, { creditsOt: 1 });
     const theirs = await createGuardrail(db, {
       companyId: other.id,
-      input: CreateGuardrailInput.parse({ name: "Theirs", stage: "input", match: { type: "keyword", pattern: "banana" }, action: "block" }),
+      input: CreateGuardrailInput.parse({
+        name: "Theirs",
+        stage: "input",
+        match: { type: "keyword", pattern: "banana" },
+        action: "block",
+      }),
     });
-    expect((await panel(a.cookie, `/api/panel/guardrails/${theirs.id}`, { method: "PATCH", body: { is_active: false } })).status).toBe(404);
+    expect(
+      (await panel(a.cookie, `/api/panel/guardrails/${theirs.id}`, { method: "PATCH", body: { is_active: false } }))
+        .status,
+    ).toBe(404);
     expect((await panel(a.cookie, `/api/panel/guardrails/${theirs.id}`, { method: "DELETE" })).status).toBe(404);
     const list = (await (await panel(a.cookie, "/api/panel/guardrails")).json()) as { data: Rule[] };
     expect(list.data).toHaveLength(0);
-    const trial = (await (await panel(a.cookie, "/api/panel/guardrails/try", { method: "POST", body: { stage: "input", text: "a banana" } })).json()) as Trial;
+    const trial = (await (
+      await panel(a.cookie, "/api/panel/guardrails/try", { method: "POST", body: { stage: "input", text: "a banana" } })
+    ).json()) as Trial;
     expect(trial).toEqual({ stage: "input", fired: [], blocked: false, text: "a banana" });
   });
 
   it("try it: the stage's active rules fire in creation order, redaction shows, block stops, inactive ones never fire", async () => {
     const { cookie } = await tenant();
-    const make = async (body: unknown) => (await (await panel(cookie, "/api/panel/guardrails", { method: "POST", body })).json()) as Rule;
-    const flag = await make({ name: "Flag card", stage: "input", match: { type: "keyword", pattern: "card" }, action: "flag" });
-    const redact = await make({ name: "Redact digits", stage: "input", match: { type: "regex", pattern: "\\d{4}" }, action: "redact" });
-    const off = await make({ name: "Off", stage: "input", match: { type: "keyword", pattern: "card" }, action: "block", is_active: false });
+    const make = async (body: unknown) =>
+      (await (await panel(cookie, "/api/panel/guardrails", { method: "POST", body })).json()) as Rule;
+    const flag = await make({
+      name: "Flag card",
+      stage: "input",
+      match: { type: "keyword", pattern: "card" },
+      action: "flag",
+    });
+    const redact = await make({
+      name: "Redact digits",
+      stage: "input",
+      match: { type: "regex", pattern: "\\d{4}" },
+      action: "redact",
+    });
+    const off = await make({
+      name: "Off",
+      stage: "input",
+      match: { type: "keyword", pattern: "card" },
+      action: "block",
+      is_active: false,
+    });
     await make({ name: "Output only", stage: "output", match: { type: "keyword", pattern: "card" }, action: "block" });
 
     const tryIt = async (stage: string, text: string) => {
@@ -169,7 +222,10 @@ describe("/api/panel/guardrails", () => {
     const none = await tryIt("input", "nothing to see");
     expect(none).toMatchObject({ fired: [], blocked: false, text: "nothing to see" });
 
-    const bad = await panel(cookie, "/api/panel/guardrails/try", { method: "POST", body: { stage: "middle", text: "x" } });
+    const bad = await panel(cookie, "/api/panel/guardrails/try", {
+      method: "POST",
+      body: { stage: "middle", text: "x" },
+    });
     expect(bad.status).toBe(400);
   });
 });
@@ -182,24 +238,48 @@ describe("/api/panel/profiles", () => {
       expect(res.status).toBe(201);
       return (await res.json()) as PublicProfile;
     };
-    const first = await create({ name: "Support", system_prompt: "Be kind.", model_slug: "local-chat-latest", is_default: true });
-    expect(first).toMatchObject({ name: "Support", system_prompt: "Be kind.", model_slug: "local-chat-latest", is_default: true, is_active: true });
+    const first = await create({
+      name: "Support",
+      system_prompt: "Be kind.",
+      model_slug: "local-chat-latest",
+      is_default: true,
+    });
+    expect(first).toMatchObject({
+      name: "Support",
+      system_prompt: "Be kind.",
+      model_slug: "local-chat-latest",
+      is_default: true,
+      is_active: true,
+    });
     const second = await create({ name: "Sales" });
 
     const list = (await (await panel(cookie, "/api/panel/profiles?order=asc")).json()) as { data: PublicProfile[] };
     expect(list.data.map((p) => p.id)).toEqual([first.id, second.id]);
     expect(list.data[0]!.system_prompt).toBe("Be kind.");
 
-    const edited = await panel(cookie, `/api/panel/profiles/${second.id}`, { method: "PATCH", body: { system_prompt: "Sell.", model_slug: "local-chat-latest" } });
+    const edited = await panel(cookie, `/api/panel/profiles/${second.id}`, {
+      method: "PATCH",
+      body: { system_prompt: "Sell.", model_slug: "local-chat-latest" },
+    });
     expect(edited.status).toBe(200);
-    expect(await edited.json()).toMatchObject({ system_prompt: "Sell.", model_slug: "local-chat-latest", is_default: false });
+    expect(await edited.json()).toMatchObject({
+      system_prompt: "Sell.",
+      model_slug: "local-chat-latest",
+      is_default: false,
+    });
 
-    const promoted = await panel(cookie, `/api/panel/profiles/${second.id}`, { method: "PATCH", body: { is_default: true } });
+    const promoted = await panel(cookie, `/api/panel/profiles/${second.id}`, {
+      method: "PATCH",
+      body: { is_default: true },
+    });
     expect(((await promoted.json()) as PublicProfile).is_default).toBe(true);
     const after = (await (await panel(cookie, "/api/panel/profiles?order=asc")).json()) as { data: PublicProfile[] };
     expect(after.data.filter((p) => p.is_default).map((p) => p.id)).toEqual([second.id]);
 
-    const unknownModel = await panel(cookie, `/api/panel/profiles/${first.id}`, { method: "PATCH", body: { model_slug: "no-such-model" } });
+    const unknownModel = await panel(cookie, `/api/panel/profiles/${first.id}`, {
+      method: "PATCH",
+      body: { model_slug: "no-such-model" },
+    });
     // As in /v1/profiles: an unknown slug is OpenAI's 404 model_not_found, and nothing changes.
     expect(unknownModel.status).toBe(404);
     expect(((await unknownModel.json()) as { error: { code: string } }).error.code).toBe("model_not_found");
@@ -218,8 +298,14 @@ describe("/api/panel/profiles", () => {
     const a = await tenant();
     const other = await makeCompany(db, { creditsOt: 1 });
     await makeKey(db, { companyId: other.id });
-    const theirs = await createProfile(db, { companyId: other.id, input: CreateProfileInput.parse({ name: "Theirs", is_default: true }) });
-    expect((await panel(a.cookie, `/api/panel/profiles/${theirs.id}`, { method: "PATCH", body: { name: "Mine now" } })).status).toBe(404);
+    const theirs = await createProfile(db, {
+      companyId: other.id,
+      input: CreateProfileInput.parse({ name: "Theirs", is_default: true }),
+    });
+    expect(
+      (await panel(a.cookie, `/api/panel/profiles/${theirs.id}`, { method: "PATCH", body: { name: "Mine now" } }))
+        .status,
+    ).toBe(404);
     expect((await panel(a.cookie, `/api/panel/profiles/${theirs.id}`, { method: "DELETE" })).status).toBe(404);
     const row = await getProfileInCompany(db, { companyId: other.id, profileId: theirs.id });
     expect(row).toMatchObject({ name: "Theirs", isActive: true, isDefault: true });

@@ -17,7 +17,11 @@ import { makeKey } from "../support/factories";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error", JOBS_IDLE_CHECK_S: "1" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+    JOBS_IDLE_CHECK_S: "1",
+  });
 });
 
 afterAll(async () => {
@@ -31,7 +35,11 @@ async function tenant() {
   return { company, cookie };
 }
 
-async function panel(cookie: string | null, path: string, init: { method?: string; body?: unknown; form?: FormData; crossSite?: boolean } = {}) {
+async function panel(
+  cookie: string | null,
+  path: string,
+  init: { method?: string; body?: unknown; form?: FormData; crossSite?: boolean } = {},
+) {
   const headers: Record<string, string> = init.form ? {} : { "content-type": "application/json" };
   if (cookie) headers.cookie = cookie;
   headers["sec-fetch-site"] = init.crossSite ? "cross-site" : "same-origin";
@@ -65,37 +73,66 @@ describe("/api/panel/knowledge", () => {
     }
     const { company, cookie } = await tenant();
     const kc = await makeCollection(db, { companyId: company.id });
-    expect((await panel(cookie, `/api/panel/knowledge/${kc.id}`, { method: "DELETE", crossSite: true })).status).toBe(403);
-    expect((await panel(cookie, `/api/panel/knowledge/${kc.id}/documents`, { method: "POST", form: fileForm("a.txt", "hello"), crossSite: true })).status).toBe(403);
+    expect((await panel(cookie, `/api/panel/knowledge/${kc.id}`, { method: "DELETE", crossSite: true })).status).toBe(
+      403,
+    );
+    expect(
+      (
+        await panel(cookie, `/api/panel/knowledge/${kc.id}/documents`, {
+          method: "POST",
+          form: fileForm("a.txt", "hello"),
+          crossSite: true,
+        })
+      ).status,
+    ).toBe(403);
     expect((await getCollectionInCompany(db, { companyId: company.id, collectionId: kc.id })).isActive).toBe(true);
   });
 
   it("create, list, upload (202) with a folder, watch it turn ready, delete it, deactivate the collection", async () => {
     const { company, cookie } = await tenant();
-    const created = await panel(cookie, "/api/panel/knowledge", { method: "POST", body: { name: "Policies", description: "" } });
+    const created = await panel(cookie, "/api/panel/knowledge", {
+      method: "POST",
+      body: { name: "Policies", description: "" },
+    });
     expect(created.status).toBe(201);
     const id = created.json.id;
     expect((await panel(cookie, "/api/panel/knowledge")).json.data.map((c: { id: string }) => c.id)).toEqual([id]);
 
-    const up = await panel(cookie, `/api/panel/knowledge/${id}/documents`, { method: "POST", form: fileForm("leave.md", "# Leave\n\nTwenty days a year.", "hr/2025") });
+    const up = await panel(cookie, `/api/panel/knowledge/${id}/documents`, {
+      method: "POST",
+      form: fileForm("leave.md", "# Leave\n\nTwenty days a year.", "hr/2025"),
+    });
     expect(up.status).toBe(202);
     expect(up.json).toMatchObject({ status: "pending", folder_path: "hr/2025", filename: "leave.md" });
     // Poll through the API as a client would (the page polls the panel list the same way).
     const { secret } = await makeKey(db, { companyId: company.id });
     expect((await waitForDocument(server.url, secret, id, up.json.id)).status).toBe("ready");
-    expect((await panel(cookie, `/api/panel/knowledge/${id}/documents`)).json.data).toMatchObject([{ id: up.json.id, status: "ready" }]);
+    expect((await panel(cookie, `/api/panel/knowledge/${id}/documents`)).json.data).toMatchObject([
+      { id: up.json.id, status: "ready" },
+    ]);
     // The test retrieval box: the search endpoint's ranking.
-    const found = await panel(cookie, `/api/panel/knowledge/${id}/search`, { method: "POST", body: { query: "how many days of leave a year?", top_k: 3 } });
+    const found = await panel(cookie, `/api/panel/knowledge/${id}/search`, {
+      method: "POST",
+      body: { query: "how many days of leave a year?", top_k: 3 },
+    });
     expect(found.status).toBe(200);
     expect(found.json.data[0]).toMatchObject({ document_id: up.json.id, filename: "leave.md", folder_path: "hr/2025" });
     expect(found.json.data[0].chunk).toContain("Twenty days");
 
-    const bad = await panel(cookie, `/api/panel/knowledge/${id}/documents`, { method: "POST", form: fileForm("x.exe", "MZ\u0000\u0000binary") });
+    const bad = await panel(cookie, `/api/panel/knowledge/${id}/documents`, {
+      method: "POST",
+      form: fileForm("x.exe", "MZ\u0000\u0000binary"),
+    });
     expect(bad.status).toBe(415);
 
-    expect((await panel(cookie, `/api/panel/knowledge/${id}/documents/${up.json.id}`, { method: "DELETE" })).json).toMatchObject({ deleted: true });
+    expect(
+      (await panel(cookie, `/api/panel/knowledge/${id}/documents/${up.json.id}`, { method: "DELETE" })).json,
+    ).toMatchObject({ deleted: true });
     expect((await panel(cookie, `/api/panel/knowledge/${id}/documents`)).json.data).toEqual([]);
-    expect((await panel(cookie, `/api/panel/knowledge/${id}`, { method: "DELETE" })).json).toMatchObject({ id, deleted: true });
+    expect((await panel(cookie, `/api/panel/knowledge/${id}`, { method: "DELETE" })).json).toMatchObject({
+      id,
+      deleted: true,
+    });
     expect((await panel(cookie, "/api/panel/knowledge")).json.data).toEqual([]);
   });
 
@@ -105,7 +142,14 @@ describe("/api/panel/knowledge", () => {
     const { cookie } = await tenant();
     expect((await panel(cookie, `/api/panel/knowledge/${theirs.id}/documents`)).status).toBe(404);
     expect((await panel(cookie, `/api/panel/knowledge/${theirs.id}`, { method: "DELETE" })).status).toBe(404);
-    expect((await panel(cookie, `/api/panel/knowledge/${theirs.id}/documents`, { method: "POST", form: fileForm("a.txt", "hi") })).status).toBe(404);
+    expect(
+      (
+        await panel(cookie, `/api/panel/knowledge/${theirs.id}/documents`, {
+          method: "POST",
+          form: fileForm("a.txt", "hi"),
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it("the knowledge page and the profiles page render for a signed-in user", async () => {

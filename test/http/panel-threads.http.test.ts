@@ -14,7 +14,10 @@ import { signInToPanel } from "../support/panel-sign-in";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -82,10 +85,16 @@ interface Step {
 const STEPS: RunStep[] = [
   { type: "profiles", offset_ms: 0, duration_ms: 1.5, detail: { profiles: [{ id: "p1", name: "Support" }] } },
   { type: "history", offset_ms: 2, duration_ms: 3, detail: { messages: 2, tokens: 40 } },
-  { type: "model_call", offset_ms: 6, duration_ms: 100, detail: { model: "local-mini", prompt_tokens: 12, completion_tokens: 5, retries: 0 } },
+  {
+    type: "model_call",
+    offset_ms: 6,
+    duration_ms: 100,
+    detail: { model: "local-mini", prompt_tokens: 12, completion_tokens: 5, retries: 0 },
+  },
 ];
 
-const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const PNG =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 describe("auth", () => {
   it("without a session every endpoint is a 401 in the OpenAI shape; writes are not routes at all", async () => {
@@ -123,8 +132,12 @@ describe("/api/panel/threads", () => {
 
     const apiOnly = await json<List<Thread>>(cookie, "/api/panel/threads?source=api");
     expect(apiOnly.data.map((t) => t.id)).toEqual([api2.id, api1.id]);
-    expect((await json<List<Thread>>(cookie, "/api/panel/threads?source=webhook")).data.map((t) => t.id)).toEqual([webhook.id]);
-    expect((await json<List<Thread>>(cookie, "/api/panel/threads?source=completions")).data.map((t) => t.id)).toEqual([completions.id]);
+    expect((await json<List<Thread>>(cookie, "/api/panel/threads?source=webhook")).data.map((t) => t.id)).toEqual([
+      webhook.id,
+    ]);
+    expect((await json<List<Thread>>(cookie, "/api/panel/threads?source=completions")).data.map((t) => t.id)).toEqual([
+      completions.id,
+    ]);
 
     const first = await json<List<Thread>>(cookie, "/api/panel/threads?limit=3");
     expect(first).toMatchObject({ has_more: true, last_id: completions.id });
@@ -144,7 +157,12 @@ describe("/api/panel/threads", () => {
 
     const other = await makeCompany(db);
     const theirs = await makeThread(db, { companyId: other.id, messages: [{ role: "user", content: "secret" }] });
-    const theirRun = await makeRun(db, { companyId: other.id, threadId: theirs.id, steps: STEPS, answer: "their answer" });
+    const theirRun = await makeRun(db, {
+      companyId: other.id,
+      threadId: theirs.id,
+      steps: STEPS,
+      answer: "their answer",
+    });
     for (const path of [
       `/api/panel/threads/${theirs.id}`,
       `/api/panel/threads/${theirs.id}/messages`,
@@ -189,7 +207,14 @@ describe("a thread's messages, runs and steps", () => {
       error: { code: "upstream_error", message: "upstream said no" },
       createdAt: new Date(Date.now() - 60_000),
     });
-    const run = await makeRun(db, { companyId: company.id, threadId: thread.id, steps: STEPS, answer: "A red dot.", costOt: 0.375, latencyMs: 110 });
+    const run = await makeRun(db, {
+      companyId: company.id,
+      threadId: thread.id,
+      steps: STEPS,
+      answer: "A red dot.",
+      costOt: 0.375,
+      latencyMs: 110,
+    });
 
     const messages = await json<List<Message>>(cookie, `/api/panel/threads/${thread.id}/messages?order=asc`);
     expect(messages.data.map((m) => [m.role, m.run_id])).toEqual([
@@ -214,15 +239,34 @@ describe("a thread's messages, runs and steps", () => {
       usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
       error: null,
     });
-    expect(runs.data[1]).toMatchObject({ status: "failed", error: { code: "upstream_error", message: "upstream said no" } });
-    expect(await json<Run>(cookie, `/api/panel/threads/${thread.id}/runs/${run.id}`)).toMatchObject({ id: run.id, cost_ot: 0.375 });
+    expect(runs.data[1]).toMatchObject({
+      status: "failed",
+      error: { code: "upstream_error", message: "upstream said no" },
+    });
+    expect(await json<Run>(cookie, `/api/panel/threads/${thread.id}/runs/${run.id}`)).toMatchObject({
+      id: run.id,
+      cost_ot: 0.375,
+    });
 
     const steps = await json<List<Step>>(cookie, `/api/panel/threads/${thread.id}/runs/${run.id}/steps`);
     expect(steps.data.map((s) => s.type)).toEqual(["profiles", "history", "model_call"]);
-    expect(steps.data[0]).toMatchObject({ object: "run.step", offset_ms: 0, duration_ms: 1.5, detail: { profiles: [{ id: "p1", name: "Support" }] } });
-    expect(steps.data[2]).toMatchObject({ offset_ms: 6, duration_ms: 100, detail: { model: "local-mini", retries: 0 } });
+    expect(steps.data[0]).toMatchObject({
+      object: "run.step",
+      offset_ms: 0,
+      duration_ms: 1.5,
+      detail: { profiles: [{ id: "p1", name: "Support" }] },
+    });
+    expect(steps.data[2]).toMatchObject({
+      offset_ms: 6,
+      duration_ms: 100,
+      detail: { model: "local-mini", retries: 0 },
+    });
     expect(new Set(steps.data.map((s) => s.id)).size).toBe(3);
-    expect((await json<List<Step>>(cookie, `/api/panel/threads/${thread.id}/runs/${older.id}/steps`)).data.map((s) => s.type)).toEqual(["profiles"]);
+    expect(
+      (await json<List<Step>>(cookie, `/api/panel/threads/${thread.id}/runs/${older.id}/steps`)).data.map(
+        (s) => s.type,
+      ),
+    ).toEqual(["profiles"]);
   });
 
   it("GET /threads renders the company's threads and opens the one named in ?thread=", async () => {

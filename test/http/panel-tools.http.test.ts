@@ -14,7 +14,10 @@ import { signInToPanel } from "../support/panel-sign-in";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -28,11 +31,19 @@ async function tenant() {
   return { company, cookie };
 }
 
-async function panel(cookie: string | null, path: string, init: { method?: string; body?: unknown; crossSite?: boolean } = {}) {
+async function panel(
+  cookie: string | null,
+  path: string,
+  init: { method?: string; body?: unknown; crossSite?: boolean } = {},
+) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (cookie) headers.cookie = cookie;
   headers["sec-fetch-site"] = init.crossSite ? "cross-site" : "same-origin";
-  const res = await fetch(`${server.url}${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: init.method ?? "GET",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
@@ -55,7 +66,15 @@ describe("/api/panel/tools", () => {
     }
     const { company, cookie } = await tenant();
     const t = await makeTool(db, { companyId: company.id, name: "csrf_target" });
-    expect((await panel(cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { is_active: false }, crossSite: true })).status).toBe(403);
+    expect(
+      (
+        await panel(cookie, `/api/panel/tools/${t.id}`, {
+          method: "PATCH",
+          body: { is_active: false },
+          crossSite: true,
+        })
+      ).status,
+    ).toBe(403);
     expect((await panel(cookie, `/api/panel/tools/${t.id}`, { method: "DELETE", crossSite: true })).status).toBe(403);
     expect((await getToolInCompany(db, { companyId: company.id, toolId: t.id })).isActive).toBe(true);
   });
@@ -65,10 +84,20 @@ describe("/api/panel/tools", () => {
     const t = await makeTool(db, { companyId: company.id, name: "panel_tool" });
     const list = await panel(cookie, "/api/panel/tools?limit=100&order=asc");
     expect(list.json).toMatchObject({ object: "list", data: [{ id: t.id, name: "panel_tool", is_active: true }] });
-    expect((await panel(cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { is_active: false } })).json.is_active).toBe(false);
-    expect((await panel(cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { is_active: true } })).json.is_active).toBe(true);
-    expect((await panel(cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { description: "edited" } })).json.description).toBe("edited");
-    const bad = await panel(cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { json_schema: { type: "objekt" } } });
+    expect(
+      (await panel(cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { is_active: false } })).json.is_active,
+    ).toBe(false);
+    expect(
+      (await panel(cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { is_active: true } })).json.is_active,
+    ).toBe(true);
+    expect(
+      (await panel(cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { description: "edited" } })).json
+        .description,
+    ).toBe("edited");
+    const bad = await panel(cookie, `/api/panel/tools/${t.id}`, {
+      method: "PATCH",
+      body: { json_schema: { type: "objekt" } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error.param).toBe("json_schema");
     const del = await panel(cookie, `/api/panel/tools/${t.id}`, { method: "DELETE" });
@@ -83,7 +112,9 @@ describe("/api/panel/tools", () => {
     const a = await tenant();
     const b = await tenant();
     const t = await makeTool(db, { companyId: a.company.id, name: "theirs" });
-    expect((await panel(b.cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { is_active: false } })).status).toBe(404);
+    expect(
+      (await panel(b.cookie, `/api/panel/tools/${t.id}`, { method: "PATCH", body: { is_active: false } })).status,
+    ).toBe(404);
     expect((await panel(b.cookie, `/api/panel/tools/${t.id}`, { method: "DELETE" })).status).toBe(404);
     expect((await panel(b.cookie, "/api/panel/tools")).json.data).toEqual([]);
     expect((await getToolInCompany(db, { companyId: a.company.id, toolId: t.id })).isActive).toBe(true);
@@ -91,7 +122,9 @@ describe("/api/panel/tools", () => {
 
   it("check-schema: the API's Ajv rules, as the editor types", async () => {
     const { cookie } = await tenant();
-    expect((await panel(cookie, "/api/panel/tools/check-schema", { method: "POST", body: { json_schema: schema } })).json).toEqual({ ok: true, error: null });
+    expect(
+      (await panel(cookie, "/api/panel/tools/check-schema", { method: "POST", body: { json_schema: schema } })).json,
+    ).toEqual({ ok: true, error: null });
     for (const bad of [{ type: "objekt" }, { type: "string" }, { type: "object", propertiez: {} }, "text", null]) {
       const res = await panel(cookie, "/api/panel/tools/check-schema", { method: "POST", body: { json_schema: bad } });
       expect(res.status).toBe(200);
@@ -114,7 +147,12 @@ describe("/api/panel/tools", () => {
 describe("/api/panel/tools with the real sandbox", () => {
   it("create through the panel (201, then 200 for the same name)", async () => {
     const { cookie } = await tenant();
-    const body = { name: "add", description: "Adds", json_schema: schema, python_code: "def add(a, b):\n    return a + b\n" };
+    const body = {
+      name: "add",
+      description: "Adds",
+      json_schema: schema,
+      python_code: "def add(a, b):\n    return a + b\n",
+    };
     const created = await panel(cookie, "/api/panel/tools", { method: "POST", body });
     expect(created.status).toBe(201);
     const again = await panel(cookie, "/api/panel/tools", { method: "POST", body });
@@ -126,7 +164,12 @@ describe("/api/panel/tools with the real sandbox", () => {
     const { cookie } = await tenant();
     const ok = await panel(cookie, "/api/panel/tools/run", {
       method: "POST",
-      body: { name: "add", python_code: "def add(a, b):\n    print('adding', a, b)\n    return a + b\n", json_schema: schema, args: { a: 2, b: 3 } },
+      body: {
+        name: "add",
+        python_code: "def add(a, b):\n    print('adding', a, b)\n    return a + b\n",
+        json_schema: schema,
+        args: { a: 2, b: 3 },
+      },
     });
     expect(ok.status).toBe(200);
     expect(ok.json).toMatchObject({ ok: true, result: 5, stdout: expect.stringContaining("adding 2 3") });

@@ -16,7 +16,10 @@ import { runCli } from "../support/run-cli";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -30,11 +33,19 @@ async function tenant(creditsOt = 100) {
   return { company, cookie };
 }
 
-function panel(cookie: string | null, path: string, init: { method?: string; body?: unknown; crossSite?: boolean } = {}) {
+function panel(
+  cookie: string | null,
+  path: string,
+  init: { method?: string; body?: unknown; crossSite?: boolean } = {},
+) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (cookie) headers.cookie = cookie;
   headers["sec-fetch-site"] = init.crossSite ? "cross-site" : "same-origin";
-  return fetch(`${server.url}${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  return fetch(`${server.url}${path}`, {
+    method: init.method ?? "GET",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
 }
 
 describe("panel endpoints", () => {
@@ -53,14 +64,26 @@ describe("panel endpoints", () => {
 
   it("a cross-site state change is refused with 403 even with a valid session", async () => {
     const { cookie } = await tenant();
-    const res = await panel(cookie, "/api/panel/models/gpt-4.1-mini", { method: "PUT", body: { hidden: true }, crossSite: true });
+    const res = await panel(cookie, "/api/panel/models/gpt-4.1-mini", {
+      method: "PUT",
+      body: { hidden: true },
+      crossSite: true,
+    });
     expect(res.status).toBe(403);
   });
 
   it("without Sec-Fetch-Site, an Origin that is opaque, unparsable or another site's is refused with 403 in the OpenAI shape", async () => {
     const { cookie } = await tenant();
     const host = new URL(server.url).host;
-    for (const origin of ["null", "not a url", "http://", "file:///etc/passwd", `https://evil.example`, `http://${host}.evil.example`, `http://evil.example:${server.port}`]) {
+    for (const origin of [
+      "null",
+      "not a url",
+      "http://",
+      "file:///etc/passwd",
+      `https://evil.example`,
+      `http://${host}.evil.example`,
+      `http://evil.example:${server.port}`,
+    ]) {
       const res = await fetch(`${server.url}/api/panel/models/gpt-4.1-mini`, {
         method: "PUT",
         headers: { "content-type": "application/json", cookie, origin },
@@ -112,7 +135,10 @@ describe("panel endpoints", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { usage: { total_tokens: number } };
     expect(body.usage.total_tokens).toBeGreaterThan(0);
-    const rows = await db.select().from(ledgerEntries).where(and(eq(ledgerEntries.companyId, a.company.id), eq(ledgerEntries.kind, "completion")));
+    const rows = await db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.companyId, a.company.id), eq(ledgerEntries.kind, "completion")));
     expect(rows.length).toBe(1);
     const t = await db.select().from(threads).where(eq(threads.companyId, a.company.id));
     expect(t.length).toBe(1);
@@ -129,7 +155,10 @@ describe("prices are the operator's, never the company admin's", () => {
 
   async function getModel(key: string, slug: string) {
     const res = await fetch(`${server.url}/v1/models/${slug}`, { headers: { authorization: `Bearer ${key}` } });
-    return { status: res.status, body: (await res.json()) as { status: string; pricing: { input: number; cached_input: number; output: number } } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { status: string; pricing: { input: number; cached_input: number; output: number } },
+    };
   }
 
   it("PUT with any price field is a 400 naming the field, and the price stays the catalog's", async () => {
@@ -177,13 +206,19 @@ describe("prices are the operator's, never the company admin's", () => {
   it("hide, show and enable still work", async () => {
     const a = await tenant();
     const { secret: key } = await makeKey(db, { companyId: a.company.id });
-    expect((await panel(a.cookie, "/api/panel/models/gpt-5", { method: "PUT", body: { hidden: true } })).status).toBe(200);
+    expect((await panel(a.cookie, "/api/panel/models/gpt-5", { method: "PUT", body: { hidden: true } })).status).toBe(
+      200,
+    );
     expect((await getModel(key, "gpt-5")).status).toBe(404);
-    expect((await panel(a.cookie, "/api/panel/models/gpt-5", { method: "PUT", body: { hidden: false } })).status).toBe(200);
+    expect((await panel(a.cookie, "/api/panel/models/gpt-5", { method: "PUT", body: { hidden: false } })).status).toBe(
+      200,
+    );
     expect((await getModel(key, "gpt-5")).status).toBe(200);
 
     expect((await getModel(key, "claude-haiku-4-5")).body.status).toBe("disabled");
-    expect((await panel(a.cookie, "/api/panel/models/claude-haiku-4-5", { method: "PUT", body: { enabled: true } })).status).toBe(200);
+    expect(
+      (await panel(a.cookie, "/api/panel/models/claude-haiku-4-5", { method: "PUT", body: { enabled: true } })).status,
+    ).toBe(200);
     expect((await getModel(key, "claude-haiku-4-5")).body.status).toBe("active");
     expect((await panel(a.cookie, "/api/panel/models/claude-haiku-4-5", { method: "DELETE" })).status).toBe(200);
     expect((await getModel(key, "claude-haiku-4-5")).body.status).toBe("disabled");
@@ -197,28 +232,75 @@ describe("prices are the operator's, never the company admin's", () => {
       fetch(`${server.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: slug, max_tokens: 50, messages: [{ role: "user", content: "what does it cost" }] }),
+        body: JSON.stringify({
+          model: slug,
+          max_tokens: 50,
+          messages: [{ role: "user", content: "what does it cost" }],
+        }),
       });
     // Cached by the server before the operator's change.
     expect((await getModel(key, slug)).body.pricing).toMatchObject({ input: 100, cached_input: 10, output: 400 });
 
-    const set = runCli(["model", "price", "--company", a.company.id, "--model", slug, "--input", "1000", "--cached-input", "100", "--output", "2000"]);
-    expect(set.json).toEqual({ company_id: a.company.id, model: slug, pricing: { input: 1000, cached_input: 100, output: 2000 } });
-    await expect.poll(async () => (await getModel(key, slug)).body.pricing).toMatchObject({ input: 1000, cached_input: 100, output: 2000 });
+    const set = runCli([
+      "model",
+      "price",
+      "--company",
+      a.company.id,
+      "--model",
+      slug,
+      "--input",
+      "1000",
+      "--cached-input",
+      "100",
+      "--output",
+      "2000",
+    ]);
+    expect(set.json).toEqual({
+      company_id: a.company.id,
+      model: slug,
+      pricing: { input: 1000, cached_input: 100, output: 2000 },
+    });
+    await expect
+      .poll(async () => (await getModel(key, slug)).body.pricing)
+      .toMatchObject({ input: 1000, cached_input: 100, output: 2000 });
 
     const res = await call();
     expect(res.status).toBe(200);
     const { usage } = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
-    const [entry] = await db.select().from(ledgerEntries).where(and(eq(ledgerEntries.companyId, a.company.id), eq(ledgerEntries.kind, "completion")));
+    const [entry] = await db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.companyId, a.company.id), eq(ledgerEntries.kind, "completion")));
     expect(entry!.amountMicro).toBe(-(usage.prompt_tokens * 1000 + usage.completion_tokens * 2000));
 
     // The hold is the worst case at the operator's price too: 50 output tokens at 200,000 O₮/M is 10 O₮, above the balance.
-    expect(runCli(["model", "price", "--company", a.company.id, "--model", slug, "--input", "1000", "--cached-input", "100", "--output", "200000"]).code).toBe(0);
+    expect(
+      runCli([
+        "model",
+        "price",
+        "--company",
+        a.company.id,
+        "--model",
+        slug,
+        "--input",
+        "1000",
+        "--cached-input",
+        "100",
+        "--output",
+        "200000",
+      ]).code,
+    ).toBe(0);
     await expect.poll(async () => (await getModel(key, slug)).body.pricing.output).toBe(200000);
     expect((await call()).status).toBe(402);
 
     const reset = runCli(["model", "price", "--company", a.company.id, "--model", slug, "--reset"]);
-    expect(reset.json).toEqual({ company_id: a.company.id, model: slug, pricing: { input: 100, cached_input: 10, output: 400 } });
-    await expect.poll(async () => (await getModel(key, slug)).body.pricing).toMatchObject({ input: 100, cached_input: 10, output: 400 });
+    expect(reset.json).toEqual({
+      company_id: a.company.id,
+      model: slug,
+      pricing: { input: 100, cached_input: 10, output: 400 },
+    });
+    await expect
+      .poll(async () => (await getModel(key, slug)).body.pricing)
+      .toMatchObject({ input: 100, cached_input: 10, output: 400 });
   });
 });

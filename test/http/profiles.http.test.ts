@@ -50,7 +50,11 @@ async function call(key: string, method: string, path: string, body?: unknown) {
 }
 
 const complete = (key: string, body: Record<string, unknown>) =>
-  call(key, "POST", "/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], ...body });
+  call(key, "POST", "/v1/chat/completions", {
+    model: "gpt-4o-mini",
+    messages: [{ role: "user", content: "hi" }],
+    ...body,
+  });
 
 /** The messages the fake upstream received for the one call of this test. */
 function upstreamMessages(): { role: string; content: string }[] {
@@ -70,11 +74,19 @@ async function eventually(fn: () => Promise<boolean>, ms = 3000) {
 describe("/v1/profiles over HTTP", () => {
   it("every verb answers with its contract status; OPTIONS preflight; 405 in the OpenAI body", async () => {
     const { key } = await tenant();
-    const created = await call(key, "POST", "/v1/profiles", { name: "Sales", system_prompt: "Sell.", model_slug: "gpt-4o-mini" });
+    const created = await call(key, "POST", "/v1/profiles", {
+      name: "Sales",
+      system_prompt: "Sell.",
+      model_slug: "gpt-4o-mini",
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get("x-request-id")).toBeTruthy();
     const id = created.json.id;
-    expect((await call(key, "GET", `/v1/profiles/${id}`)).json).toMatchObject({ id, system_prompt: "Sell.", is_active: true });
+    expect((await call(key, "GET", `/v1/profiles/${id}`)).json).toMatchObject({
+      id,
+      system_prompt: "Sell.",
+      is_active: true,
+    });
     expect((await call(key, "PATCH", `/v1/profiles/${id}`, { name: "Sales 2" })).json.name).toBe("Sales 2");
     const listed = await call(key, "GET", "/v1/profiles");
     expect(listed.json).toMatchObject({ object: "list", first_id: id, last_id: id, has_more: false });
@@ -91,7 +103,10 @@ describe("/v1/profiles over HTTP", () => {
     const put = await call(key, "PUT", `/v1/profiles/${id}`, {});
     expect(put.status).toBe(405);
     expect(put.json.error.type).toBe("invalid_request_error");
-    const pre = await fetch(`${server.url}/v1/profiles`, { method: "OPTIONS", headers: { origin: "https://example.com", "access-control-request-method": "POST" } });
+    const pre = await fetch(`${server.url}/v1/profiles`, {
+      method: "OPTIONS",
+      headers: { origin: "https://example.com", "access-control-request-method": "POST" },
+    });
     expect(pre.status).toBeLessThan(300);
     expect(pre.headers.get("access-control-allow-origin")).toBeTruthy();
   });
@@ -110,7 +125,12 @@ describe("/v1/profiles over HTTP", () => {
 describe("chat completions with profiles", () => {
   it("a company without profiles sends exactly the request's messages", async () => {
     const { key } = await tenant();
-    const res = await complete(key, { messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }] });
+    const res = await complete(key, {
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "hi" },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(upstreamMessages()).toEqual([
       { role: "system", content: "Be brief." },
@@ -120,11 +140,22 @@ describe("chat completions with profiles", () => {
 
   it("the default profile's system prompt comes before the request's system messages; edits and deletes apply at once", async () => {
     const { key } = await tenant();
-    const p = (await call(key, "POST", "/v1/profiles", { name: "House", system_prompt: "House rules.", is_default: true })).json;
+    const p = (
+      await call(key, "POST", "/v1/profiles", { name: "House", system_prompt: "House rules.", is_default: true })
+    ).json;
     // Non-default profiles do not apply.
     await call(key, "POST", "/v1/profiles", { name: "Other", system_prompt: "Not me." });
 
-    expect((await complete(key, { messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }] })).status).toBe(200);
+    expect(
+      (
+        await complete(key, {
+          messages: [
+            { role: "system", content: "Be brief." },
+            { role: "user", content: "hi" },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     expect(upstreamMessages()).toEqual([
       { role: "system", content: "House rules.\n\nBe brief." },
       { role: "user", content: "hi" },
@@ -151,7 +182,10 @@ describe("chat completions with profiles", () => {
     const { key, companyId } = await tenant();
     await complete(key, {});
     expect(upstreamMessages()).toEqual([{ role: "user", content: "hi" }]);
-    await createProfile(db, { companyId, input: CreateProfileInput.parse({ name: "Ops", system_prompt: "From elsewhere.", is_default: true }) });
+    await createProfile(db, {
+      companyId,
+      input: CreateProfileInput.parse({ name: "Ops", system_prompt: "From elsewhere.", is_default: true }),
+    });
     await eventually(async () => {
       fake.requests.length = 0;
       await complete(key, {});

@@ -159,7 +159,10 @@ describe.runIf(await redisReachable())("the rate limiter while Redis is away", (
       for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
       const slowest = Math.max(...answers.map((a) => a.ms));
       const summary = `${answers.length} answers ${JSON.stringify(statuses)}, slowest ${Math.round(slowest)} ms (with Redis up ${Math.round(baselineSlowest)} ms)`;
-      expect(Object.keys(statuses).every((s) => s === "200" || s === "429"), summary).toBe(true);
+      expect(
+        Object.keys(statuses).every((s) => s === "200" || s === "429"),
+        summary,
+      ).toBe(true);
       // No stall: under MAX_ANSWER_MS, or on a machine so busy that the same load with Redis up
       // was already slow, within twice that (the old limiter waited 2-3 s on every call).
       expect(slowest, summary).toBeLessThan(Math.max(MAX_ANSWER_MS, 2 * baselineSlowest));

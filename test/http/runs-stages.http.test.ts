@@ -14,7 +14,9 @@ import { sseData, useGateway } from "../support/gateway";
  * reconciler of another server) or is cancelled through another server, and the steps a run
  * records in order.
  */
-const gw = useGateway({ fake: { usage: (_body, reply) => ({ prompt: 50, completion: reply.split(/\s+/).filter(Boolean).length }) } });
+const gw = useGateway({
+  fake: { usage: (_body, reply) => ({ prompt: 50, completion: reply.split(/\s+/).filter(Boolean).length }) },
+});
 /** Servers a test started besides the gateway's; stopped after it whatever happened. */
 const extra: RunningServer[] = [];
 
@@ -33,14 +35,27 @@ async function createRule(key: string, rule: { stage: string; type: string; patt
   return res.json as { id: string; name: string };
 }
 
-const applied = (rule: { id: string; name: string }, stage: string, action: string) => ({ id: rule.id, name: rule.name, action, stage });
+const applied = (rule: { id: string; name: string }, stage: string, action: string) => ({
+  id: rule.id,
+  name: rule.name,
+  action,
+  stage,
+});
 
 const runPath = (threadId: string) => `/v1/threads/${threadId}/runs`;
 
 async function stepsOf(key: string, threadId: string, runId: string) {
   const res = await gw.call(key, "GET", `${runPath(threadId)}/${runId}/steps`);
   expect(res.status).toBe(200);
-  return res.json.data as { id: string; object: string; type: string; started_at: number; offset_ms: number; duration_ms: number; detail: any }[];
+  return res.json.data as {
+    id: string;
+    object: string;
+    type: string;
+    started_at: number;
+    offset_ms: number;
+    duration_ms: number;
+    detail: any;
+  }[];
 }
 
 async function storedTexts(key: string, threadId: string) {
@@ -85,7 +100,11 @@ describe("guardrails on runs", () => {
     expect(await ledgerOf(res.json.id)).toHaveLength(0);
     const steps = await stepsOf(key, threadId, res.json.id);
     const guard = steps.find((s) => s.type === "guardrail");
-    expect(guard?.detail).toMatchObject({ stage: "input", blocked: true, rules: [{ id: rule.id, action: "block", result: "fired" }] });
+    expect(guard?.detail).toMatchObject({
+      stage: "input",
+      blocked: true,
+      rules: [{ id: rule.id, action: "block", result: "fired" }],
+    });
     expect(steps.map((s) => s.type)).not.toContain("model_call");
     // The thread is released.
     expect((await gw.call(key, "GET", `${runPath(threadId)}/${res.json.id}`)).json.status).toBe("completed");
@@ -255,7 +274,9 @@ describe("runs across servers", () => {
     let reserved = -1;
     for (let i = 0; i < 50 && reserved !== 0; i++) {
       if (i > 0) await sleep(100);
-      reserved = (await db.select({ r: companies.reservedMicro }).from(companies).where(eq(companies.id, companyId)))[0]!.r;
+      reserved = (
+        await db.select({ r: companies.reservedMicro }).from(companies).where(eq(companies.id, companyId))
+      )[0]!.r;
     }
     expect(reserved).toBe(0);
     const next = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
@@ -293,7 +314,10 @@ describe("runs across servers", () => {
 describe("run steps", () => {
   it("a run with a profile, a guardrail rule and an image records profiles, history, guardrail, multimodal, model_call in order", async () => {
     const { key } = await gw.tenant();
-    const profile = await gw.call(key, "POST", "/v1/profiles", { name: "reader", system_prompt: "Read images carefully." });
+    const profile = await gw.call(key, "POST", "/v1/profiles", {
+      name: "reader",
+      system_prompt: "Read images carefully.",
+    });
     expect(profile.status).toBe(201);
     const rule = await createRule(key, { stage: "input", type: "keyword", pattern: "say", action: "flag" });
     const threadId = await gw.thread(key, [

@@ -12,7 +12,9 @@ import { sseData, useGateway } from "../support/gateway";
  * failures, isolation and steps.
  */
 const gw = useGateway({
-  fake: { usage: (_body, reply) => ({ prompt: 50, completion: reply.split(/\s+/).filter(Boolean).length, cached: 10 }) },
+  fake: {
+    usage: (_body, reply) => ({ prompt: 50, completion: reply.split(/\s+/).filter(Boolean).length, cached: 10 }),
+  },
   env: { UPSTREAM_RETRIES: "1", UPSTREAM_RETRY_BASE_MS: "10" },
 });
 
@@ -36,7 +38,12 @@ describe("POST /v1/threads/{id}/runs", () => {
       model: "gpt-4o-mini",
       status: "completed",
       content: expect.stringContaining("what is up"),
-      usage: { prompt_tokens: 50, completion_tokens: expect.any(Number), total_tokens: expect.any(Number), cached_tokens: 10 },
+      usage: {
+        prompt_tokens: 50,
+        completion_tokens: expect.any(Number),
+        total_tokens: expect.any(Number),
+        cached_tokens: 10,
+      },
       tool_calls: [],
       applied_rules: [],
       citations: [],
@@ -49,13 +56,21 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(res.json.usage.total_tokens).toBe(50 + res.json.usage.completion_tokens);
     // The upstream got the whole thread in order, roles as stored.
     expect(gw.fake.requests).toHaveLength(1);
-    expect(gw.fake.requests[0]!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(gw.fake.requests[0]!.body.messages.map((m: { role: string }) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+    ]);
 
     const listed = await gw.call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
     expect(listed.json.data.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     const answer = listed.json.data[3];
     expect(answer).toMatchObject({ role: "assistant", content: res.json.content, run_id: res.json.id });
-    const seqs = await db.select({ seq: messages.seq }).from(messages).where(eq(messages.threadId, threadId)).orderBy(asc(messages.seq));
+    const seqs = await db
+      .select({ seq: messages.seq })
+      .from(messages)
+      .where(eq(messages.threadId, threadId))
+      .orderBy(asc(messages.seq));
     expect(seqs.map((s) => s.seq)).toEqual([0, 1, 2, 3]);
 
     const [entry] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.referenceId, res.json.id));
@@ -65,7 +80,12 @@ describe("POST /v1/threads/{id}/runs", () => {
     // GET and list show the same run.
     const got = await gw.call(key, "GET", `${runPath(threadId)}/${res.json.id}`);
     expect(got.status).toBe(200);
-    expect(got.json).toMatchObject({ id: res.json.id, status: "completed", content: res.json.content, usage: res.json.usage });
+    expect(got.json).toMatchObject({
+      id: res.json.id,
+      status: "completed",
+      content: res.json.content,
+      usage: res.json.usage,
+    });
     const list = await gw.call(key, "GET", runPath(threadId));
     expect(list.json).toMatchObject({ object: "list", first_id: res.json.id, last_id: res.json.id, has_more: false });
     expect(list.json.data[0].content).toBe(res.json.content);
@@ -88,7 +108,11 @@ describe("POST /v1/threads/{id}/runs", () => {
     const final = all.at(-2) as { done: boolean; usage: Record<string, number>; latency_ms: number };
     expect(Object.keys(final).sort()).toEqual(["done", "latency_ms", "usage"]);
     expect(final.done).toBe(true);
-    expect(final.usage).toEqual({ prompt_tokens: 50, completion_tokens: expect.any(Number), total_tokens: 50 + final.usage.completion_tokens! });
+    expect(final.usage).toEqual({
+      prompt_tokens: 50,
+      completion_tokens: expect.any(Number),
+      total_tokens: 50 + final.usage.completion_tokens!,
+    });
     const deltas = all.slice(0, -2) as { delta: string; model: string }[];
     expect(deltas.length).toBeGreaterThan(0);
     for (const d of deltas) expect(Object.keys(d).sort()).toEqual(["delta", "model"]);
@@ -130,7 +154,9 @@ describe("POST /v1/threads/{id}/runs", () => {
   it("a burst of runs, claimed together in one statement, keeps one run per thread, each with its own history, and another company's thread 404", async () => {
     const { key, companyId } = await gw.tenant();
     const other = await gw.tenant();
-    const threads = await Promise.all(Array.from({ length: 8 }, (_, i) => gw.thread(key, [{ role: "user", content: `burst question ${i}` }])));
+    const threads = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => gw.thread(key, [{ role: "user", content: `burst question ${i}` }])),
+    );
     const foreign = await gw.thread(other.key, [{ role: "user", content: "not yours" }]);
     for (let i = 0; i < 16; i++) gw.fake.queue.push({ kind: "delay", ms: 600 });
     // Two runs on each thread and one on another company's, all at once: claims that arrive while
@@ -157,7 +183,15 @@ describe("POST /v1/threads/{id}/runs", () => {
     const threadId = await gw.thread(key, [{ role: "user", content: "first question" }]);
     // The previous run, as another server runs it: its claim row, then its persist transaction
     // (the answer stored, the row deleted), held open while the next run's claim arrives.
-    await db.insert(activeRuns).values({ threadId, runId: "run_previous_elsewhere", companyId, model: "gpt-4o-mini", owner: "another-host:1:test" });
+    await db
+      .insert(activeRuns)
+      .values({
+        threadId,
+        runId: "run_previous_elsewhere",
+        companyId,
+        model: "gpt-4o-mini",
+        owner: "another-host:1:test",
+      });
     const previous = postgres(databaseUrl(), { max: 1, onnotice: () => {} });
     try {
       const tx = await previous.reserve();
@@ -168,7 +202,9 @@ describe("POST /v1/threads/{id}/runs", () => {
         INSERT INTO messages (id, company_id, thread_id, role, content, seq, run_id)
         SELECT ${`message_prev_${threadId}`}, ${companyId}, ${threadId}, 'assistant', to_jsonb('the previous answer'::text), t.base, 'run_previous_elsewhere' FROM t`;
       // Runs on other threads at the same moment: the claims go out batched, the waiting one among them.
-      const others = await Promise.all([1, 2, 3, 4].map((n) => gw.thread(key, [{ role: "user", content: `other ${n}` }])));
+      const others = await Promise.all(
+        [1, 2, 3, 4].map((n) => gw.thread(key, [{ role: "user", content: `other ${n}` }])),
+      );
       const alongside = others.map((id) => gw.call(key, "POST", runPath(id), { model: "gpt-4o-mini" }));
       const next = gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
       // The claim is waiting on the row being deleted (no upstream call for it yet).
@@ -183,7 +219,10 @@ describe("POST /v1/threads/{id}/runs", () => {
       await previous.end({ timeout: 1 });
     }
     const call = gw.fake.requests.find((q) => q.body.messages[0].content === "first question")!;
-    expect(call.body.messages.map((m: { content: string }) => m.content)).toEqual(["first question", "the previous answer"]);
+    expect(call.body.messages.map((m: { content: string }) => m.content)).toEqual([
+      "first question",
+      "the previous answer",
+    ]);
   });
 
   it("a claim lost with a crash of PostgreSQL (its active_runs row gone mid-run) is stored whole and billed once when the run ends", async () => {
@@ -196,7 +235,10 @@ describe("POST /v1/threads/{id}/runs", () => {
     let runId: string | undefined;
     for (let i = 0; i < 50 && !runId; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      [{ runId } = { runId: undefined }] = await db.select({ runId: activeRuns.runId }).from(activeRuns).where(eq(activeRuns.threadId, threadId));
+      [{ runId } = { runId: undefined }] = await db
+        .select({ runId: activeRuns.runId })
+        .from(activeRuns)
+        .where(eq(activeRuns.threadId, threadId));
     }
     expect(runId).toBeDefined();
     expect((await gw.call(key, "GET", `${runPath(threadId)}/${runId}`)).json.status).toBe("in_progress");
@@ -205,7 +247,11 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(res.status).toBe(200);
     expect(res.json.id).toBe(runId);
     const got = await gw.call(key, "GET", `${runPath(threadId)}/${runId}`);
-    expect(got.json).toMatchObject({ status: "completed", content: res.json.content, completed_at: expect.any(Number) });
+    expect(got.json).toMatchObject({
+      status: "completed",
+      content: res.json.content,
+      completed_at: expect.any(Number),
+    });
     const bills = await db.select().from(ledgerEntries).where(eq(ledgerEntries.referenceId, runId!));
     expect(bills).toHaveLength(1);
     const listed = await gw.call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
@@ -268,13 +314,19 @@ describe("POST /v1/threads/{id}/runs", () => {
   it("an upstream failure answers 502 with run_id; the run is stored failed and the thread released", async () => {
     const { key } = await gw.tenant();
     const threadId = await gw.thread(key, [{ role: "user", content: "fail please" }]);
-    gw.fake.queue.push({ kind: "error", status: 500, message: "boom" }, { kind: "error", status: 500, message: "boom" });
+    gw.fake.queue.push(
+      { kind: "error", status: 500, message: "boom" },
+      { kind: "error", status: 500, message: "boom" },
+    );
     const res = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" });
     expect(res.status).toBe(502);
     expect(res.json.error.type).toBe("upstream_error");
     expect(res.json.run_id).toMatch(/^run_/);
     const got = await gw.call(key, "GET", `${runPath(threadId)}/${res.json.run_id}`);
-    expect(got.json).toMatchObject({ status: "failed", error: { code: expect.stringMatching(/^upstream/), message: expect.any(String) } });
+    expect(got.json).toMatchObject({
+      status: "failed",
+      error: { code: expect.stringMatching(/^upstream/), message: expect.any(String) },
+    });
     const steps = await gw.call(key, "GET", `${runPath(threadId)}/${res.json.run_id}/steps`);
     const model = steps.json.data.find((s: { type: string }) => s.type === "model_call");
     expect(model.detail.retries).toBe(2);
@@ -303,7 +355,10 @@ describe("POST /v1/threads/{id}/runs", () => {
     expect(foreign.status).toBe(404);
     expect(foreign.json.error.type).toBe("not_found_error");
     const profileB = await gw.call(b.key, "POST", "/v1/profiles", { name: "b", system_prompt: "secret" });
-    const badProfile = await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", profile_ids: [profileB.json.id] });
+    const badProfile = await gw.call(a.key, "POST", runPath(threadA), {
+      model: "gpt-4o-mini",
+      profile_ids: [profileB.json.id],
+    });
     expect(badProfile.status).toBe(404);
     expect(badProfile.json.error.param).toBe("profile_ids");
     const unknownModel = await gw.call(a.key, "POST", runPath(threadA), { model: "no-such-model" });
@@ -315,10 +370,16 @@ describe("POST /v1/threads/{id}/runs", () => {
     const typo = await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", profile_id: "x" });
     expect(typo.status).toBe(400);
     expect((await gw.call(a.key, "POST", runPath(threadA), {})).json.error.param).toBe("model");
-    const forced = await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", tool_choice: { type: "function", function: { name: "nope" } } });
+    const forced = await gw.call(a.key, "POST", runPath(threadA), {
+      model: "gpt-4o-mini",
+      tool_choice: { type: "function", function: { name: "nope" } },
+    });
     expect(forced.status).toBe(400);
     expect(forced.json.error.param).toBe("tool_choice");
-    const mentioned = await gw.call(a.key, "POST", runPath(threadA), { model: "gpt-4o-mini", mentioned_file_ids: ["doc_x"] });
+    const mentioned = await gw.call(a.key, "POST", runPath(threadA), {
+      model: "gpt-4o-mini",
+      mentioned_file_ids: ["doc_x"],
+    });
     expect(mentioned.status).toBe(404);
     expect(mentioned.json.error.param).toBe("mentioned_file_ids");
     // None of these reached the upstream or left the thread locked.
@@ -334,9 +395,16 @@ describe("POST /v1/threads/{id}/runs", () => {
   it("composes profiles in order, then instructions; the default profile when none named; a soft-deleted profile by id; steps record it", async () => {
     const { key } = await gw.tenant();
     const p1 = (await gw.call(key, "POST", "/v1/profiles", { name: "one", system_prompt: "Layer one." })).json;
-    const p2 = (await gw.call(key, "POST", "/v1/profiles", { name: "two", system_prompt: "Layer two.", is_default: true })).json;
+    const p2 = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "two", system_prompt: "Layer two.", is_default: true })
+    ).json;
     const threadId = await gw.thread(key, [{ role: "user", content: "compose" }]);
-    const run = await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini", profile_ids: [p2.id, p1.id], instructions: "Layer three.", use_kb: false });
+    const run = await gw.call(key, "POST", runPath(threadId), {
+      model: "gpt-4o-mini",
+      profile_ids: [p2.id, p1.id],
+      instructions: "Layer three.",
+      use_kb: false,
+    });
     expect(run.status).toBe(200);
     const system = gw.fake.requests.at(-1)!.body.messages[0];
     expect(system).toEqual({ role: "system", content: "Layer two.\n\nLayer one.\n\nLayer three." });
@@ -350,11 +418,21 @@ describe("POST /v1/threads/{id}/runs", () => {
       type: "profiles",
       started_at: expect.any(Number),
       duration_ms: expect.any(Number),
-      detail: { profiles: [{ id: p2.id, name: "two" }, { id: p1.id, name: "one" }], use_kb: false },
+      detail: {
+        profiles: [
+          { id: p2.id, name: "two" },
+          { id: p1.id, name: "one" },
+        ],
+        use_kb: false,
+      },
     });
     expect(steps.json.data[2].detail).toMatchObject({ model: "gpt-4o-mini", prompt_tokens: 50, retries: 0 });
     // Paging the steps.
-    const page = await gw.call(key, "GET", `${runPath(threadId)}/${run.json.id}/steps?limit=1&after=${steps.json.data[0].id}`);
+    const page = await gw.call(
+      key,
+      "GET",
+      `${runPath(threadId)}/${run.json.id}/steps?limit=1&after=${steps.json.data[0].id}`,
+    );
     expect(page.json).toMatchObject({ has_more: true, data: [{ type: "history" }] });
 
     // No profile_ids: the default.
@@ -374,8 +452,13 @@ describe("long threads", () => {
     const threadId = await gw.thread(key, []);
     const sentence = "This is a message of the long thread, about twenty tokens long in all, more or less.";
     for (let b = 0; b < 50; b++) {
-      const batch = Array.from({ length: 100 }, (_, i) => ({ role: (b * 100 + i) % 2 ? "assistant" : "user", content: `#${b * 100 + i} ${sentence}` }));
-      expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages: batch })).status).toBe(201);
+      const batch = Array.from({ length: 100 }, (_, i) => ({
+        role: (b * 100 + i) % 2 ? "assistant" : "user",
+        content: `#${b * 100 + i} ${sentence}`,
+      }));
+      expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages: batch })).status).toBe(
+        201,
+      );
     }
     // gpt-3.5-turbo: a 16,385-token window, 4,096 kept for the answer.
     const run = await gw.call(key, "POST", runPath(threadId), { model: "gpt-3.5-turbo" });
@@ -386,23 +469,34 @@ describe("long threads", () => {
     // The newest, in order, ending with the last one.
     expect(sent.at(-1)!.content.startsWith("#4999 ")).toBe(true);
     const firstSent = Number(sent[0]!.content.slice(1, sent[0]!.content.indexOf(" ")));
-    expect(sent.map((m) => Number(m.content.slice(1, m.content.indexOf(" "))))).toEqual(Array.from({ length: sent.length }, (_, i) => firstSent + i));
+    expect(sent.map((m) => Number(m.content.slice(1, m.content.indexOf(" "))))).toEqual(
+      Array.from({ length: sent.length }, (_, i) => firstSent + i),
+    );
     const steps = await gw.call(key, "GET", `${runPath(threadId)}/${run.json.id}/steps`);
     const history = steps.json.data.find((s: { type: string }) => s.type === "history");
-    expect(history.detail).toMatchObject({ messages_in_thread: 5000, messages_sent: sent.length, messages_left_out: 5000 - sent.length });
+    expect(history.detail).toMatchObject({
+      messages_in_thread: 5000,
+      messages_sent: sent.length,
+      messages_left_out: 5000 - sent.length,
+    });
     expect(history.detail.history_tokens).toBeLessThanOrEqual(history.detail.budget_tokens);
 
     // A single message that cannot fit: 400 before any upstream call, and the thread is not locked.
     gw.fake.requests.length = 0;
     const huge = "word ".repeat(14_000);
-    expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: huge })).status).toBe(201);
+    expect(
+      (await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: huge })).status,
+    ).toBe(201);
     const refused = await gw.call(key, "POST", runPath(threadId), { model: "gpt-3.5-turbo" });
     expect(refused.status).toBe(400);
     expect(refused.json.error).toMatchObject({ code: "context_length_exceeded", param: "messages" });
     expect(gw.fake.requests).toHaveLength(0);
     // A model with a larger window takes it.
     expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
-    const stored = await db.select({ n: runs.id }).from(runs).where(and(eq(runs.threadId, threadId), eq(runs.companyId, companyId)));
+    const stored = await db
+      .select({ n: runs.id })
+      .from(runs)
+      .where(and(eq(runs.threadId, threadId), eq(runs.companyId, companyId)));
     expect(stored).toHaveLength(3);
   });
 
@@ -414,15 +508,24 @@ describe("long threads", () => {
       { role: "user", content: "m2" },
     ]);
     const sentContents = () => (gw.fake.requests.at(-1)!.body.messages as { content: string }[]).map((m) => m.content);
-    const changeBehind = (seq: number, content: string) => db.update(messages).set({ content }).where(and(eq(messages.threadId, threadId), eq(messages.seq, seq)));
+    const changeBehind = (seq: number, content: string) =>
+      db
+        .update(messages)
+        .set({ content })
+        .where(and(eq(messages.threadId, threadId), eq(messages.seq, seq)));
     expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
     expect(sentContents()).toEqual(["m0", "m1", "m2"]);
-    const [answer] = await db.select({ content: messages.content }).from(messages).where(and(eq(messages.threadId, threadId), eq(messages.seq, 3)));
+    const [answer] = await db
+      .select({ content: messages.content })
+      .from(messages)
+      .where(and(eq(messages.threadId, threadId), eq(messages.seq, 3)));
     // Messages are never changed once stored; changing one behind the server's back shows which
     // rows the next run read from the database: none here. The run's answer (seq 3) and the
     // message added through this server (seq 4) were kept when they were stored.
     await changeBehind(0, "changed behind the server");
-    expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "m4" })).status).toBe(201);
+    expect(
+      (await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "m4" })).status,
+    ).toBe(201);
     await changeBehind(3, "answer changed behind the server");
     await changeBehind(4, "m4 changed behind the server");
     expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
@@ -434,7 +537,12 @@ describe("long threads", () => {
     // More than a page (64) added at once by another server (straight into the database, as its
     // add would): the rows between are not known here, so the thread is read again from the
     // newest down (the changed rows show now), in full and in order.
-    const added = Array.from({ length: 150 }, (_, i) => ({ id: `message_behind_${threadId}_${i}`, role: i % 2 ? "assistant" : "user", content: `b${i}`, i }));
+    const added = Array.from({ length: 150 }, (_, i) => ({
+      id: `message_behind_${threadId}_${i}`,
+      role: i % 2 ? "assistant" : "user",
+      content: `b${i}`,
+      i,
+    }));
     await db.execute(sql`
       WITH t AS (UPDATE threads SET next_seq = next_seq + 150 WHERE id = ${threadId} RETURNING next_seq - 150 AS base)
       INSERT INTO messages (id, company_id, thread_id, role, content, seq)
@@ -444,13 +552,25 @@ describe("long threads", () => {
     expect(third.status).toBe(200);
     const sent = sentContents();
     expect(sent).toHaveLength(156);
-    expect(sent.slice(0, 5)).toEqual(["changed behind the server", "m1", "m2", "answer changed behind the server", "m4 changed behind the server"]);
+    expect(sent.slice(0, 5)).toEqual([
+      "changed behind the server",
+      "m1",
+      "m2",
+      "answer changed behind the server",
+      "m4 changed behind the server",
+    ]);
     expect(sent.slice(6)).toEqual(added.map((m) => m.content));
     const steps = await gw.call(key, "GET", `${runPath(threadId)}/${third.json.id}/steps`);
-    expect(steps.json.data.find((s: { type: string }) => s.type === "history").detail).toMatchObject({ messages_in_thread: 156, messages_sent: 156, messages_left_out: 0 });
+    expect(steps.json.data.find((s: { type: string }) => s.type === "history").detail).toMatchObject({
+      messages_in_thread: 156,
+      messages_sent: 156,
+      messages_left_out: 0,
+    });
     // A fourth run after one more message: the 156 read last time are kept; only the new ones are read.
     await changeBehind(0, "changed again");
-    expect((await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "last" })).status).toBe(201);
+    expect(
+      (await gw.call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: "last" })).status,
+    ).toBe(201);
     expect((await gw.call(key, "POST", runPath(threadId), { model: "gpt-4o-mini" })).status).toBe(200);
     const fourth = sentContents();
     expect(fourth).toHaveLength(158);

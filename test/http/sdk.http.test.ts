@@ -14,7 +14,11 @@ import { startNextServer, type RunningServer } from "../support/next-server";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error", WEB_CONCURRENCY: "2" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+    WEB_CONCURRENCY: "2",
+  });
 });
 
 afterAll(async () => {
@@ -30,7 +34,11 @@ async function tenant() {
 async function call(key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${server.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -49,7 +57,11 @@ describe("SDK endpoints over HTTP", () => {
     ]) {
       const pre = await fetch(`${server.url}${path}`, {
         method: "OPTIONS",
-        headers: { origin: "https://shop.example", "access-control-request-method": method!, "access-control-request-headers": "authorization, content-type" },
+        headers: {
+          origin: "https://shop.example",
+          "access-control-request-method": method!,
+          "access-control-request-headers": "authorization, content-type",
+        },
       });
       expect(pre.status, path).toBe(204);
       expect(pre.headers.get("access-control-allow-origin")).toBe("*");
@@ -57,7 +69,9 @@ describe("SDK endpoints over HTTP", () => {
       expect(pre.headers.get("access-control-allow-headers")).toMatch(/authorization/i);
     }
     const { key } = await tenant();
-    const res = await call(key, "GET", "/v1/sdk/view/crm/pipeline?sdui=1", undefined, { origin: "https://shop.example" });
+    const res = await call(key, "GET", "/v1/sdk/view/crm/pipeline?sdui=1", undefined, {
+      origin: "https://shop.example",
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("x-request-id")).toBeTruthy();
@@ -68,7 +82,11 @@ describe("SDK endpoints over HTTP", () => {
     const viewToken = (await call(key, "POST", "/v1/sdk/token", { scopes: ["view"] })).json.token as string;
     expect((await call(viewToken, "GET", "/v1/sdk/views")).status).toBe(200);
     expect((await call(viewToken, "GET", "/v1/sdk/view/crm/deals")).status).toBe(200);
-    const refused = await act(viewToken, { service: "crm", action: "create_deal", input: { title: "No", amount: "1" } });
+    const refused = await act(viewToken, {
+      service: "crm",
+      action: "create_deal",
+      input: { title: "No", amount: "1" },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.error.type).toBe("permission_error");
     const [n] = await db.select({ n: count() }).from(crmDeals).where(eq(crmDeals.companyId, companyId));
@@ -76,14 +94,23 @@ describe("SDK endpoints over HTTP", () => {
 
     const actionToken = (await call(key, "POST", "/v1/sdk/token", { scopes: ["action"] })).json.token as string;
     expect((await call(actionToken, "GET", "/v1/sdk/view/crm/deals")).status).toBe(403);
-    const made = await act(actionToken, { service: "crm", action: "create_deal", input: { title: "Yes", amount: "1" } });
+    const made = await act(actionToken, {
+      service: "crm",
+      action: "create_deal",
+      input: { title: "Yes", amount: "1" },
+    });
     expect(made.status).toBe(200);
     expect(made.json.result.created_by).toBe(keyId);
   });
 
   it("30 concurrent repeats of one idempotency_key across two processes act once", async () => {
     const { key, companyId } = await tenant();
-    const body = { service: "crm", action: "create_deal", input: { title: "Race", amount: "9.99" }, idempotency_key: `race-${randomBytes(4).toString("hex")}` };
+    const body = {
+      service: "crm",
+      action: "create_deal",
+      input: { title: "Race", amount: "9.99" },
+      idempotency_key: `race-${randomBytes(4).toString("hex")}`,
+    };
     const results = await Promise.all(Array.from({ length: 30 }, () => act(key, body)));
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
     expect(new Set(results.map((r) => r.json.result.id)).size).toBe(1);
@@ -101,13 +128,21 @@ describe("SDK endpoints over HTTP", () => {
     expect(created.status).toBe(200);
     expect(created.json.result.total).toBe("49.00");
     const id = created.json.result.id;
-    expect((await act(b.key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: id } })).status).toBe(404);
+    expect(
+      (await act(b.key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: id } })).status,
+    ).toBe(404);
     expect((await call(b.key, "GET", "/v1/sdk/view/billing/invoices")).json.data.invoices).toEqual([]);
-    expect((await act(a.key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: id } })).status).toBe(200);
+    expect(
+      (await act(a.key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: id } })).status,
+    ).toBe(200);
     const twice = await act(a.key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: id } });
     expect(twice.status).toBe(409);
     expect(twice.json.error.type).toBe("conflict_error");
-    const bad = await act(a.key, { service: "billing", action: "create_invoice", input: { ...invoice, line_items: [{ ...invoice.line_items[0], quantity: -1 }] } });
+    const bad = await act(a.key, {
+      service: "billing",
+      action: "create_invoice",
+      input: { ...invoice, line_items: [{ ...invoice.line_items[0], quantity: -1 }] },
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatchObject({ type: "invalid_request_error", param: "input.line_items.0.quantity" });
     expect((await call(a.key, "GET", "/v1/sdk/view/crm/nope")).status).toBe(404);

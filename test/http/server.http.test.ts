@@ -23,7 +23,10 @@ let routed: RunningServer;
 let key: string;
 
 beforeAll(async () => {
-  [fast, routed] = await Promise.all([startNextServer({ ...common(), FAST_LANE: "1" }), startNextServer({ ...common(), FAST_LANE: "0" })]);
+  [fast, routed] = await Promise.all([
+    startNextServer({ ...common(), FAST_LANE: "1" }),
+    startNextServer({ ...common(), FAST_LANE: "0" }),
+  ]);
   const company = await makeCompany(db, { creditsOt: 100 });
   key = (await makeKey(db, { companyId: company.id })).secret;
 });
@@ -38,7 +41,10 @@ interface Answer {
   body: string;
 }
 
-async function call(server: RunningServer, init: { body?: string; headers?: Record<string, string>; path?: string }): Promise<Answer> {
+async function call(
+  server: RunningServer,
+  init: { body?: string; headers?: Record<string, string>; path?: string },
+): Promise<Answer> {
   const res = await fetch(`${server.url}${init.path ?? "/v1/chat/completions"}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...init.headers },
@@ -52,7 +58,18 @@ async function call(server: RunningServer, init: { body?: string; headers?: Reco
 /** What may differ between two answers to the same request: ids, times, the date. */
 function comparable(a: Answer) {
   const headers = { ...a.headers };
-  for (const h of ["date", "x-request-id", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", "transfer-encoding", "content-length", "keep-alive", "connection", "vary"]) delete headers[h];
+  for (const h of [
+    "date",
+    "x-request-id",
+    "x-ratelimit-remaining-requests",
+    "x-ratelimit-reset-requests",
+    "transfer-encoding",
+    "content-length",
+    "keep-alive",
+    "connection",
+    "vary",
+  ])
+    delete headers[h];
   const body = a.body
     .replace(/"id":"[^"]*"/g, '"id":"<id>"')
     .replace(/"created":\d+/g, '"created":0')
@@ -64,22 +81,53 @@ const auth = () => ({ authorization: `Bearer ${key}` });
 
 describe("fast lane and Next.js router give the same answers", () => {
   it("the fast lane is on (a Next.js upgrade that changed its route modules would turn it off)", () => {
-    expect(fast.stderr()).toContain("(fast lane: POST /v1/chat/completions, POST /v1/threads/[threadId]/runs, POST /v1/public/triggers/[companyId]/[secret])");
+    expect(fast.stderr()).toContain(
+      "(fast lane: POST /v1/chat/completions, POST /v1/threads/[threadId]/runs, POST /v1/public/triggers/[companyId]/[secret])",
+    );
     expect(fast.stderr()).not.toContain("fast lane off");
     expect(routed.stderr()).toContain("(fast lane: off)");
   });
 
   const cases: [string, () => { body?: string; headers?: Record<string, string> }][] = [
-    ["a completion", () => ({ headers: auth(), body: JSON.stringify({ model: "local-chat-latest", messages: [{ role: "user", content: "Say hi" }] }) })],
+    [
+      "a completion",
+      () => ({
+        headers: auth(),
+        body: JSON.stringify({ model: "local-chat-latest", messages: [{ role: "user", content: "Say hi" }] }),
+      }),
+    ],
     [
       "a streamed completion with usage",
-      () => ({ headers: auth(), body: JSON.stringify({ model: "local-chat-latest", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Stream please" }] }) }),
+      () => ({
+        headers: auth(),
+        body: JSON.stringify({
+          model: "local-chat-latest",
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: "user", content: "Stream please" }],
+        }),
+      }),
     ],
     ["no key (401)", () => ({ body: JSON.stringify({ model: "local-chat-latest", messages: [] }) })],
     ["malformed JSON (400)", () => ({ headers: auth(), body: "{not json" })],
-    ["a schema error (400)", () => ({ headers: auth(), body: JSON.stringify({ model: "local-chat-latest", messages: "nope" }) })],
-    ["an unknown model (404)", () => ({ headers: auth(), body: JSON.stringify({ model: "no-such-model", messages: [{ role: "user", content: "x" }] }) })],
-    ["a disabled claude- slug (400)", () => ({ headers: auth(), body: JSON.stringify({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] }) })],
+    [
+      "a schema error (400)",
+      () => ({ headers: auth(), body: JSON.stringify({ model: "local-chat-latest", messages: "nope" }) }),
+    ],
+    [
+      "an unknown model (404)",
+      () => ({
+        headers: auth(),
+        body: JSON.stringify({ model: "no-such-model", messages: [{ role: "user", content: "x" }] }),
+      }),
+    ],
+    [
+      "a disabled claude- slug (400)",
+      () => ({
+        headers: auth(),
+        body: JSON.stringify({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] }),
+      }),
+    ],
   ];
 
   for (const [name, make] of cases) {
@@ -93,7 +141,10 @@ describe("fast lane and Next.js router give the same answers", () => {
 
   it("an oversized body is refused with 413 by both, and the fast lane does not read it all", async () => {
     const big = `{"model":"local-chat-latest","messages":[{"role":"user","content":"${"x".repeat(33 * 1024 * 1024)}"}]}`;
-    const [a, b] = await Promise.all([call(fast, { headers: auth(), body: big }), call(routed, { headers: auth(), body: big })]);
+    const [a, b] = await Promise.all([
+      call(fast, { headers: auth(), body: big }),
+      call(routed, { headers: auth(), body: big }),
+    ]);
     expect(a.status).toBe(413);
     expect(comparable(a).body).toEqual(comparable(b).body);
   });
@@ -156,7 +207,9 @@ describe("listening address", () => {
   it("without HOST the server listens on loopback only: no other address of the machine accepts a connection", async () => {
     expect(fast.stderr()).toContain(`ready on http://127.0.0.1:${fast.port} (`);
     const external = Object.entries(os.networkInterfaces()).flatMap(([name, addrs]) =>
-      (addrs ?? []).filter((a) => !a.internal).map((a) => (a.family === "IPv6" && a.address.startsWith("fe80:") ? `${a.address}%${name}` : a.address)),
+      (addrs ?? [])
+        .filter((a) => !a.internal)
+        .map((a) => (a.family === "IPv6" && a.address.startsWith("fe80:") ? `${a.address}%${name}` : a.address)),
     );
     // The probe itself works: a server on every interface is reached through each of these addresses.
     const open = net.createServer((s) => s.destroy());
@@ -182,7 +235,9 @@ function trickle(port: number, everyMs: number, apiKey: string): Promise<{ answe
     let answer = "";
     let timer: NodeJS.Timeout | undefined;
     socket.on("connect", () => {
-      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+      );
       timer = setInterval(() => socket.write(" "), everyMs);
     });
     socket.on("data", (d) => (answer += d.toString("latin1")));
@@ -202,7 +257,10 @@ describe("deadlines for slow clients", () => {
       // Meanwhile the server answers everyone else, keyed calls included.
       for (let i = 0; i < 10; i++) {
         expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
-        const answer = await call(server, { headers: auth(), body: JSON.stringify({ model: "local-mini", messages: [{ role: "user", content: "hi" }] }) });
+        const answer = await call(server, {
+          headers: auth(),
+          body: JSON.stringify({ model: "local-mini", messages: [{ role: "user", content: "hi" }] }),
+        });
         expect(answer.status).toBe(200);
         await new Promise((r) => setTimeout(r, 300));
       }
@@ -225,7 +283,12 @@ describe("WEB_CONCURRENCY", () => {
       await until(() => childrenOf(server.pid).length === 2);
       const workers = childrenOf(server.pid);
       const answers = await Promise.all(
-        Array.from({ length: 20 }, () => call(server, { headers: auth(), body: JSON.stringify({ model: "local-mini", messages: [{ role: "user", content: "hi" }] }) })),
+        Array.from({ length: 20 }, () =>
+          call(server, {
+            headers: auth(),
+            body: JSON.stringify({ model: "local-mini", messages: [{ role: "user", content: "hi" }] }),
+          }),
+        ),
       );
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
 
@@ -259,10 +322,16 @@ describe("stopping", () => {
       });
       expect(res.status).toBe(200);
       // The lease that held this call's credit is still open (it is released 2 s after its last call).
-      const held = await db.select().from(reservations).where(and(eq(reservations.companyId, company.id), eq(reservations.status, "held")));
+      const held = await db
+        .select()
+        .from(reservations)
+        .where(and(eq(reservations.companyId, company.id), eq(reservations.status, "held")));
       expect(held.length).toBe(1);
       await server.stop();
-      const after = await db.select().from(reservations).where(and(eq(reservations.companyId, company.id), eq(reservations.status, "held")));
+      const after = await db
+        .select()
+        .from(reservations)
+        .where(and(eq(reservations.companyId, company.id), eq(reservations.status, "held")));
       expect(after).toEqual([]);
       const [row] = await db.select().from(companies).where(eq(companies.id, company.id));
       expect(row!.reservedMicro).toBe(0);
@@ -280,11 +349,18 @@ describe("text PostgreSQL cannot store (NUL, unpaired surrogates)", () => {
     for (const server of [fast, routed]) {
       const res = await call(server, {
         headers: { authorization: `Bearer ${secret}` },
-        body: JSON.stringify({ model: "local-chat-latest", messages: [{ role: "system", content: "s\u0000" }, { role: "user", content: "a\u0000b\ud800c" }] }),
+        body: JSON.stringify({
+          model: "local-chat-latest",
+          messages: [
+            { role: "system", content: "s\u0000" },
+            { role: "user", content: "a\u0000b\ud800c" },
+          ],
+        }),
       });
       expect(res.status).toBe(200);
       // The local model quotes the user's message: the answer holds the NUL too, and reaches the client as it is.
-      const answer = (JSON.parse(res.body) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+      const answer = (JSON.parse(res.body) as { choices: { message: { content: string } }[] }).choices[0]!.message
+        .content;
       expect(answer).toContain("a\u0000b");
     }
     const stored = await db.select().from(messages).where(eq(messages.companyId, company.id));
@@ -296,12 +372,22 @@ describe("text PostgreSQL cannot store (NUL, unpaired surrogates)", () => {
 
   it("in names, cursors, metadata and path parameters: a 4xx naming the problem, never a 500", async () => {
     const h = { ...auth(), "content-type": "application/json" };
-    const keyName = await fetch(`${fast.url}/v1/sdk/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "a\u0000", scopes: ["chat"] }) });
+    const keyName = await fetch(`${fast.url}/v1/sdk/keys`, {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ name: "a\u0000", scopes: ["chat"] }),
+    });
     expect(keyName.status).toBe(400);
-    expect(((await keyName.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: "name" });
+    expect(((await keyName.json()) as { error: { param: string; message: string } }).error).toMatchObject({
+      param: "name",
+    });
     const cursor = await fetch(`${fast.url}/v1/threads?source=completions&after=%00`, { headers: h });
     expect(cursor.status).toBe(400);
-    const usage = await fetch(`${fast.url}/v1/usage`, { method: "POST", headers: h, body: JSON.stringify({ source: "whisper", duration_s: 1, metadata: { note: "\ud800" } }) });
+    const usage = await fetch(`${fast.url}/v1/usage`, {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ source: "whisper", duration_s: 1, metadata: { note: "\ud800" } }),
+    });
     expect(usage.status).toBe(400);
     for (const path of ["/v1/models/%E0%A4%A", "/v1/models/%E0"]) {
       const res = await fetch(`${fast.url}${path}`, { headers: h });
@@ -309,7 +395,10 @@ describe("text PostgreSQL cannot store (NUL, unpaired surrogates)", () => {
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_path");
     }
     for (const path of ["/v1/models/%00", "/v1/models/%25E0", "/v1/sdk/keys/%00"]) {
-      const res = await fetch(`${fast.url}${path}`, { method: path.startsWith("/v1/sdk") ? "DELETE" : "GET", headers: h });
+      const res = await fetch(`${fast.url}${path}`, {
+        method: path.startsWith("/v1/sdk") ? "DELETE" : "GET",
+        headers: h,
+      });
       expect(res.status, path).toBe(404);
     }
   });

@@ -24,7 +24,10 @@ let server: RunningServer | undefined;
 beforeAll(async () => {
   // Streams run for 20 s; a call whose messages say "hold" gets no answer at all.
   fake = await startFakeUpstream({
-    behaviourFor: (body: { messages?: unknown }) => (JSON.stringify(body.messages ?? "").includes("hold") ? { kind: "hang" } : { kind: "slow-stream", chunks: 200, intervalMs: 100 }),
+    behaviourFor: (body: { messages?: unknown }) =>
+      JSON.stringify(body.messages ?? "").includes("hold")
+        ? { kind: "hang" }
+        : { kind: "slow-stream", chunks: 200, intervalMs: 100 },
   });
 });
 
@@ -34,7 +37,10 @@ afterAll(async () => {
 });
 
 /** Reads SSE frames until `enough` holds for what was read; the reader stays open. */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, enough: (text: string) => boolean): Promise<string> {
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  enough: (text: string) => boolean,
+): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
   while (!enough(text)) {
@@ -67,18 +73,34 @@ describe("SIGTERM past the grace period", () => {
     const company = await makeCompany(db, { creditsOt: 100 });
     const key = (await makeKey(db, { companyId: company.id })).secret;
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const created = await fetch(`${server.url}/v1/threads`, { method: "POST", headers, body: JSON.stringify({ messages: [{ role: "user", content: "tell me a story" }] }) });
+    const created = await fetch(`${server.url}/v1/threads`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ messages: [{ role: "user", content: "tell me a story" }] }),
+    });
     expect(created.status).toBe(201);
     const threadId = ((await created.json()) as { id: string }).id;
-    const held = await fetch(`${server.url}/v1/threads`, { method: "POST", headers, body: JSON.stringify({ messages: [{ role: "user", content: "hold on" }] }) });
+    const held = await fetch(`${server.url}/v1/threads`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ messages: [{ role: "user", content: "hold on" }] }),
+    });
     const heldThreadId = ((await held.json()) as { id: string }).id;
 
     const completion = await fetch(`${server.url}/v1/chat/completions`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "tell me a long story" }], stream: true }),
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "tell me a long story" }],
+        stream: true,
+      }),
     });
-    const run = await fetch(`${server.url}/v1/threads/${threadId}/runs`, { method: "POST", headers, body: JSON.stringify({ model: "gpt-4o-mini", stream: true }) });
+    const run = await fetch(`${server.url}/v1/threads/${threadId}/runs`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ model: "gpt-4o-mini", stream: true }),
+    });
     expect([completion.status, run.status]).toEqual([200, 200]);
     const readers = [completion.body!.getReader(), run.body!.getReader()];
     // Both are streaming: a few content pieces each.
@@ -88,8 +110,16 @@ describe("SIGTERM past the grace period", () => {
     ]);
     // Two calls that wait for an answer: a completion and a run.
     const waiting = [
-      fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers, body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hold on" }] }) }),
-      fetch(`${server.url}/v1/threads/${heldThreadId}/runs`, { method: "POST", headers, body: JSON.stringify({ model: "gpt-4o-mini" }) }),
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hold on" }] }),
+      }),
+      fetch(`${server.url}/v1/threads/${heldThreadId}/runs`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: "gpt-4o-mini" }),
+      }),
     ];
     const upstreamDeadline = Date.now() + 10_000;
     while (fake.requests.length < 4 && Date.now() < upstreamDeadline) await new Promise((r) => setTimeout(r, 50));
@@ -140,14 +170,27 @@ describe("SIGTERM past the grace period", () => {
       expect(r.completionTokens).toBeGreaterThan(0);
       expect(r.costMicro).toBeGreaterThan(0);
     }
-    const bills = await db.select().from(ledgerEntries).where(and(eq(ledgerEntries.companyId, company.id), ne(ledgerEntries.kind, "grant")));
+    const bills = await db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.companyId, company.id), ne(ledgerEntries.kind, "grant")));
     expect(bills).toHaveLength(stored.filter((r) => r.costMicro > 0).length);
-    expect(bills.map((b) => b.completionTokens ?? 0).sort()).toEqual(stored.filter((r) => r.costMicro > 0).map((r) => r.completionTokens).sort());
+    expect(bills.map((b) => b.completionTokens ?? 0).sort()).toEqual(
+      stored
+        .filter((r) => r.costMicro > 0)
+        .map((r) => r.completionTokens)
+        .sort(),
+    );
     expect(bills.reduce((sum, b) => sum + b.amountMicro, 0)).toBe(-stored.reduce((sum, r) => sum + r.costMicro, 0));
 
     // Nothing left held: the thread, the lease, the company's reserved credit.
     expect(await db.select().from(activeRuns).where(eq(activeRuns.companyId, company.id))).toEqual([]);
-    expect(await db.select().from(reservations).where(and(eq(reservations.companyId, company.id), eq(reservations.status, "held")))).toEqual([]);
+    expect(
+      await db
+        .select()
+        .from(reservations)
+        .where(and(eq(reservations.companyId, company.id), eq(reservations.status, "held"))),
+    ).toEqual([]);
     const [row] = await db.select().from(companies).where(eq(companies.id, company.id));
     expect(row!.reservedMicro).toBe(0);
     expect(row!.balanceMicro).toBe(100_000_000 - stored.reduce((sum, r) => sum + r.costMicro, 0));

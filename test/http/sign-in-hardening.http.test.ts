@@ -55,7 +55,10 @@ describe("login redirect (callbackUrl)", () => {
     ];
     const origin = new URL(server.url).origin;
     for (const attack of attacks) {
-      const res = await fetch(`${server.url}/login?callbackUrl=${attack}`, { headers: { cookie: cookie! }, redirect: "manual" });
+      const res = await fetch(`${server.url}/login?callbackUrl=${attack}`, {
+        headers: { cookie: cookie! },
+        redirect: "manual",
+      });
       expect(res.status, attack).toBe(307);
       const location = res.headers.get("location")!;
       expect(new URL(location, `${server.url}/login`).origin, `${attack} → ${location}`).toBe(origin);
@@ -66,7 +69,14 @@ describe("login redirect (callbackUrl)", () => {
   it("the credentials callback with an unparsable or foreign callbackUrl answers without a 500 and sends the browser to our origin", async () => {
     const u = await user();
     const origin = new URL(server.url).origin;
-    for (const callbackUrl of [`http://127.0.0.1:${server.port}.evil.example/`, "http://[::1", "https://evil.example/x", "//evil.example/", `${origin}/usage?x=1`, "/keys"]) {
+    for (const callbackUrl of [
+      `http://127.0.0.1:${server.port}.evil.example/`,
+      "http://[::1",
+      "https://evil.example/x",
+      "//evil.example/",
+      `${origin}/usage?x=1`,
+      "/keys",
+    ]) {
       for (const password of [u.password, "wrong"]) {
         const res = await credentialsSignIn(server.url, u.email, password, { callbackUrl });
         expect(res.status, callbackUrl).toBeLessThan(500);
@@ -80,7 +90,10 @@ describe("login redirect (callbackUrl)", () => {
   it("a path of our own is kept", async () => {
     const u = await user();
     const { cookie } = await credentialsSignIn(server.url, u.email, u.password);
-    const res = await fetch(`${server.url}/login?callbackUrl=%2Fusage%3Fsource%3Dwhisper`, { headers: { cookie: cookie! }, redirect: "manual" });
+    const res = await fetch(`${server.url}/login?callbackUrl=%2Fusage%3Fsource%3Dwhisper`, {
+      headers: { cookie: cookie! },
+      redirect: "manual",
+    });
     expect(res.status).toBe(307);
     expect(res.headers.get("location")).toBe("/usage?source=whisper");
   });
@@ -91,7 +104,9 @@ describe("sign-in throttle", () => {
     const victim = await user();
     const attacker = clientFrom(randomLoopback());
     const guesses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => credentialsSignIn(server.url, victim.email, `guess-${i}`, { dispatcher: attacker })),
+      Array.from({ length: 10 }, (_, i) =>
+        credentialsSignIn(server.url, victim.email, `guess-${i}`, { dispatcher: attacker }),
+      ),
     );
     for (const g of guesses) expect(g).toMatchObject({ status: 401, error: "CredentialsSignin", cookie: null });
 
@@ -101,11 +116,15 @@ describe("sign-in throttle", () => {
     const retryAfterS = Number(/^TooManyAttempts:(\d+)$/.exec(again.error ?? "")?.[1]);
     expect(retryAfterS).toBeGreaterThan(0);
     expect(retryAfterS).toBeLessThanOrEqual(WINDOW_S);
-    const owner = await credentialsSignIn(server.url, victim.email, victim.password, { dispatcher: clientFrom(randomLoopback()) });
+    const owner = await credentialsSignIn(server.url, victim.email, victim.password, {
+      dispatcher: clientFrom(randomLoopback()),
+    });
     expect(owner.error).toBeNull();
     expect(owner.cookie).not.toBeNull();
     // The owner signing in elsewhere does not lift the lockout of the guessing address.
-    expect((await credentialsSignIn(server.url, victim.email, victim.password, { dispatcher: attacker })).error).toMatch(/^TooManyAttempts:\d+$/);
+    expect(
+      (await credentialsSignIn(server.url, victim.email, victim.password, { dispatcher: attacker })).error,
+    ).toMatch(/^TooManyAttempts:\d+$/);
 
     await new Promise((r) => setTimeout(r, Math.max(0, refusedAt + retryAfterS * 1000 + 1000 - Date.now())));
     const later = await credentialsSignIn(server.url, victim.email, victim.password, { dispatcher: attacker });
@@ -118,7 +137,10 @@ describe("sign-in throttle", () => {
     const attacker = clientFrom(randomLoopback());
     const guesses = await Promise.all(
       Array.from({ length: 30 }, () =>
-        credentialsSignIn(server.url, unknownEmail(), "guess", { dispatcher: attacker, headers: { "x-forwarded-for": forgedForwardedFor() } }),
+        credentialsSignIn(server.url, unknownEmail(), "guess", {
+          dispatcher: attacker,
+          headers: { "x-forwarded-for": forgedForwardedFor() },
+        }),
       ),
     );
     for (const g of guesses) expect(g.error).toBe("CredentialsSignin");
@@ -130,7 +152,9 @@ describe("sign-in throttle", () => {
     expect(blocked.cookie).toBeNull();
     expect(blocked.error).toMatch(/^TooManyAttempts:\d+$/);
 
-    const elsewhere = await credentialsSignIn(server.url, target.email, target.password, { dispatcher: clientFrom(randomLoopback()) });
+    const elsewhere = await credentialsSignIn(server.url, target.email, target.password, {
+      dispatcher: clientFrom(randomLoopback()),
+    });
     expect(elsewhere.cookie).not.toBeNull();
   });
 });

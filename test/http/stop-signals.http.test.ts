@@ -18,7 +18,8 @@ let tree: number[] = [];
 afterEach(() => {
   // A failed test leaves no process behind (the ones this test started, by pid).
   for (const pid of tree) if (alive(pid)) process.kill(pid, "SIGKILL");
-  for (const child of spawned.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of spawned.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   tree = [];
 });
 
@@ -89,7 +90,11 @@ async function stopTop(top: ChildProcess, all: number[]): Promise<void> {
   const exited = new Promise<void>((resolve) => top.once("exit", () => resolve()));
   const signalledAt = Date.now();
   process.kill(top.pid!, "SIGTERM");
-  await until(() => all.every((pid) => !alive(pid)), STOP_BOUND_MS, `processes still running: ${all.filter(alive).join(", ")}`);
+  await until(
+    () => all.every((pid) => !alive(pid)),
+    STOP_BOUND_MS,
+    `processes still running: ${all.filter(alive).join(", ")}`,
+  );
   await exited;
   console.log(`SIGTERM to npm: ${all.length} processes gone in ${Date.now() - signalledAt} ms`);
 }

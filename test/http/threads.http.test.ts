@@ -15,7 +15,10 @@ import { encodeGrayPng } from "../support/png";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -46,15 +49,22 @@ async function newThread(key: string, body: unknown = {}) {
 
 /** Seqs as stored, in thread order (seq is not on the wire). */
 async function storedSeqs(threadId: string) {
-  return db.select({ id: messages.id, seq: messages.seq, content: messages.content }).from(messages).where(eq(messages.threadId, threadId)).orderBy(asc(messages.seq));
+  return db
+    .select({ id: messages.id, seq: messages.seq, content: messages.content })
+    .from(messages)
+    .where(eq(messages.threadId, threadId))
+    .orderBy(asc(messages.seq));
 }
 
-const msgs = (n: number, prefix = "m") => Array.from({ length: n }, (_, i) => ({ role: "user", content: `${prefix}${i}` }));
+const msgs = (n: number, prefix = "m") =>
+  Array.from({ length: n }, (_, i) => ({ role: "user", content: `${prefix}${i}` }));
 
 describe("/v1/threads over HTTP", () => {
   it("creates a thread (201, source api, metadata), reads it, lists it by source", async () => {
     const { key } = await tenant();
-    const created = await call(key, "POST", "/v1/threads", { metadata: { customer: "acme", priority: 2, tags: ["a"] } });
+    const created = await call(key, "POST", "/v1/threads", {
+      metadata: { customer: "acme", priority: 2, tags: ["a"] },
+    });
     expect(created.status).toBe(201);
     expect(created.json).toEqual({
       id: expect.stringMatching(/^thread_/),
@@ -68,7 +78,10 @@ describe("/v1/threads over HTTP", () => {
     expect(got).toMatchObject({ status: 200, json: created.json });
 
     // No body, an empty object and `metadata: null` all make a thread with `{}`.
-    const bare = await fetch(`${server.url}/v1/threads`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
+    const bare = await fetch(`${server.url}/v1/threads`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(bare.status).toBe(201);
     expect((await bare.json()).metadata).toEqual({});
     expect((await call(key, "POST", "/v1/threads", { metadata: null })).json.metadata).toEqual({});
@@ -78,7 +91,11 @@ describe("/v1/threads over HTTP", () => {
     expect(api.json.data.map((t: { id: string }) => t.id)).toContain(created.json.id);
     expect(api.json.data.every((t: { source: string }) => t.source === "api")).toBe(true);
     expect((await call(key, "GET", "/v1/threads?source=completions")).json.data).toEqual([]);
-    expect((await call(key, "GET", "/v1/threads?source=webhook")).json).toMatchObject({ object: "list", data: [], has_more: false });
+    expect((await call(key, "GET", "/v1/threads?source=webhook")).json).toMatchObject({
+      object: "list",
+      data: [],
+      has_more: false,
+    });
     const bad = await call(key, "GET", "/v1/threads?source=nope");
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatchObject({ type: "invalid_request_error", param: "source" });
@@ -87,8 +104,17 @@ describe("/v1/threads over HTTP", () => {
   it("a message whose text is JSON comes back as the same text, never parsed (a JSON string once double-decoded)", async () => {
     const { key } = await tenant();
     const threadId = await newThread(key);
-    const texts = ['{"event_topic":"orders.created","payload":{"id":7}}', "42", '"quoted"', "[1,2]", "null", "plain words"];
-    const added = await call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages: texts.map((content) => ({ role: "user", content })) });
+    const texts = [
+      '{"event_topic":"orders.created","payload":{"id":7}}',
+      "42",
+      '"quoted"',
+      "[1,2]",
+      "null",
+      "plain words",
+    ];
+    const added = await call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, {
+      messages: texts.map((content) => ({ role: "user", content })),
+    });
     expect(added.status).toBe(201);
     expect(added.json.data.map((m: { content: unknown }) => m.content)).toEqual(texts);
     const listed = await call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
@@ -111,12 +137,16 @@ describe("/v1/threads over HTTP", () => {
     const bySource = Object.fromEntries(all.json.data.map((t: { id: string; source: string }) => [t.source, t.id]));
     expect(bySource.api).toBe(apiThread);
     const completionsThread = bySource.completions as string;
-    expect((await call(key, "GET", "/v1/threads?source=completions")).json.data.map((t: { id: string }) => t.id)).toEqual([completionsThread]);
+    expect(
+      (await call(key, "GET", "/v1/threads?source=completions")).json.data.map((t: { id: string }) => t.id),
+    ).toEqual([completionsThread]);
 
     const listed = await call(key, "GET", `/v1/threads/${completionsThread}/messages?order=asc`);
     expect(listed.json.data.map((m: { role: string }) => m.role)).toEqual(["system", "user", "assistant"]);
     expect(listed.json.data[2].run_id).toMatch(/^run_/);
-    expect((await call(key, "POST", `/v1/threads/${completionsThread}/messages`, { role: "user", content: "more" })).status).toBe(201);
+    expect(
+      (await call(key, "POST", `/v1/threads/${completionsThread}/messages`, { role: "user", content: "more" })).status,
+    ).toBe(201);
     expect((await storedSeqs(completionsThread)).map((r) => r.seq)).toEqual([0, 1, 2, 3]);
   });
 
@@ -210,12 +240,20 @@ describe("/v1/threads over HTTP", () => {
     expect(withParts.status).toBe(201);
     expect(withParts.json.content).toEqual(parts);
     for (const role of ["system", "assistant", "developer", "tool", "narrator"]) {
-      expect((await call(key, "POST", `/v1/threads/${threadId}/messages`, { role, content: `as ${role}` })).json.role).toBe(role);
+      expect(
+        (await call(key, "POST", `/v1/threads/${threadId}/messages`, { role, content: `as ${role}` })).json.role,
+      ).toBe(role);
     }
     const listed = await call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
     expect(listed.json.data[0]).toEqual(plain.json);
     expect(listed.json.data[1]).toEqual(withParts.json);
-    expect(listed.json.data.slice(2).map((m: { role: string }) => m.role)).toEqual(["system", "assistant", "developer", "tool", "narrator"]);
+    expect(listed.json.data.slice(2).map((m: { role: string }) => m.role)).toEqual([
+      "system",
+      "assistant",
+      "developer",
+      "tool",
+      "narrator",
+    ]);
   });
 
   it("refuses malformed messages with 400 in OpenAI's shape naming the field, storing nothing", async () => {
@@ -230,9 +268,18 @@ describe("/v1/threads over HTTP", () => {
       [{ role: "user", content: [{ type: "audio", audio: {} }] }, "content.0.type"],
       [{ role: "user", content: [{ type: "text" }] }, "content.0.text"],
       [{ role: "user", content: [{ type: "text", text: "x", extra: 1 }] }, "content.0"],
-      [{ role: "user", content: [{ type: "image_url", image_url: { url: "http://example.com/a.png" } }] }, "content.0.image_url.url"],
-      [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:text/plain;base64,aGk=" } }] }, "content.0.image_url.url"],
-      [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://e.com/a.png", detail: "max" } }] }, "content.0.image_url.detail"],
+      [
+        { role: "user", content: [{ type: "image_url", image_url: { url: "http://example.com/a.png" } }] },
+        "content.0.image_url.url",
+      ],
+      [
+        { role: "user", content: [{ type: "image_url", image_url: { url: "data:text/plain;base64,aGk=" } }] },
+        "content.0.image_url.url",
+      ],
+      [
+        { role: "user", content: [{ type: "image_url", image_url: { url: "https://e.com/a.png", detail: "max" } }] },
+        "content.0.image_url.detail",
+      ],
       [{ role: "user", content: "x", name: "extra" }, null],
     ];
     for (const [body, param] of cases) {
@@ -282,7 +329,9 @@ describe("/v1/threads over HTTP", () => {
       ],
     });
     expect(bulk.status).toBe(201);
-    expect(bulk.json.data[1].content[0].image_url.url).toBe(`sha256:${createHash("sha256").update(large).digest("hex")}`);
+    expect(bulk.json.data[1].content[0].image_url.url).toBe(
+      `sha256:${createHash("sha256").update(large).digest("hex")}`,
+    );
     // A malformed data: URI in a large body is refused by the worker, naming the part.
     const broken = await call(key, "POST", `/v1/threads/${threadId}/messages`, {
       role: "user",
@@ -304,15 +353,27 @@ describe("/v1/threads over HTTP", () => {
       ],
     });
     expect(ok.status).toBe(201);
-    expect(ok.json).toMatchObject({ object: "list", has_more: false, first_id: ok.json.data[0].id, last_id: ok.json.data[2].id });
+    expect(ok.json).toMatchObject({
+      object: "list",
+      has_more: false,
+      first_id: ok.json.data[0].id,
+      last_id: ok.json.data[2].id,
+    });
     expect(ok.json.data.map((m: { role: string }) => m.role)).toEqual(["system", "user", "assistant"]);
     expect(ok.json.data[0]).toMatchObject({ object: "thread.message", thread_id: threadId, run_id: null });
 
     const badOne = await call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, {
-      messages: [...msgs(5), { role: "user", content: [{ type: "image_url", image_url: { url: "ftp://x" } }] }, ...msgs(3)],
+      messages: [
+        ...msgs(5),
+        { role: "user", content: [{ type: "image_url", image_url: { url: "ftp://x" } }] },
+        ...msgs(3),
+      ],
     });
     expect(badOne.status).toBe(400);
-    expect(badOne.json.error).toMatchObject({ type: "invalid_request_error", param: "messages.5.content.0.image_url.url" });
+    expect(badOne.json.error).toMatchObject({
+      type: "invalid_request_error",
+      param: "messages.5.content.0.image_url.url",
+    });
     const tooMany = await call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages: msgs(101) });
     expect(tooMany.status).toBe(400);
     expect(tooMany.json.error.param).toBe("messages");
@@ -346,7 +407,13 @@ describe("/v1/threads over HTTP", () => {
     const page = async (q: string) => {
       const res = await call(key, "GET", `/v1/threads/${threadId}/messages${q}`);
       expect(res.status, q).toBe(200);
-      return res.json as { object: string; data: { id: string; content: string }[]; first_id: string | null; last_id: string | null; has_more: boolean };
+      return res.json as {
+        object: string;
+        data: { id: string; content: string }[];
+        first_id: string | null;
+        last_id: string | null;
+        has_more: boolean;
+      };
     };
     const first = await page("");
     expect(first).toMatchObject({ object: "list", has_more: true });
@@ -383,14 +450,18 @@ describe("/v1/threads over HTTP", () => {
     // A message of another thread is not a cursor here.
     const otherThread = await newThread(key);
     const foreign = await call(key, "POST", `/v1/threads/${otherThread}/messages`, { role: "user", content: "x" });
-    expect((await call(key, "GET", `/v1/threads/${threadId}/messages?after=${foreign.json.id}`)).json.error.param).toBe("after");
+    expect((await call(key, "GET", `/v1/threads/${threadId}/messages?after=${foreign.json.id}`)).json.error.param).toBe(
+      "after",
+    );
     expect((await page("?limit=100")).data).toHaveLength(25);
   });
 
   it("20 concurrent adds and 5 concurrent bulk adds get distinct seqs; each bulk stays one contiguous block in order", async () => {
     const { key } = await tenant();
     const threadId = await newThread(key);
-    const singles = Array.from({ length: 20 }, (_, i) => call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: `s${i}` }));
+    const singles = Array.from({ length: 20 }, (_, i) =>
+      call(key, "POST", `/v1/threads/${threadId}/messages`, { role: "user", content: `s${i}` }),
+    );
     const bulks = Array.from({ length: 5 }, (_, b) =>
       call(key, "POST", `/v1/threads/${threadId}/messages/bulk`, { messages: msgs(5, `b${b}-`) }),
     );
@@ -409,7 +480,10 @@ describe("/v1/threads over HTTP", () => {
     // The API lists exactly the stored order.
     const listed = await call(key, "GET", `/v1/threads/${threadId}/messages?order=asc&limit=100`);
     expect(listed.json.data.map((m: { content: string }) => m.content)).toEqual(order);
-    const [row] = await db.select().from(threads).where(and(eq(threads.id, threadId)));
+    const [row] = await db
+      .select()
+      .from(threads)
+      .where(and(eq(threads.id, threadId)));
     expect(row!.nextSeq).toBe(45);
   });
 });

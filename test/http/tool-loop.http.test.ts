@@ -21,7 +21,12 @@ const gw = useGateway({
 const NUMBERS = { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] };
 
 async function tool(key: string, name: string, python_code: string, json_schema: Record<string, unknown> = NUMBERS) {
-  const res = await gw.call(key, "POST", "/v1/tools", { name, description: `the ${name} tool`, json_schema, python_code });
+  const res = await gw.call(key, "POST", "/v1/tools", {
+    name,
+    description: `the ${name} tool`,
+    json_schema,
+    python_code,
+  });
   expect(res.status, JSON.stringify(res.json)).toBe(201);
   return res.json as { id: string; name: string };
 }
@@ -32,9 +37,13 @@ async function thread(key: string, content: string) {
   return res.json.id as string;
 }
 
-const run = (key: string, threadId: string, body: Record<string, unknown>) => gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini", ...body });
+const run = (key: string, threadId: string, body: Record<string, unknown>) =>
+  gw.call(key, "POST", `/v1/threads/${threadId}/runs`, { model: "local-mini", ...body });
 const steps = async (key: string, threadId: string, runId: string) =>
-  (await gw.call(key, "GET", `/v1/threads/${threadId}/runs/${runId}/steps?limit=100`)).json.data as { type: string; detail: Record<string, unknown> }[];
+  (await gw.call(key, "GET", `/v1/threads/${threadId}/runs/${runId}/steps?limit=100`)).json.data as {
+    type: string;
+    detail: Record<string, unknown>;
+  }[];
 
 function rssKb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -53,7 +62,14 @@ describe("the tool loop", () => {
     const all = await steps(key, threadId, res.json.id);
     expect(all.map((s) => s.type)).toEqual(["history", "model_call", "tool_call", "model_call"]);
     const step = all.find((s) => s.type === "tool_call")!;
-    expect(step.detail).toMatchObject({ name: "add", args: { a: 2, b: 40 }, result: 42, ok: true, cpu_ms: expect.any(Number), wall_ms: expect.any(Number) });
+    expect(step.detail).toMatchObject({
+      name: "add",
+      args: { a: 2, b: 40 },
+      result: 42,
+      ok: true,
+      cpu_ms: expect.any(Number),
+      wall_ms: expect.any(Number),
+    });
     // The thread keeps the question and the final answer only.
     const msgs = await gw.call(key, "GET", `/v1/threads/${threadId}/messages?order=asc`);
     expect(msgs.json.data.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
@@ -62,7 +78,9 @@ describe("the tool loop", () => {
   it("`call <name>` with and without a JSON object (CONTRACT 7); invalid arguments are a result, not a failure", async () => {
     const { key } = await gw.tenant();
     await tool(key, "add", "def add(a, b):\n    return a + b\n");
-    const profile = (await gw.call(key, "POST", "/v1/profiles", { name: "calc", allowed_tool_names: ["add"], use_tools: true })).json;
+    const profile = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "calc", allowed_tool_names: ["add"], use_tools: true })
+    ).json;
     const withJson = await thread(key, 'call add {"a": 5, "b": 6}');
     const a = await run(key, withJson, { profile_ids: [profile.id] });
     expect(a.json.tool_calls).toEqual([{ name: "add", args: { a: 5, b: 6 }, result: 11 }]);
@@ -89,7 +107,9 @@ describe("the tool loop", () => {
   it("use_tools: false and tool_choice: none suppress calls", async () => {
     const { key } = await gw.tenant();
     await tool(key, "add", "def add(a, b):\n    return a + b\n");
-    const profile = (await gw.call(key, "POST", "/v1/profiles", { name: "calc", allowed_tool_names: ["add"], use_tools: true })).json;
+    const profile = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "calc", allowed_tool_names: ["add"], use_tools: true })
+    ).json;
     const threadId = await thread(key, 'call add {"a": 1, "b": 1}');
     for (const body of [{ use_tools: false }, { tool_choice: "none" }]) {
       const res = await run(key, threadId, { profile_ids: [profile.id], ...body });
@@ -132,7 +152,9 @@ describe("the tool loop", () => {
   it("stops at the step cap: after TOOL_MAX_STEPS rounds the last model call gets tool_choice none", async () => {
     const { key } = await gw.tenant();
     await tool(key, "add", "def add(a, b):\n    return a + b\n");
-    const profile = (await gw.call(key, "POST", "/v1/profiles", { name: "loop", allowed_tool_names: ["add"], use_tools: true })).json;
+    const profile = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "loop", allowed_tool_names: ["add"], use_tools: true })
+    ).json;
     const threadId = await thread(key, "keep adding");
     const res = await run(key, threadId, { model: "gpt-4o-mini", profile_ids: [profile.id] });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
@@ -153,21 +175,33 @@ describe("the tool loop", () => {
     const res = await fetch(`${gw.server.url}/v1/threads/${threadId}/runs`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "local-mini", stream: true, tool_choice: { type: "function", function: { name: "add" } } }),
+      body: JSON.stringify({
+        model: "local-mini",
+        stream: true,
+        tool_choice: { type: "function", function: { name: "add" } },
+      }),
     });
     expect(res.status).toBe(200);
     const frames = await sseData(res);
     const toolFrame = frames.find((f) => typeof f === "object" && "tool_call" in f);
     expect(toolFrame).toEqual({ tool_call: { name: "add", args: { a: 20, b: 22 }, result: 42 } });
-    const text = frames.filter((f) => typeof f === "object" && "delta" in f).map((f) => f.delta).join("");
+    const text = frames
+      .filter((f) => typeof f === "object" && "delta" in f)
+      .map((f) => f.delta)
+      .join("");
     expect(text).toContain("42");
-    expect(frames.indexOf(toolFrame)).toBeLessThan(frames.findIndex((f) => typeof f === "object" && "delta" in f && f.delta.includes("42")));
+    expect(frames.indexOf(toolFrame)).toBeLessThan(
+      frames.findIndex((f) => typeof f === "object" && "delta" in f && f.delta.includes("42")),
+    );
     expect(frames.at(-1)).toBe("[DONE]");
   });
 
   it("bills tool CPU time at TOOL_CPU_OT_PER_S in the run's ledger entry", async () => {
     const { key } = await gw.tenant();
-    await tool(key, "busy", "def busy():\n    n = 0\n    for i in range(3_000_000):\n        n += i\n    return n\n", { type: "object", properties: {} });
+    await tool(key, "busy", "def busy():\n    n = 0\n    for i in range(3_000_000):\n        n += i\n    return n\n", {
+      type: "object",
+      properties: {},
+    });
     const threadId = await thread(key, "be busy");
     const res = await run(key, threadId, { tool_choice: { type: "function", function: { name: "busy" } } });
     expect(res.status).toBe(200);
@@ -180,8 +214,16 @@ describe("the tool loop", () => {
   it("chat completions do not offer profiles' server-side tools (CONTRACT 5.9)", async () => {
     const { key } = await gw.tenant();
     await tool(key, "add", "def add(a, b):\n    return a + b\n");
-    await gw.call(key, "POST", "/v1/profiles", { name: "default", allowed_tool_names: ["add"], use_tools: true, is_default: true });
-    const res = await gw.call(key, "POST", "/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: 'call add {"a":1,"b":2}' }] });
+    await gw.call(key, "POST", "/v1/profiles", {
+      name: "default",
+      allowed_tool_names: ["add"],
+      use_tools: true,
+      is_default: true,
+    });
+    const res = await gw.call(key, "POST", "/v1/chat/completions", {
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: 'call add {"a":1,"b":2}' }],
+    });
     expect(res.status).toBe(200);
     expect(gw.fake.requests[0]!.body.tools).toBeUndefined();
     expect(res.json.choices[0].message.tool_calls).toBeUndefined();

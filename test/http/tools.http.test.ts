@@ -12,7 +12,10 @@ import { startNextServer, type RunningServer } from "../support/next-server";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -36,7 +39,12 @@ async function call(key: string, method: string, path: string, body?: unknown) {
 }
 
 const schema = { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] };
-const addBody = (name = "add") => ({ name, description: "Adds two numbers", json_schema: schema, python_code: `def ${name}(a, b):\n    return a + b\n` });
+const addBody = (name = "add") => ({
+  name,
+  description: "Adds two numbers",
+  json_schema: schema,
+  python_code: `def ${name}(a, b):\n    return a + b\n`,
+});
 const ids = (list: { data: { id: string }[] }) => list.data.map((t) => t.id);
 
 describe("/v1/tools: records, paging, soft delete, tenancy", () => {
@@ -105,7 +113,11 @@ describe("/v1/tools: records, paging, soft delete, tenancy", () => {
     const res = await call(key, "DELETE", `/v1/tools/${t.id}`);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ id: t.id, object: "tool", deleted: true });
-    expect((await call(key, "GET", `/v1/tools/${t.id}`)).json).toMatchObject({ id: t.id, name: "gone", is_active: false });
+    expect((await call(key, "GET", `/v1/tools/${t.id}`)).json).toMatchObject({
+      id: t.id,
+      name: "gone",
+      is_active: false,
+    });
     expect(ids((await call(key, "GET", "/v1/tools")).json)).not.toContain(t.id);
     expect((await call(key, "DELETE", `/v1/tools/${t.id}`)).status).toBe(409);
     const revive = await call(key, "PATCH", `/v1/tools/${t.id}`, { is_active: true });
@@ -144,7 +156,10 @@ describe("/v1/tools: records, paging, soft delete, tenancy", () => {
     const view = (await makeKey(db, { companyId: a.companyId, scopes: ["view"] })).secret;
     expect((await call(view, "GET", "/v1/tools")).status).toBe(403);
     expect((await call(view, "POST", "/v1/tools", addBody())).status).toBe(403);
-    const pre = await fetch(`${server.url}/v1/tools`, { method: "OPTIONS", headers: { origin: "https://example.com", "access-control-request-method": "POST" } });
+    const pre = await fetch(`${server.url}/v1/tools`, {
+      method: "OPTIONS",
+      headers: { origin: "https://example.com", "access-control-request-method": "POST" },
+    });
     expect(pre.status).toBeLessThan(300);
     expect(pre.headers.get("access-control-allow-origin")).toBeTruthy();
   });
@@ -160,7 +175,10 @@ describe("/v1/tools: records, paging, soft delete, tenancy", () => {
       [{ ...addBody(), json_schema: { type: "array", items: {} } }, "json_schema"],
       [{ ...addBody(), json_schema: { type: "object", properties: { a: { type: "numbr" } } } }, "json_schema"],
       [{ ...addBody(), json_schema: { type: "object", required: ["missing"] } }, "json_schema"],
-      [{ ...addBody(), json_schema: { type: "object", properties: { a: { $ref: "https://example.com/x.json" } } } }, "json_schema"],
+      [
+        { ...addBody(), json_schema: { type: "object", properties: { a: { $ref: "https://example.com/x.json" } } } },
+        "json_schema",
+      ],
       [{ ...addBody(), json_schema: [] }, "json_schema"],
       [{ ...addBody(), description: ["x"] }, "description"],
       [{ ...addBody(), python_code: "" }, "python_code"],
@@ -170,7 +188,11 @@ describe("/v1/tools: records, paging, soft delete, tenancy", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.json.error).toMatchObject({ type: "invalid_request_error", param });
     }
-    const raw = await fetch(`${server.url}/v1/tools`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{" });
+    const raw = await fetch(`${server.url}/v1/tools`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: "{",
+    });
     expect(raw.status).toBe(400);
   });
 
@@ -202,10 +224,19 @@ describe("/v1/tools with the real sandbox (code checked in Python)", () => {
     const { key } = await tenant();
     const res = await call(key, "POST", "/v1/tools", addBody("add"));
     expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ object: "tool", name: "add", description: "Adds two numbers", json_schema: schema, is_active: true });
+    expect(res.json).toMatchObject({
+      object: "tool",
+      name: "add",
+      description: "Adds two numbers",
+      json_schema: schema,
+      is_active: true,
+    });
     expect(res.json.id).toMatch(/^tool_[0-9A-Za-z]{22}$/);
     expect(res.json.python_code).toBe(addBody("add").python_code);
-    const again = await call(key, "POST", "/v1/tools", { ...addBody("add"), python_code: "def add():\n    return 0\n" });
+    const again = await call(key, "POST", "/v1/tools", {
+      ...addBody("add"),
+      python_code: "def add():\n    return 0\n",
+    });
     expect(again.status).toBe(200);
     expect(again.json).toEqual(res.json);
   });
@@ -239,7 +270,9 @@ describe("/v1/tools with the real sandbox (code checked in Python)", () => {
     const bad = await call(key, "PATCH", `/v1/tools/${t.id}`, { name: "second" });
     expect(bad.status).toBe(400);
     expect(bad.json.error.param).toBe("python_code");
-    const profile = (await call(key, "POST", "/v1/profiles", { name: "uses first", allowed_tool_names: ["first"], use_tools: true })).json;
+    const profile = (
+      await call(key, "POST", "/v1/profiles", { name: "uses first", allowed_tool_names: ["first"], use_tools: true })
+    ).json;
     const code = "def second(a, b):\n    return a * b\n";
     const ok = await call(key, "PATCH", `/v1/tools/${t.id}`, { name: "second", python_code: code });
     expect(ok.status).toBe(200);
@@ -251,7 +284,10 @@ describe("/v1/tools with the real sandbox (code checked in Python)", () => {
     expect(syntax.json.error.param).toBe("python_code");
     // Another active tool's name: 409 naming name.
     await call(key, "POST", "/v1/tools", addBody("third"));
-    const clash = await call(key, "PATCH", `/v1/tools/${t.id}`, { name: "third", python_code: "def third(a, b):\n    return 0\n" });
+    const clash = await call(key, "PATCH", `/v1/tools/${t.id}`, {
+      name: "third",
+      python_code: "def third(a, b):\n    return 0\n",
+    });
     expect(clash.status).toBe(409);
     expect(clash.json.error.param).toBe("name");
   });
@@ -270,14 +306,29 @@ describe("/v1/tools with the real sandbox (code checked in Python)", () => {
   it("a schema's pattern cannot stall a run: the model's arguments are checked on RE2, never a backtracking engine", async () => {
     const { key } = await tenant();
     const json_schema = { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } }, required: ["s"] };
-    expect((await call(key, "POST", "/v1/tools", { name: "matcher", json_schema, python_code: "def matcher(s):\n    return len(s)\n" })).status).toBe(201);
+    expect(
+      (
+        await call(key, "POST", "/v1/tools", {
+          name: "matcher",
+          json_schema,
+          python_code: "def matcher(s):\n    return len(s)\n",
+        })
+      ).status,
+    ).toBe(201);
     // On a backtracking engine, (a+)+$ against 40 a's and a '!' takes 2^40 steps.
     const evil = `${"a".repeat(40)}!`;
-    const created = await call(key, "POST", "/v1/threads", { messages: [{ role: "user", content: `check {"s": "${evil}"}` }] });
+    const created = await call(key, "POST", "/v1/threads", {
+      messages: [{ role: "user", content: `check {"s": "${evil}"}` }],
+    });
     const started = Date.now();
-    const res = await call(key, "POST", `/v1/threads/${created.json.id}/runs`, { model: "local-mini", tool_choice: { type: "function", function: { name: "matcher" } } });
+    const res = await call(key, "POST", `/v1/threads/${created.json.id}/runs`, {
+      model: "local-mini",
+      tool_choice: { type: "function", function: { name: "matcher" } },
+    });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect(res.json.tool_calls).toEqual([{ name: "matcher", args: { s: evil }, result: { error: expect.stringContaining("pattern") } }]);
+    expect(res.json.tool_calls).toEqual([
+      { name: "matcher", args: { s: evil }, result: { error: expect.stringContaining("pattern") } },
+    ]);
   });
 });

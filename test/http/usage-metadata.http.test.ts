@@ -11,7 +11,10 @@ import { startNextServer, type RunningServer } from "../support/next-server";
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startNextServer({ AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"), LOG_LEVEL: "error" });
+  server = await startNextServer({
+    AUTH_SECRET: process.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    LOG_LEVEL: "error",
+  });
 });
 
 afterAll(async () => {
@@ -39,9 +42,20 @@ describe("POST /v1/usage metadata", () => {
       caller_metadata: { nested: "decoy" },
       call_id: "c-42",
     };
-    const posted = await call(secret, "POST", "/v1/usage", { source: "voice_call", duration_s: 2, direction: "outbound", metadata: forged });
+    const posted = await call(secret, "POST", "/v1/usage", {
+      source: "voice_call",
+      duration_s: 2,
+      direction: "outbound",
+      metadata: forged,
+    });
     expect(posted.status, JSON.stringify(posted.json)).toBe(201);
-    expect(posted.json).toMatchObject({ source: "voice_call", duration_s: 2, direction: "outbound", cost_ot: 2, balance_ot: 98 });
+    expect(posted.json).toMatchObject({
+      source: "voice_call",
+      duration_s: 2,
+      direction: "outbound",
+      cost_ot: 2,
+      balance_ot: 98,
+    });
 
     const list = await call(secret, "GET", "/v1/usage?limit=100");
     expect(list.status).toBe(200);

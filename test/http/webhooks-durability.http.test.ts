@@ -66,18 +66,32 @@ function startWorker(env: Record<string, string>): ChildProcess {
 
 async function busTenant() {
   const company = await makeCompany(db, { creditsOt: 1_000_000 });
-  const profile = await createProfile(db, { companyId: company.id, input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }) });
-  const agent = await createAgent(db, { companyId: company.id, input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] } });
+  const profile = await createProfile(db, {
+    companyId: company.id,
+    input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
+  });
+  const agent = await createAgent(db, {
+    companyId: company.id,
+    input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] },
+  });
   const { secret } = await createWebhook(db, { companyId: company.id, agentId: agent.id });
   return { companyId: company.id, agentId: agent.id, url: triggerPath(company.id, secret) };
 }
 
-async function post(base: string, url: string, n: number): Promise<{ status: number; id?: string; retryAfter: string | null; code?: string; at: number }> {
+async function post(
+  base: string,
+  url: string,
+  n: number,
+): Promise<{ status: number; id?: string; retryAfter: string | null; code?: string; at: number }> {
   const r = await postOnce(base, url, n);
   return { ...r, at: Date.now() };
 }
 
-async function postOnce(base: string, url: string, n: number): Promise<{ status: number; id?: string; retryAfter: string | null; code?: string }> {
+async function postOnce(
+  base: string,
+  url: string,
+  n: number,
+): Promise<{ status: number; id?: string; retryAfter: string | null; code?: string }> {
   try {
     const res = await fetch(`${base}${url}`, {
       method: "POST",
@@ -124,7 +138,10 @@ async function checkExactlyOnce(companyId: string, eventIds: string[]) {
     .groupBy(runs.threadId);
   expect(completed).toHaveLength(eventIds.length);
   expect(completed.every((r) => r.n === 1)).toBe(true);
-  const all = await db.select({ n: sql<number>`count(*)::int` }).from(runs).where(eq(runs.companyId, companyId));
+  const all = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(runs)
+    .where(eq(runs.companyId, companyId));
   return { runs: all[0]!.n, claims: claims.length };
 }
 
@@ -134,13 +151,16 @@ describe("webhook events survive crashes and outages", () => {
     started.server = await startNextServer({ ...baseEnv, WEBHOOK_WORKER_CONCURRENCY: "2" });
     const answers = [];
     for (let i = 0; i < 200; i += 20) {
-      answers.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => post(started.server!.url, tenant.url, i + j)))));
+      answers.push(
+        ...(await Promise.all(Array.from({ length: 20 }, (_, j) => post(started.server!.url, tenant.url, i + j)))),
+      );
     }
     expect(answers.map((a) => a.status)).toEqual(Array(200).fill(202));
     const ids = answers.map((a) => a.id!);
     // Let it get going, then kill it mid-work.
     const deadline = Date.now() + 20_000;
-    while (((await statusCounts(tenant.companyId)).done ?? 0) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (((await statusCounts(tenant.companyId)).done ?? 0) < 5 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     await started.server.kill();
     started.server = undefined;
     const atKill = await statusCounts(tenant.companyId);
@@ -150,7 +170,9 @@ describe("webhook events survive crashes and outages", () => {
     const counts = await untilAllFinal(tenant.companyId, 200, 240_000);
     expect(counts).toEqual({ done: 200 });
     const { runs: runCount } = await checkExactlyOnce(tenant.companyId, ids);
-    console.log(`SIGKILL: at the kill ${JSON.stringify(atKill)}; after: ${JSON.stringify(counts)}, ${runCount} runs for 200 events`);
+    console.log(
+      `SIGKILL: at the kill ${JSON.stringify(atKill)}; after: ${JSON.stringify(counts)}, ${runCount} runs for 200 events`,
+    );
     const w = started.worker;
     const gone = new Promise((r) => w.once("exit", r));
     w.kill("SIGTERM");
@@ -183,27 +205,48 @@ describe("webhook events survive crashes and outages", () => {
     await new Promise((r) => setTimeout(r, 6_000));
     stop = true;
     await Promise.all(clients);
-    const statuses = answers.reduce<Record<number, number>>((acc, a) => ((acc[a.status] = (acc[a.status] ?? 0) + 1), acc), {});
+    const statuses = answers.reduce<Record<number, number>>(
+      (acc, a) => ((acc[a.status] = (acc[a.status] ?? 0) + 1), acc),
+      {},
+    );
     const phase = (a: { at: number }) => (a.at < cutStart ? "before" : a.at <= cutEnd ? "during" : "after");
     const byPhase = answers.reduce<Record<string, number>>((acc, a) => {
       const k = `${phase(a)} ${a.status} ${a.code ?? ""}`;
       acc[k] = (acc[k] ?? 0) + 1;
       return acc;
     }, {});
-    const firstAfter = answers.filter((a) => a.status === 202 && a.at > cutEnd).map((a) => a.at - cutEnd).sort((x, y) => x - y)[0];
-    console.log("db cut burst:", JSON.stringify(statuses), JSON.stringify(byPhase), `first 202 ${firstAfter} ms after the cut`);
-    expect(Object.keys(statuses).map(Number).every((s) => s === 202 || s === 503)).toBe(true);
+    const firstAfter = answers
+      .filter((a) => a.status === 202 && a.at > cutEnd)
+      .map((a) => a.at - cutEnd)
+      .sort((x, y) => x - y)[0];
+    console.log(
+      "db cut burst:",
+      JSON.stringify(statuses),
+      JSON.stringify(byPhase),
+      `first 202 ${firstAfter} ms after the cut`,
+    );
+    expect(
+      Object.keys(statuses)
+        .map(Number)
+        .every((s) => s === 202 || s === 503),
+    ).toBe(true);
     expect(statuses[503] ?? 0).toBeGreaterThan(0);
     for (const a of answers.filter((x) => x.status === 503)) expect(Number(a.retryAfter)).toBeGreaterThan(0);
     const accepted = answers.filter((a) => a.status === 202).map((a) => a.id!);
     // The trigger accepts again once PostgreSQL is back.
     expect(firstAfter).toBeDefined();
     // Every 202 was stored; a 503 may still have stored its event (its commit's answer lost), never the reverse.
-    const stored = await db.select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.companyId, tenant.companyId));
+    const stored = await db
+      .select({ id: webhookEvents.id })
+      .from(webhookEvents)
+      .where(eq(webhookEvents.companyId, tenant.companyId));
     const storedIds = new Set(stored.map((s) => s.id));
     expect(accepted.every((id) => storedIds.has(id))).toBe(true);
     const counts = await untilAllFinal(tenant.companyId, stored.length, 180_000);
     expect(counts).toEqual({ done: stored.length });
-    await checkExactlyOnce(tenant.companyId, stored.map((s) => s.id));
+    await checkExactlyOnce(
+      tenant.companyId,
+      stored.map((s) => s.id),
+    );
   }, 300_000);
 });

@@ -61,8 +61,14 @@ describe("job wake-ups across processes", () => {
       JOBS_POLL_S: "60",
     };
     const company = await makeCompany(db, { creditsOt: 1_000_000 });
-    const profile = await createProfile(db, { companyId: company.id, input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }) });
-    const agent = await createAgent(db, { companyId: company.id, input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] } });
+    const profile = await createProfile(db, {
+      companyId: company.id,
+      input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
+    });
+    const agent = await createAgent(db, {
+      companyId: company.id,
+      input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] },
+    });
     const { secret } = await createWebhook(db, { companyId: company.id, agentId: agent.id });
     const url = triggerPath(company.id, secret);
 

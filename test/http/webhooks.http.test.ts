@@ -13,12 +13,21 @@ const FAIL_MARK = "always-fail-upstream";
 const gw = useGateway({
   env: { WEBHOOK_JOB_RETRIES: "2", WEBHOOK_JOB_RETRY_DELAY_S: "1", JOBS_IDLE_CHECK_S: "1" },
   // Every model call whose prompt carries the mark fails upstream (500), however often it is retried.
-  fake: { behaviourFor: (body) => (JSON.stringify(body).includes(FAIL_MARK) ? { kind: "error", status: 500, message: "upstream down" } : undefined) },
+  fake: {
+    behaviourFor: (body) =>
+      JSON.stringify(body).includes(FAIL_MARK) ? { kind: "error", status: 500, message: "upstream down" } : undefined,
+  },
 });
 
 async function agentOf(companyId: string, opts: { model?: string; topics?: string[]; name?: string } = {}) {
-  const profile = await createProfile(db, { companyId, input: CreateProfileInput.parse({ name: "Conductor", model_slug: opts.model ?? "local-mini" }) });
-  return createAgent(db, { companyId, input: { name: opts.name ?? "Agent", conductor_profile_id: profile.id, topics: opts.topics ?? [] } });
+  const profile = await createProfile(db, {
+    companyId,
+    input: CreateProfileInput.parse({ name: "Conductor", model_slug: opts.model ?? "local-mini" }),
+  });
+  return createAgent(db, {
+    companyId,
+    input: { name: opts.name ?? "Agent", conductor_profile_id: profile.id, topics: opts.topics ?? [] },
+  });
 }
 
 async function trigger(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -47,34 +56,54 @@ async function settled(id: string, timeoutMs = 30_000) {
   }
 }
 
-const webhookThreads = async (key: string) => (await gw.call(key, "GET", "/v1/threads?source=webhook")).json.data as any[];
+const webhookThreads = async (key: string) =>
+  (await gw.call(key, "GET", "/v1/threads?source=webhook")).json.data as any[];
 
 describe("POST /v1/public/triggers/{company_id}/{secret}", () => {
   it("a bound webhook wakes its agent: 202, a webhook thread with the event as a user message, a completed run", async () => {
     const { companyId, key } = await gw.tenant();
     const agent = await agentOf(companyId);
     const { webhook, secret } = await createWebhook(db, { companyId, agentId: agent.id });
-    const res = await trigger(triggerPath(companyId, secret), { event_topic: "orders.created", payload: { order: 42 } });
+    const res = await trigger(triggerPath(companyId, secret), {
+      event_topic: "orders.created",
+      payload: { order: 42 },
+    });
     expect(res.status).toBe(202);
     expect(res.json).toEqual({ id: expect.stringMatching(/^evt_/), status: "accepted" });
     expect(res.headers.get("x-request-id")).toBeTruthy();
 
     const event = await settled(res.json.id);
-    expect(event).toMatchObject({ status: "done", error: null, topic: "orders.created", payload: { order: 42 }, webhookId: webhook.id });
+    expect(event).toMatchObject({
+      status: "done",
+      error: null,
+      topic: "orders.created",
+      payload: { order: 42 },
+      webhookId: webhook.id,
+    });
     const threads = await webhookThreads(key);
     expect(threads).toHaveLength(1);
-    expect(threads[0]).toMatchObject({ source: "webhook", metadata: { event_id: event.id, webhook_id: webhook.id, topic: "orders.created" } });
+    expect(threads[0]).toMatchObject({
+      source: "webhook",
+      metadata: { event_id: event.id, webhook_id: webhook.id, topic: "orders.created" },
+    });
     const list = (await gw.call(key, "GET", `/v1/threads/${threads[0].id}/messages?order=asc`)).json.data;
     expect(list.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
     // The stored user message is the event as JSON text (the API's message list reads a jsonb string
     // that looks like JSON back as the object: drizzle's jsonb decoding parses postgres.js's string again).
-    const [stored] = await db.execute<{ type: string; text: string }>(sql`SELECT jsonb_typeof(content) AS type, content #>> '{}' AS text FROM messages WHERE id = ${list[0].id}`);
-    expect(stored).toEqual({ type: "string", text: JSON.stringify({ event_topic: "orders.created", payload: { order: 42 } }) });
+    const [stored] = await db.execute<{ type: string; text: string }>(
+      sql`SELECT jsonb_typeof(content) AS type, content #>> '{}' AS text FROM messages WHERE id = ${list[0].id}`,
+    );
+    expect(stored).toEqual({
+      type: "string",
+      text: JSON.stringify({ event_topic: "orders.created", payload: { order: 42 } }),
+    });
     const runs = (await gw.call(key, "GET", `/v1/threads/${threads[0].id}/runs`)).json.data;
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ status: "completed", model: "local-mini" });
     const claims = await db.select().from(webhookEventRuns).where(eq(webhookEventRuns.eventId, event.id));
-    expect(claims).toEqual([expect.objectContaining({ agentId: agent.id, runId: runs[0].id, threadId: threads[0].id, status: "completed" })]);
+    expect(claims).toEqual([
+      expect.objectContaining({ agentId: agent.id, runId: runs[0].id, threadId: threads[0].id, status: "completed" }),
+    ]);
   });
 
   it("events are processed on the server's jobs thread (nice 10), which holds credit as the server process, not as another owner", async () => {
@@ -94,7 +123,9 @@ describe("POST /v1/public/triggers/{company_id}/{secret}", () => {
     // server process, so neither thread's reconciler ever takes the other's for a dead process's.
     const thread = await gw.thread(key, [{ role: "user", content: "hi" }]);
     expect((await gw.call(key, "POST", `/v1/threads/${thread}/runs`, { model: "local-mini" })).status).toBe(200);
-    const owners = await db.execute<{ owner: string }>(sql`SELECT DISTINCT owner FROM reservations WHERE company_id = ${companyId} AND reference_id = 'lease'`);
+    const owners = await db.execute<{ owner: string }>(
+      sql`SELECT DISTINCT owner FROM reservations WHERE company_id = ${companyId} AND reference_id = 'lease'`,
+    );
     expect(owners).toHaveLength(1);
     expect(owners[0]!.owner).toContain(`/${gw.server.pid}.`);
   });
@@ -138,7 +169,9 @@ describe("POST /v1/public/triggers/{company_id}/{secret}", () => {
     ]);
     for (const res of answers) {
       expect(res.status).toBe(403);
-      expect(res.json).toEqual({ error: { message: "Invalid webhook URL", type: "permission_error", code: "invalid_webhook", param: null } });
+      expect(res.json).toEqual({
+        error: { message: "Invalid webhook URL", type: "permission_error", code: "invalid_webhook", param: null },
+      });
     }
     // A paused endpoint is refused the same way.
     await db.update(webhooks).set({ isActive: false }).where(eq(webhooks.companyId, a.companyId));
@@ -183,7 +216,9 @@ describe("POST /v1/public/triggers/{company_id}/{secret}", () => {
     const body = { event_topic: "orders.created", payload: { n: 1 } };
     const first = await trigger(url, body, { "idempotency-key": "order-1" });
     expect(first.status).toBe(202);
-    const again = await Promise.all(Array.from({ length: 6 }, () => trigger(url, body, { "idempotency-key": "order-1" })));
+    const again = await Promise.all(
+      Array.from({ length: 6 }, () => trigger(url, body, { "idempotency-key": "order-1" })),
+    );
     for (const res of again) expect(res.json).toEqual({ id: first.json.id, status: "accepted" });
     // Concurrent first deliveries of a new key: one event.
     const burst = await Promise.all(Array.from({ length: 6 }, () => trigger(url, body, { "webhook-id": "msg_2" })));
@@ -207,7 +242,11 @@ describe("POST /v1/public/triggers/{company_id}/{secret}", () => {
     const url = triggerPath(companyId, secret);
     const body = JSON.stringify({ event_topic: "orders.created", payload: { n: 1 } });
     const now = Math.floor(Date.now() / 1000);
-    const signed = (id: string, ts: number, b = body) => ({ "webhook-id": id, "webhook-timestamp": String(ts), "webhook-signature": signPayload(signingSecret!, id, ts, b) });
+    const signed = (id: string, ts: number, b = body) => ({
+      "webhook-id": id,
+      "webhook-timestamp": String(ts),
+      "webhook-signature": signPayload(signingSecret!, id, ts, b),
+    });
 
     const unsigned = await trigger(url, body);
     expect(unsigned.status).toBe(401);
@@ -245,7 +284,10 @@ describe("POST /v1/public/triggers/{company_id}/{secret}", () => {
     const { companyId, key } = await gw.tenant();
     const agent = await agentOf(companyId, { model: "gpt-4o-mini" });
     const { secret } = await createWebhook(db, { companyId, agentId: agent.id });
-    const res = await trigger(triggerPath(companyId, secret), { event_topic: "orders.created", payload: { note: FAIL_MARK } });
+    const res = await trigger(triggerPath(companyId, secret), {
+      event_topic: "orders.created",
+      payload: { note: FAIL_MARK },
+    });
     expect(res.status).toBe(202);
     const event = await settled(res.json.id, 60_000);
     expect(event.status).toBe("dead");

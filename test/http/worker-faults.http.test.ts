@@ -83,8 +83,14 @@ function startWorker(env: Record<string, string>): ChildProcess {
 
 async function busTenant() {
   const company = await makeCompany(db, { creditsOt: 1_000_000 });
-  const profile = await createProfile(db, { companyId: company.id, input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }) });
-  const agent = await createAgent(db, { companyId: company.id, input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] } });
+  const profile = await createProfile(db, {
+    companyId: company.id,
+    input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
+  });
+  const agent = await createAgent(db, {
+    companyId: company.id,
+    input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] },
+  });
   const { secret } = await createWebhook(db, { companyId: company.id, agentId: agent.id });
   return { companyId: company.id, url: triggerPath(company.id, secret) };
 }
@@ -116,7 +122,11 @@ describe("npm run worker and a PostgreSQL outage", () => {
       expect(res.status).toBe(202);
     }
 
-    const w = startWorker({ ...baseEnv(), DATABASE_URL: proxy.url(process.env.DATABASE_URL!), WEBHOOK_WORKER_CONCURRENCY: "4" });
+    const w = startWorker({
+      ...baseEnv(),
+      DATABASE_URL: proxy.url(process.env.DATABASE_URL!),
+      WEBHOOK_WORKER_CONCURRENCY: "4",
+    });
     const started = Date.now() + 60_000;
     while (((await statusCounts(tenant.companyId)).done ?? 0) < 2) {
       if (Date.now() > started) throw new Error(`the worker did not get going: ${workerLog}`);
@@ -147,7 +157,9 @@ describe("npm run worker and a PostgreSQL outage", () => {
     const lines = (text: string) => workerLog.split(text).length - 1;
     await stopChild(w, "SIGTERM");
     await server.kill();
-    console.log(`worker rode out ${CUTS} cuts: ${lines("a job queue call failed")} queue calls lost, ${lines("wrote to a closed connection")} driver writes to a closed connection`);
+    console.log(
+      `worker rode out ${CUTS} cuts: ${lines("a job queue call failed")} queue calls lost, ${lines("wrote to a closed connection")} driver writes to a closed connection`,
+    );
   }, 240_000);
 
   it("SIGTERM right after its events: the worker releases its credit lease before it exits", async () => {
@@ -171,7 +183,12 @@ describe("npm run worker and a PostgreSQL outage", () => {
     }
     // The lease idles out 2 s after its last call: stopped well within that.
     await stopChild(w, "SIGTERM");
-    expect(await db.select().from(reservations).where(and(eq(reservations.companyId, tenant.companyId), eq(reservations.status, "held")))).toEqual([]);
+    expect(
+      await db
+        .select()
+        .from(reservations)
+        .where(and(eq(reservations.companyId, tenant.companyId), eq(reservations.status, "held"))),
+    ).toEqual([]);
     const [row] = await db.select().from(companies).where(eq(companies.id, tenant.companyId));
     expect(row!.reservedMicro).toBe(0);
     expect(row!.balanceMicro).toBeLessThan(1_000_000 * 1_000_000);

@@ -16,6 +16,8 @@ export async function ensureCollectionsTable(): Promise<void> {
 
 export async function makeCollection(db: DbOrTx, args: { companyId: string; isActive?: boolean }): Promise<string> {
   const id = `kb_${randomBase62(22)}`;
-  await db.execute(sql`INSERT INTO knowledge_collections (id, company_id, name, is_active) VALUES (${id}, ${args.companyId}, ${"Test collection " + id.slice(-4)}, ${args.isActive ?? true})`);
+  await db.execute(
+    sql`INSERT INTO knowledge_collections (id, company_id, name, is_active) VALUES (${id}, ${args.companyId}, ${"Test collection " + id.slice(-4)}, ${args.isActive ?? true})`,
+  );
   return id;
 }

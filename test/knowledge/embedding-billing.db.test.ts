@@ -33,8 +33,14 @@ const MODEL = "openai:text-embedding-3-small";
 beforeAll(ensureCollectionsTable);
 afterAll(() => fake.close());
 
-const doc = (...paragraphs: string[]): ParsedDocument => ({ kind: "txt", segments: paragraphs.map((text) => ({ kind: "paragraph" as const, text })) });
-const PARAGRAPHS = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} describes the lift and drag of aerofoil ${i} measured in a wind tunnel.`);
+const doc = (...paragraphs: string[]): ParsedDocument => ({
+  kind: "txt",
+  segments: paragraphs.map((text) => ({ kind: "paragraph" as const, text })),
+});
+const PARAGRAPHS = Array.from(
+  { length: 30 },
+  (_, i) => `Paragraph ${i} describes the lift and drag of aerofoil ${i} measured in a wind tunnel.`,
+);
 
 async function tenant(creditsOt: number) {
   const company = await makeCompany(db, { creditsOt });
@@ -44,7 +50,10 @@ async function tenant(creditsOt: number) {
 
 const embedCalls = () => fake.requests.filter((r) => r.path.startsWith("/v1/embeddings"));
 const entries = (companyId: string) =>
-  db.select().from(ledgerEntries).where(and(eq(ledgerEntries.companyId, companyId), eq(ledgerEntries.source, "embeddings")));
+  db
+    .select()
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.companyId, companyId), eq(ledgerEntries.source, "embeddings")));
 
 describe("billed indexing", () => {
   it("bills a document's embeddings as one usage entry with the model and the provider's tokens; the balance drops by exactly that", async () => {
@@ -57,9 +66,19 @@ describe("billed indexing", () => {
     expect(tokens).toBeGreaterThan(0);
     const [entry, ...more] = await entries(t.companyId);
     expect(more).toEqual([]);
-    expect(entry).toMatchObject({ kind: "usage", source: "embeddings", model: MODEL, promptTokens: tokens, amountMicro: -tokens * MICRO_PER_TOKEN, referenceId: t.documentId });
+    expect(entry).toMatchObject({
+      kind: "usage",
+      source: "embeddings",
+      model: MODEL,
+      promptTokens: tokens,
+      amountMicro: -tokens * MICRO_PER_TOKEN,
+      referenceId: t.documentId,
+    });
     expect(entry!.metadata).toMatchObject({ purpose: "indexing", document_id: t.documentId, chunks: chunkCount });
-    expect(await getBalance(db, t)).toEqual({ balanceMicro: 10_000_000 - tokens * MICRO_PER_TOKEN, reservedMicro: expect.any(Number) });
+    expect(await getBalance(db, t)).toEqual({
+      balanceMicro: 10_000_000 - tokens * MICRO_PER_TOKEN,
+      reservedMicro: expect.any(Number),
+    });
   });
 
   it("a job run again after its chunks were stored (a re-delivery) calls the provider and bills nothing more", async () => {
@@ -89,7 +108,9 @@ describe("billed indexing", () => {
   it("a company that cannot pay: the embed stage fails with the reason, before any provider call, nothing stored or billed", async () => {
     const t = await tenant(0);
     const before = embedCalls().length;
-    const err = await indexDocument(db, { ...t, filename: "a.txt", parsed: doc(...PARAGRAPHS) }).catch((e: unknown) => e);
+    const err = await indexDocument(db, { ...t, filename: "a.txt", parsed: doc(...PARAGRAPHS) }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ name: "IndexingError", stage: "embed" });
     expect((err as Error).message).toMatch(/^embed: insufficient balance for embeddings/);
     expect(embedCalls().length).toBe(before);
@@ -102,20 +123,36 @@ describe("billed search", () => {
     const t = await tenant(10);
     await indexDocument(db, { ...t, filename: "a.txt", parsed: doc(...PARAGRAPHS) });
     const balance = (await getBalance(db, t)).balanceMicro;
-    const results = await searchCollection(db, { companyId: t.companyId, collectionId: t.collectionId, input: { query: "lift of aerofoil 7", top_k: 3 } });
+    const results = await searchCollection(db, {
+      companyId: t.companyId,
+      collectionId: t.collectionId,
+      input: { query: "lift of aerofoil 7", top_k: 3 },
+    });
     expect(results.length).toBeGreaterThan(0);
     const call = embedCalls().at(-1)!;
     expect(call.body.input).toEqual(["lift of aerofoil 7"]);
     const tokens = call.usage!.prompt;
     const search = (await entries(t.companyId)).filter((e) => e.metadata.purpose === "search");
-    expect(search).toMatchObject([{ kind: "usage", model: MODEL, promptTokens: tokens, amountMicro: -tokens * MICRO_PER_TOKEN, referenceId: t.collectionId }]);
+    expect(search).toMatchObject([
+      {
+        kind: "usage",
+        model: MODEL,
+        promptTokens: tokens,
+        amountMicro: -tokens * MICRO_PER_TOKEN,
+        referenceId: t.collectionId,
+      },
+    ]);
     expect((await getBalance(db, t)).balanceMicro).toBe(balance - tokens * MICRO_PER_TOKEN);
   });
 
   it("a company that cannot pay gets insufficient_balance before the provider is called", async () => {
     const t = await tenant(0);
     const before = embedCalls().length;
-    const err = await searchCollection(db, { companyId: t.companyId, collectionId: t.collectionId, input: { query: "lift", top_k: 3 } }).catch((e: unknown) => e);
+    const err = await searchCollection(db, {
+      companyId: t.companyId,
+      collectionId: t.collectionId,
+      input: { query: "lift", top_k: 3 },
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: "insufficient_balance" });
     expect(embedCalls().length).toBe(before);

@@ -13,14 +13,18 @@ import { ensureCollectionsTable, makeCollection } from "./collections";
 
 beforeAll(ensureCollectionsTable);
 
-const doc = (...paragraphs: string[]): ParsedDocument => ({ kind: "txt", segments: paragraphs.map((text) => ({ kind: "paragraph" as const, text })) });
+const doc = (...paragraphs: string[]): ParsedDocument => ({
+  kind: "txt",
+  segments: paragraphs.map((text) => ({ kind: "paragraph" as const, text })),
+});
 
 const CORPUS: Record<string, string> = {
   wings: "The swept wing delays the onset of compressibility drag at high subsonic Mach numbers.",
   shocks: "A normal shock wave forms ahead of a blunt body in supersonic flow; the shock stands off the nose.",
   heat: "Heat transfer to the wall of a hypersonic vehicle rises steeply in the laminar boundary layer.",
   buckling: "Thin cylindrical shells under axial compression buckle at loads far below the classical value.",
-  flutter: "Panel flutter of aircraft skins at supersonic speeds depends on the dynamic pressure and the panel stiffness.",
+  flutter:
+    "Panel flutter of aircraft skins at supersonic speeds depends on the dynamic pressure and the panel stiffness.",
 };
 
 async function setup(tx: Tx) {
@@ -29,7 +33,14 @@ async function setup(tx: Tx) {
   const ids: Record<string, string> = {};
   for (const [name, text] of Object.entries(CORPUS)) {
     ids[name] = `doc_${randomBase62(12)}`;
-    await indexDocument(tx, { companyId: company.id, collectionId, documentId: ids[name], filename: `${name}.txt`, folderPath: "aero", parsed: doc(text) });
+    await indexDocument(tx, {
+      companyId: company.id,
+      collectionId,
+      documentId: ids[name],
+      filename: `${name}.txt`,
+      folderPath: "aero",
+      parsed: doc(text),
+    });
   }
   return { companyId: company.id, collectionId, ids };
 }
@@ -42,26 +53,43 @@ describe("indexing", () => {
       const company = await makeCompany(tx);
       const collectionId = await makeCollection(tx, { companyId: company.id });
       const documentId = `doc_${randomBase62(12)}`;
-      const long = doc(...Array.from({ length: 40 }, (_, i) => `Paragraph ${i} describes the lift and drag of aerofoil ${i} in a wind tunnel test.`));
+      const long = doc(
+        ...Array.from(
+          { length: 40 },
+          (_, i) => `Paragraph ${i} describes the lift and drag of aerofoil ${i} in a wind tunnel test.`,
+        ),
+      );
       const args = { companyId: company.id, collectionId, documentId, filename: "long.txt", parsed: long };
       const first = await indexDocument(tx, args);
       expect(first.chunkCount).toBeGreaterThan(2);
       const again = await indexDocument(tx, args);
       expect(again.chunkCount).toBe(first.chunkCount);
-      const rows = await tx.select({ position: knowledgeChunks.position }).from(knowledgeChunks).where(eq(knowledgeChunks.documentId, documentId));
-      expect(rows.map((r) => r.position).sort((a, b) => a - b)).toEqual(Array.from({ length: first.chunkCount }, (_, i) => i));
+      const rows = await tx
+        .select({ position: knowledgeChunks.position })
+        .from(knowledgeChunks)
+        .where(eq(knowledgeChunks.documentId, documentId));
+      expect(rows.map((r) => r.position).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: first.chunkCount }, (_, i) => i),
+      );
 
       const shorter = await indexDocument(tx, { ...args, parsed: doc("Only one short paragraph now.") });
       expect(shorter.chunkCount).toBe(1);
-      const after = await tx.select({ text: knowledgeChunks.text }).from(knowledgeChunks).where(eq(knowledgeChunks.documentId, documentId));
+      const after = await tx
+        .select({ text: knowledgeChunks.text })
+        .from(knowledgeChunks)
+        .where(eq(knowledgeChunks.documentId, documentId));
       expect(after).toEqual([{ text: "Only one short paragraph now." }]);
     }));
 
   it("fills the tsvector with English stems and stores a normalised vector", () =>
     withRollback(async (tx) => {
       const { ids } = await setup(tx);
-      const [row] = (await tx.execute(sql`SELECT tsv::text AS tsv, length(embedding) AS bytes, embedding_model FROM knowledge_chunks WHERE document_id = ${ids.shocks!}`)) as unknown as {
-        tsv: string; bytes: number; embedding_model: string;
+      const [row] = (await tx.execute(
+        sql`SELECT tsv::text AS tsv, length(embedding) AS bytes, embedding_model FROM knowledge_chunks WHERE document_id = ${ids.shocks!}`,
+      )) as unknown as {
+        tsv: string;
+        bytes: number;
+        embedding_model: string;
       }[];
       expect(row!.tsv).toContain("'shock':");
       expect(row!.tsv).not.toContain("'the'");
@@ -74,7 +102,12 @@ describe("search", () => {
   it("ranks the chunk that answers first, best first, with lexical, dense and fused scores", () =>
     withRollback(async (tx) => {
       const { companyId, collectionId, ids } = await setup(tx);
-      const rows = await search(tx, { companyId, collectionIds: [collectionId], query: "shock standoff distance ahead of blunt bodies", topK: 5 });
+      const rows = await search(tx, {
+        companyId,
+        collectionIds: [collectionId],
+        query: "shock standoff distance ahead of blunt bodies",
+        topK: 5,
+      });
       expect(rows[0]!.documentId).toBe(ids.shocks);
       expect(rows[0]).toMatchObject({ filename: "shocks.txt", folderPath: "aero", collectionId, lexicalRank: 1 });
       expect(rows[0]!.lexicalScore).toBeGreaterThan(0);
@@ -91,19 +124,32 @@ describe("search", () => {
   it("a query sharing nothing with the collection finds nothing (the score floor)", () =>
     withRollback(async (tx) => {
       const { companyId, collectionId } = await setup(tx);
-      expect(await search(tx, { companyId, collectionIds: [collectionId], query: "zebra lasagne recipe", topK: 5 })).toEqual([]);
+      expect(
+        await search(tx, { companyId, collectionIds: [collectionId], query: "zebra lasagne recipe", topK: 5 }),
+      ).toEqual([]);
       expect(await search(tx, { companyId, collectionIds: [], query: "shock", topK: 5 })).toEqual([]);
     }));
 
   it("a deleted document is gone from search at once, though the cache held it", () =>
     withRollback(async (tx) => {
       const { companyId, collectionId, ids } = await setup(tx);
-      const args = { companyId, collectionIds: [collectionId], query: "cylindrical shells buckle under axial compression", topK: 5 };
+      const args = {
+        companyId,
+        collectionIds: [collectionId],
+        query: "cylindrical shells buckle under axial compression",
+        topK: 5,
+      };
       expect(docsOf(await search(tx, args))[0]).toBe(ids.buckling);
       expect(await deleteDocumentChunks(tx, ids.buckling!)).toEqual({ deleted: 1 });
       expect(docsOf(await search(tx, args))).not.toContain(ids.buckling);
       // Re-indexed later, it comes back.
-      await indexDocument(tx, { companyId, collectionId, documentId: ids.buckling!, filename: "buckling.txt", parsed: doc(CORPUS.buckling!) });
+      await indexDocument(tx, {
+        companyId,
+        collectionId,
+        documentId: ids.buckling!,
+        filename: "buckling.txt",
+        parsed: doc(CORPUS.buckling!),
+      });
       expect(docsOf(await search(tx, args))[0]).toBe(ids.buckling);
     }));
 
@@ -113,16 +159,31 @@ describe("search", () => {
       const b = await setup(tx);
       const otherCollection = await makeCollection(tx, { companyId: a.companyId });
       const secret = `doc_${randomBase62(12)}`;
-      await indexDocument(tx, { companyId: a.companyId, collectionId: otherCollection, documentId: secret, filename: "s.txt", parsed: doc(CORPUS.heat!) });
+      await indexDocument(tx, {
+        companyId: a.companyId,
+        collectionId: otherCollection,
+        documentId: secret,
+        filename: "s.txt",
+        parsed: doc(CORPUS.heat!),
+      });
 
       const query = "heat transfer in the hypersonic boundary layer";
       const ofA = await search(tx, { companyId: a.companyId, collectionIds: [a.collectionId], query, topK: 50 });
       expect(ofA.length).toBeGreaterThan(0);
-      expect(ofA.every((r) => r.collectionId === a.collectionId && Object.values(a.ids).includes(r.documentId))).toBe(true);
-      const both = await search(tx, { companyId: a.companyId, collectionIds: [a.collectionId, otherCollection], query, topK: 50 });
+      expect(ofA.every((r) => r.collectionId === a.collectionId && Object.values(a.ids).includes(r.documentId))).toBe(
+        true,
+      );
+      const both = await search(tx, {
+        companyId: a.companyId,
+        collectionIds: [a.collectionId, otherCollection],
+        query,
+        topK: 50,
+      });
       expect(docsOf(both)).toContain(secret);
       // Company B's collection id passed with company A's id: nothing (isolation is by company too).
-      expect(await search(tx, { companyId: a.companyId, collectionIds: [b.collectionId], query, topK: 50 })).toEqual([]);
+      expect(await search(tx, { companyId: a.companyId, collectionIds: [b.collectionId], query, topK: 50 })).toEqual(
+        [],
+      );
       const ofB = await search(tx, { companyId: b.companyId, collectionIds: [b.collectionId], query, topK: 50 });
       expect(ofB.every((r) => Object.values(b.ids).includes(r.documentId))).toBe(true);
     }));
@@ -132,9 +193,15 @@ describe("search", () => {
       const a = await setup(tx);
       const b = await makeCompany(tx);
       const input = { query: "shock wave", top_k: 3 };
-      expect((await searchCollection(tx, { companyId: a.companyId, collectionId: a.collectionId, input })).length).toBeGreaterThan(0);
-      await expect(searchCollection(tx, { companyId: b.id, collectionId: a.collectionId, input })).rejects.toMatchObject({ code: "not_found" });
+      expect(
+        (await searchCollection(tx, { companyId: a.companyId, collectionId: a.collectionId, input })).length,
+      ).toBeGreaterThan(0);
+      await expect(
+        searchCollection(tx, { companyId: b.id, collectionId: a.collectionId, input }),
+      ).rejects.toMatchObject({ code: "not_found" });
       const inactive = await makeCollection(tx, { companyId: a.companyId, isActive: false });
-      await expect(searchCollection(tx, { companyId: a.companyId, collectionId: inactive, input })).rejects.toMatchObject({ code: "not_found" });
+      await expect(
+        searchCollection(tx, { companyId: a.companyId, collectionId: inactive, input }),
+      ).rejects.toMatchObject({ code: "not_found" });
     }));
 });

@@ -2,7 +2,12 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { makeCompany, makeUser } from "../support/factories";
 import { AppError } from "@/lib/errors";
-import { admitLoginAttempt, MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_EMAIL_AND_ADDRESS } from "@/lib/panel/login-throttle";
+import {
+  admitLoginAttempt,
+  MAX_FAILURES_PER_ADDRESS,
+  MAX_FAILURES_PER_EMAIL,
+  MAX_FAILURES_PER_EMAIL_AND_ADDRESS,
+} from "@/lib/panel/login-throttle";
 import { signInWithPassword } from "@/lib/panel/sign-in";
 import { comparePassword } from "@/lib/users/password-hash";
 import { withRollback } from "../support/with-rollback";
@@ -48,7 +53,8 @@ describe("panel sign-in throttle", () => {
       const company = await makeCompany(tx, { creditsOt: 1 });
       const { user, password } = await makeUser(tx, { companyId: company.id });
       // The failures are counted as a sign-in counts them, without the bcrypt of each wrong password.
-      for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i++) expect(await admitLoginAttempt({ email: user.email, address: address() })).toEqual({ admitted: true });
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL; i++)
+        expect(await admitLoginAttempt({ email: user.email, address: address() })).toEqual({ admitted: true });
       vi.mocked(comparePassword).mockClear();
       const err = await refusal(signInWithPassword(tx, { email: user.email, password, address: address() }));
       expect(err.code).toBe("rate_limited");
@@ -61,9 +67,11 @@ describe("panel sign-in throttle", () => {
       const company = await makeCompany(tx, { creditsOt: 1 });
       const { user, password } = await makeUser(tx, { companyId: company.id });
       const from = address();
-      for (let i = 0; i < MAX_FAILURES_PER_EMAIL_AND_ADDRESS - 1; i++) await signInWithPassword(tx, { email: user.email, password: "wrong", address: from });
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL_AND_ADDRESS - 1; i++)
+        await signInWithPassword(tx, { email: user.email, password: "wrong", address: from });
       expect((await signInWithPassword(tx, { email: user.email, password, address: from }))?.id).toBe(user.id);
-      for (let i = 0; i < MAX_FAILURES_PER_EMAIL_AND_ADDRESS - 1; i++) await signInWithPassword(tx, { email: user.email, password: "wrong", address: from });
+      for (let i = 0; i < MAX_FAILURES_PER_EMAIL_AND_ADDRESS - 1; i++)
+        await signInWithPassword(tx, { email: user.email, password: "wrong", address: from });
       expect((await signInWithPassword(tx, { email: user.email, password, address: from }))?.id).toBe(user.id);
     });
   });
@@ -76,7 +84,9 @@ describe("panel sign-in throttle", () => {
       for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) {
         expect(await signInWithPassword(tx, { email: unknownEmail(), password: "guess", address: from })).toBeNull();
       }
-      expect((await refusal(signInWithPassword(tx, { email: user.email, password, address: from }))).code).toBe("rate_limited");
+      expect((await refusal(signInWithPassword(tx, { email: user.email, password, address: from }))).code).toBe(
+        "rate_limited",
+      );
       expect((await signInWithPassword(tx, { email: user.email, password, address: address() }))?.id).toBe(user.id);
     });
   });
@@ -97,7 +107,9 @@ describe("panel sign-in throttle", () => {
       const email = unknownEmail();
       const from = address();
       vi.mocked(comparePassword).mockClear();
-      const results = await Promise.allSettled(Array.from({ length: 25 }, () => signInWithPassword(tx, { email, password: "guess", address: from })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 25 }, () => signInWithPassword(tx, { email, password: "guess", address: from })),
+      );
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_FAILURES_PER_EMAIL_AND_ADDRESS);
       expect(comparePassword).toHaveBeenCalledTimes(MAX_FAILURES_PER_EMAIL_AND_ADDRESS);
     });

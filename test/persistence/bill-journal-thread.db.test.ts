@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 
 // The journal lives under DATA_DIR: a directory of this test's own.
 process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "journal-thread-"));
-const { adoptJobsThreadJournal, journalFileOf, recoverJournals, registerJournalWriter } = await import("@/lib/persistence/bill-journal");
+const { adoptJobsThreadJournal, journalFileOf, recoverJournals, registerJournalWriter } =
+  await import("@/lib/persistence/bill-journal");
 
 const written: unknown[] = [];
 registerJournalWriter<{ n: number }>("test-entry", async (payload) => {

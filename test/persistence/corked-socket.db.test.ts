@@ -42,12 +42,16 @@ async function sendsForPipelinedBatch(corked: boolean): Promise<number> {
   clients.push(client);
   const big = "x".repeat(2048);
   // Prepared once first, so the measured batch is what a warm pool sends: Bind + Execute each.
-  await client.begin((tx) => [1, 2, 3].map((n) => tx.unsafe("SELECT length($1::text) + $2::int AS n", [big, n], { prepare: true })));
+  await client.begin((tx) =>
+    [1, 2, 3].map((n) => tx.unsafe("SELECT length($1::text) + $2::int AS n", [big, n], { prepare: true })),
+  );
   const before = counters[0]!.sends;
   let during = 0;
   const rows = await client.begin(async (tx) => {
     const start = counters[0]!.sends;
-    const pending = [1, 2, 3].map((n) => tx.unsafe("SELECT length($1::text) + $2::int AS n", [big, n], { prepare: true }));
+    const pending = [1, 2, 3].map((n) =>
+      tx.unsafe("SELECT length($1::text) + $2::int AS n", [big, n], { prepare: true }),
+    );
     const out = await Promise.all(pending);
     during = counters[0]!.sends - start;
     return out;
@@ -81,7 +85,12 @@ describe("the corked database socket (db/corked-socket.ts)", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const { port } = server.address() as net.AddressInfo;
     await new Promise<void>((r) => server.close(() => r()));
-    const client = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, connect_timeout: 2, socket: corkedSocket, onnotice: () => {} } as CorkedOptions);
+    const client = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, {
+      max: 1,
+      connect_timeout: 2,
+      socket: corkedSocket,
+      onnotice: () => {},
+    } as CorkedOptions);
     clients.push(client);
     await expect(client`SELECT 1`).rejects.toThrow(/ECONNREFUSED/);
   });
@@ -92,7 +101,12 @@ describe("the corked database socket (db/corked-socket.ts)", () => {
     const silent = net.createServer((s) => held.push(s));
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
     const { port } = silent.address() as net.AddressInfo;
-    const client = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, connect_timeout: 0.2, socket: corkedSocket, onnotice: () => {} } as CorkedOptions);
+    const client = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, {
+      max: 1,
+      connect_timeout: 0.2,
+      socket: corkedSocket,
+      onnotice: () => {},
+    } as CorkedOptions);
     clients.push(client);
     try {
       await expect(client`SELECT 1`).rejects.toThrow(`write CONNECT_TIMEOUT 127.0.0.1:${port}`);

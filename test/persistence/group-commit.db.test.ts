@@ -19,12 +19,17 @@ describe("group commit", () => {
         ),
       ),
     );
-    for (const [i, r] of results.entries()) if (i !== 7) expect(r).toMatchObject({ status: "fulfilled", value: [{ id: names[i] }] });
+    for (const [i, r] of results.entries())
+      if (i !== 7) expect(r).toMatchObject({ status: "fulfilled", value: [{ id: names[i] }] });
     expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
     expect(results[7]!.status).toBe("rejected");
-    const rows = (await db.execute(sql`select count(*)::int as n from companies where id like ${`gc-${co.id}-%`}`)) as unknown as [{ n: number }];
+    const rows = (await db.execute(
+      sql`select count(*)::int as n from companies where id like ${`gc-${co.id}-%`}`,
+    )) as unknown as [{ n: number }];
     expect(rows[0].n).toBe(39);
-    const [bal] = (await db.execute(sql`select balance_micro from companies where id = ${co.id}`)) as unknown as [{ balance_micro: string }];
+    const [bal] = (await db.execute(sql`select balance_micro from companies where id = ${co.id}`)) as unknown as [
+      { balance_micro: string },
+    ];
     expect(Number(bal.balance_micro)).toBe(1_000_000);
   });
 

@@ -31,11 +31,14 @@ describe("/v1/profiles", () => {
     viewKey = (await makeKey(db, { companyId, scopes: ["view"] })).secret;
   });
 
-  const create = (body: unknown, k = key) => callRoute(collection.POST, { method: "POST", key: k, body, path: "/v1/profiles" });
-  const get = (id: string, k = key) => callRoute(item.GET, { key: k, params: { profileId: id }, path: `/v1/profiles/${id}` });
+  const create = (body: unknown, k = key) =>
+    callRoute(collection.POST, { method: "POST", key: k, body, path: "/v1/profiles" });
+  const get = (id: string, k = key) =>
+    callRoute(item.GET, { key: k, params: { profileId: id }, path: `/v1/profiles/${id}` });
   const patch = (id: string, body: unknown, k = key) =>
     callRoute(item.PATCH, { method: "PATCH", key: k, body, params: { profileId: id }, path: `/v1/profiles/${id}` });
-  const del = (id: string, k = key) => callRoute(item.DELETE, { method: "DELETE", key: k, params: { profileId: id }, path: `/v1/profiles/${id}` });
+  const del = (id: string, k = key) =>
+    callRoute(item.DELETE, { method: "DELETE", key: k, params: { profileId: id }, path: `/v1/profiles/${id}` });
   const list = (query = "", k = key) => callRoute(collection.GET, { key: k, path: `/v1/profiles${query}` });
 
   it("POST creates (201) with every SPEC field, defaults filled; GET returns the full payload", async () => {
@@ -70,7 +73,13 @@ describe("/v1/profiles", () => {
 
     const minimal = await create({ name: "Bare" });
     expect(minimal.status).toBe(201);
-    expect(minimal.json).toMatchObject({ system_prompt: "", model_slug: null, knowledge_base_ids: [], allowed_tool_names: [], is_default: false });
+    expect(minimal.json).toMatchObject({
+      system_prompt: "",
+      model_slug: null,
+      knowledge_base_ids: [],
+      allowed_tool_names: [],
+      is_default: false,
+    });
   });
 
   it.each([
@@ -93,7 +102,11 @@ describe("/v1/profiles", () => {
     for (const id of ["kc_nope", theirs, inactive]) {
       const res = await create({ name: "x", knowledge_base_ids: [id] });
       expect(res.status).toBe(400);
-      expect(res.json.error).toMatchObject({ type: "invalid_request_error", param: "knowledge_base_ids", code: "collection_not_found" });
+      expect(res.json.error).toMatchObject({
+        type: "invalid_request_error",
+        param: "knowledge_base_ids",
+        code: "collection_not_found",
+      });
       expect(res.json.error.message).toContain(id);
     }
     const ok = await create({ name: "x" });
@@ -128,7 +141,8 @@ describe("/v1/profiles", () => {
     const { key: k, companyId: co } = await tenant();
     const k1 = (await makeCollection(db, { companyId: co })).id;
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await create({ name: `P${i}`, system_prompt: `prompt ${i}`, knowledge_base_ids: [k1] }, k)).json.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await create({ name: `P${i}`, system_prompt: `prompt ${i}`, knowledge_base_ids: [k1] }, k)).json.id);
     await del(ids[1]!, k);
 
     const summary = await list("", k);
@@ -142,7 +156,11 @@ describe("/v1/profiles", () => {
       expect(p).toMatchObject({ object: "profile", is_active: true });
     }
     const full = await list("?full=true", k);
-    expect(full.json.data[0]).toMatchObject({ system_prompt: "prompt 2", knowledge_base_ids: [k1], allowed_tool_names: [] });
+    expect(full.json.data[0]).toMatchObject({
+      system_prompt: "prompt 2",
+      knowledge_base_ids: [k1],
+      allowed_tool_names: [],
+    });
 
     const page1 = await list("?limit=1&order=asc", k);
     expect(page1.json).toMatchObject({ has_more: true, first_id: ids[0] });
@@ -155,10 +173,18 @@ describe("/v1/profiles", () => {
   });
 
   it("PATCH changes only the given fields (200); model_slug null clears it", async () => {
-    const p = (await create({ name: "A", system_prompt: "keep", model_slug: "local-mini", allowed_tool_names: ["t1"] })).json;
+    const p = (await create({ name: "A", system_prompt: "keep", model_slug: "local-mini", allowed_tool_names: ["t1"] }))
+      .json;
     const res = await patch(p.id, { name: "B", use_tools: false });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ id: p.id, name: "B", system_prompt: "keep", model_slug: "local-mini", allowed_tool_names: ["t1"], use_tools: false });
+    expect(res.json).toMatchObject({
+      id: p.id,
+      name: "B",
+      system_prompt: "keep",
+      model_slug: "local-mini",
+      allowed_tool_names: ["t1"],
+      use_tools: false,
+    });
     const cleared = await patch(p.id, { model_slug: null });
     expect(cleared.json.model_slug).toBeNull();
     const bad = await patch(p.id, { is_default: "yes" });
@@ -221,7 +247,10 @@ describe("/v1/profiles", () => {
     for (let i = 0; i < 20; i++) ids.push((await create({ name: `D${i}`, is_default: i === 0 }, k)).json.id);
     const results = await Promise.all(ids.map((id) => patch(id, { is_default: true }, k)));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
-    const defaults = await db.select().from(profiles).where(and(eq(profiles.companyId, co), eq(profiles.isDefault, true)));
+    const defaults = await db
+      .select()
+      .from(profiles)
+      .where(and(eq(profiles.companyId, co), eq(profiles.isDefault, true)));
     expect(defaults).toHaveLength(1);
     // Last writer wins: the default is the row written last (each promotion first demotes the previous one).
     const rows = await db.select().from(profiles).where(eq(profiles.companyId, co));
@@ -246,7 +275,11 @@ describe("composeProfiles", () => {
     await withRollback(async (tx) => {
       const co = (await makeCompany(tx)).id;
       for (const name of ["t1", "t2"]) await makeTool(tx, { companyId: co, name });
-      const [k1, k2, k3] = [(await makeCollection(tx, { companyId: co })).id, (await makeCollection(tx, { companyId: co })).id, (await makeCollection(tx, { companyId: co })).id];
+      const [k1, k2, k3] = [
+        (await makeCollection(tx, { companyId: co })).id,
+        (await makeCollection(tx, { companyId: co })).id,
+        (await makeCollection(tx, { companyId: co })).id,
+      ];
       const a = await make(tx, co, {
         name: "A",
         system_prompt: "prompt A",
@@ -298,13 +331,28 @@ describe("composeProfiles", () => {
     await withRollback(async (tx) => {
       const co = (await makeCompany(tx)).id;
       const none = await composeProfiles(tx, co, { instructions: "only this" });
-      expect(none).toMatchObject({ profiles: [], systemPrompts: ["only this"], knowledgeBaseIds: [], allowedToolNames: [], useKb: false });
+      expect(none).toMatchObject({
+        profiles: [],
+        systemPrompts: ["only this"],
+        knowledgeBaseIds: [],
+        allowedToolNames: [],
+        useKb: false,
+      });
       expect(none.modelSlug).toBeUndefined();
 
       const kd = (await makeCollection(tx, { companyId: co })).id;
-      const d = await make(tx, co, { name: "Default", system_prompt: "default prompt", is_default: true, knowledge_base_ids: [kd] });
+      const d = await make(tx, co, {
+        name: "Default",
+        system_prompt: "default prompt",
+        is_default: true,
+        knowledge_base_ids: [kd],
+      });
       const viaDefault = await composeProfiles(tx, co, { instructions: "extra" });
-      expect(viaDefault).toMatchObject({ profiles: [{ id: d.id, name: "Default" }], systemPrompts: ["default prompt", "extra"], knowledgeBaseIds: [kd] });
+      expect(viaDefault).toMatchObject({
+        profiles: [{ id: d.id, name: "Default" }],
+        systemPrompts: ["default prompt", "extra"],
+        knowledgeBaseIds: [kd],
+      });
       expect((await composeProfiles(tx, co, { profileIds: [] })).profiles).toEqual([]);
     });
   });
@@ -330,7 +378,9 @@ describe("composeProfiles", () => {
         const err = await composeProfiles(tx, co, { profileIds: ids }).catch((e: unknown) => e);
         expect(err).toMatchObject({ code: "not_found", param: "profile_ids" });
       }
-      expect((await composeProfiles(tx, co, { profileIds: [mine.id.toUpperCase()] })).profiles).toEqual([{ id: mine.id, name: "Mine" }]);
+      expect((await composeProfiles(tx, co, { profileIds: [mine.id.toUpperCase()] })).profiles).toEqual([
+        { id: mine.id, name: "Mine" },
+      ]);
     });
   });
 });

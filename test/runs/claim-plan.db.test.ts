@@ -39,7 +39,9 @@ describe("the batched thread claim's plan", () => {
       page: 64,
     }));
     // EXPLAIN plans the statement without running it: nothing is claimed.
-    const [row] = (await db.execute(sql`EXPLAIN (FORMAT JSON) ${claimManySql(items)}`)) as unknown as { "QUERY PLAN": { Plan: PlanNode }[] }[];
+    const [row] = (await db.execute(sql`EXPLAIN (FORMAT JSON) ${claimManySql(items)}`)) as unknown as {
+      "QUERY PLAN": { Plan: PlanNode }[];
+    }[];
     const found = scans(row!["QUERY PLAN"][0]!.Plan);
     expect(found.filter((s) => s.endsWith(" on threads"))).toEqual(["Index Scan on threads"]);
   });

@@ -32,9 +32,19 @@ function job(companyId: string, threadId: string, over: Partial<PersistJob> = {}
     appliedRules: [],
     citations: [],
     steps: [],
-    messages: [{ id: newId("message"), role: "assistant", content: "the answer", extra: {}, run_id: runId, seq: 0, tokens: 3 }],
+    messages: [
+      { id: newId("message"), role: "assistant", content: "the answer", extra: {}, run_id: runId, seq: 0, tokens: 3 },
+    ],
     billable: true,
-    entry: { id: ledgerIdForRun(runId), kind: LEDGER_KIND.run, source: THREAD_SOURCE.api, model: "gpt-4o-mini", promptTokens: 20, completionTokens: 15, metadata: { run_id: runId } },
+    entry: {
+      id: ledgerIdForRun(runId),
+      kind: LEDGER_KIND.run,
+      source: THREAD_SOURCE.api,
+      model: "gpt-4o-mini",
+      promptTokens: 20,
+      completionTokens: 15,
+      metadata: { run_id: runId },
+    },
     // A lease the reconciler released under the run: the cost cannot be drawn from it.
     hold: { lease: { id: "res_released_under_the_run", companyId }, amountMicro: 5 * OT },
     ...over,
@@ -58,13 +68,21 @@ describe("persisting a run", () => {
     const bills = await db.select().from(ledgerEntries).where(eq(ledgerEntries.id, j.entry.id!));
     expect(bills).toHaveLength(1);
     expect(bills[0]!.amountMicro).toBe(-2 * OT);
-    const [company] = await db.select({ balance: companies.balanceMicro }).from(companies).where(eq(companies.id, co.id));
+    const [company] = await db
+      .select({ balance: companies.balanceMicro })
+      .from(companies)
+      .where(eq(companies.id, co.id));
     expect(company!.balance).toBe(98 * OT);
 
     // Once more (a lost acknowledgement of that bill): nothing is billed twice, nothing stored twice.
     expect(await writeRun(j)).toMatchObject({ already: true });
     expect(await db.select().from(ledgerEntries).where(eq(ledgerEntries.id, j.entry.id!))).toHaveLength(1);
     expect(await db.select().from(runs).where(eq(runs.id, j.runId))).toHaveLength(1);
-    expect(await db.select().from(messages).where(and(eq(messages.threadId, thread.id), eq(messages.runId, j.runId)))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.threadId, thread.id), eq(messages.runId, j.runId))),
+    ).toHaveLength(1);
   });
 });

@@ -24,7 +24,9 @@ async function add(pool: SandboxPool, companyId: string, i: number): Promise<{ p
 }
 
 const cpuRecycles = (pool: SandboxPool) =>
-  Object.entries(pool.stats().recycled).filter(([reason]) => reason.startsWith("cpu ")).reduce((n, [, v]) => n + v, 0);
+  Object.entries(pool.stats().recycled)
+    .filter(([reason]) => reason.startsWith("cpu "))
+    .reduce((n, [, v]) => n + v, 0);
 
 describe("CPU a tool leaves running", () => {
   it("a timer left spinning is caught while the company calls every 300 ms, and another company's calls stay fast", async () => {
@@ -51,7 +53,9 @@ describe("CPU a tool leaves running", () => {
       const caughtMs = Date.now() - t0;
       stop = true;
       await bystander;
-      process.stdout.write(`cpu: spinning process caught after ${caughtMs} ms; other company's calls up to ${Math.max(...other).toFixed(0)} ms (${other.length})\n`);
+      process.stdout.write(
+        `cpu: spinning process caught after ${caughtMs} ms; other company's calls up to ${Math.max(...other).toFixed(0)} ms (${other.length})\n`,
+      );
       expect(fs.existsSync(`/proc/${spinning}`)).toBe(false);
       expect(cpuRecycles(pool)).toBeGreaterThanOrEqual(1);
       // The company goes on in a fresh process.

@@ -55,7 +55,9 @@ async function probe(body: string, companyId = `co_probe_${++company}`): Promise
   return exec;
 }
 
-const denied = expect.stringMatching(/NotCapable|PermissionDenied|Requires .* access|not defined|not supported|not a function|has no attribute|No such file|AttributeError|ModuleNotFoundError|ImportError|OSError|Errno/i);
+const denied = expect.stringMatching(
+  /NotCapable|PermissionDenied|Requires .* access|not defined|not supported|not a function|has no attribute|No such file|AttributeError|ModuleNotFoundError|ImportError|OSError|Errno/i,
+);
 
 describe("escape probes: the server's environment", () => {
   it("import js: Deno.env is denied", async () => {
@@ -76,7 +78,9 @@ describe("escape probes: the server's environment", () => {
   });
 
   it("process.getBuiltinModule('child_process') cannot run a command", async () => {
-    const exec = await probe(`import js\ncp = js.process.getBuiltinModule("node:child_process")\nreturn str(cp.execSync("cat /etc/passwd; env"))`);
+    const exec = await probe(
+      `import js\ncp = js.process.getBuiltinModule("node:child_process")\nreturn str(cp.execSync("cat /etc/passwd; env"))`,
+    );
     expect(exec).toMatchObject({ ok: false, error: denied });
   });
 
@@ -103,9 +107,13 @@ describe("escape probes: the network", () => {
   it("pyfetch / open_url (synchronous XMLHttpRequest) fail", async () => {
     const exec = await probe(`from pyodide.http import open_url\nreturn open_url("${serverUrl}/xhr").read()`);
     expect(exec).toMatchObject({ ok: false, error: denied });
-    const xhr = await probe(`import js\nreq = js.XMLHttpRequest.new()\nreq.open("GET", "${serverUrl}/xhr2", False)\nreq.send()\nreturn req.responseText`);
+    const xhr = await probe(
+      `import js\nreq = js.XMLHttpRequest.new()\nreq.open("GET", "${serverUrl}/xhr2", False)\nreq.send()\nreturn req.responseText`,
+    );
     expect(xhr).toMatchObject({ ok: false, error: denied });
-    const pyfetch = await probe(`from pyodide.http import pyfetch\ncoro = pyfetch("${serverUrl}/pyfetch")\nreturn "scheduled"`);
+    const pyfetch = await probe(
+      `from pyodide.http import pyfetch\ncoro = pyfetch("${serverUrl}/pyfetch")\nreturn "scheduled"`,
+    );
     expect(pyfetch.ok === false || pyfetch.result === "scheduled").toBe(true);
     await sleep(500);
     expect(received).toEqual([]);
@@ -113,9 +121,13 @@ describe("escape probes: the network", () => {
 
   it("a socket cannot connect", async () => {
     const port = new URL(serverUrl).port;
-    const exec = await probe(`import socket\ns = socket.create_connection(("127.0.0.1", ${port}), timeout=2)\ns.sendall(b"GET /socket HTTP/1.0\\r\\n\\r\\n")\nreturn s.recv(100).decode()`);
+    const exec = await probe(
+      `import socket\ns = socket.create_connection(("127.0.0.1", ${port}), timeout=2)\ns.sendall(b"GET /socket HTTP/1.0\\r\\n\\r\\n")\nreturn s.recv(100).decode()`,
+    );
     expect(exec).toMatchObject({ ok: false, error: denied });
-    const deno = await probe(`import js\nreturn str(js.Deno.connect(to_js := None) if False else js.Deno.listen(js.JSON.parse('{"port": 0}')))`);
+    const deno = await probe(
+      `import js\nreturn str(js.Deno.connect(to_js := None) if False else js.Deno.listen(js.JSON.parse('{"port": 0}')))`,
+    );
     expect(deno).toMatchObject({ ok: false, error: denied });
     expect(received).toEqual([]);
   });
@@ -155,7 +167,9 @@ describe("escape probes: node: built-ins and Deno subprocesses from the js modul
   it("Deno.run and Deno.Command cannot start a process", async () => {
     const run = await probe(`import js\nreturn str(js.Deno.run(js.JSON.parse('{"cmd": ["/usr/bin/id"]}')))`);
     expect(run).toMatchObject({ ok: false, error: denied });
-    const command = await probe(`import js\nout = js.Deno.Command.new("/usr/bin/id").outputSync()\nreturn str(js.TextDecoder.new().decode(out.stdout))`);
+    const command = await probe(
+      `import js\nout = js.Deno.Command.new("/usr/bin/id").outputSync()\nreturn str(js.TextDecoder.new().decode(out.stdout))`,
+    );
     expect(command).toMatchObject({ ok: false, error: denied });
   });
 });
@@ -169,7 +183,9 @@ describe("escape probes: the file system", () => {
   });
 
   it("cannot read the project's .data directory", async () => {
-    const listing = await probe(`import js\nreturn [e.name for e in js.Deno.readDirSync("${path.dirname(DATA_FILE)}")]`);
+    const listing = await probe(
+      `import js\nreturn [e.name for e in js.Deno.readDirSync("${path.dirname(DATA_FILE)}")]`,
+    );
     expect(listing).toMatchObject({ ok: false, error: denied });
     const file = await probe(`import js\nreturn js.Deno.readTextFileSync("${DATA_FILE}")`);
     expect(file).toMatchObject({ ok: false, error: denied });
@@ -190,12 +206,16 @@ describe("escape probes: Workers (OS threads that outlive the call)", () => {
   const disabled = expect.stringMatching(/Worker is not defined|Workers are disabled in the sandbox/);
 
   it("the web Worker global is gone", async () => {
-    const exec = await probe(`from pyodide.code import run_js\nreturn run_js("String(new Worker('data:text/javascript,for(;;){}', { type: 'module' }))")`);
+    const exec = await probe(
+      `from pyodide.code import run_js\nreturn run_js("String(new Worker('data:text/javascript,for(;;){}', { type: 'module' }))")`,
+    );
     expect(exec).toMatchObject({ ok: false, error: disabled });
   });
 
   it("node:worker_threads' Worker (getBuiltinModule, createRequire) refuses to start", async () => {
-    const viaBuiltin = await probe(`from pyodide.code import run_js\nreturn run_js("String(new (process.getBuiltinModule('node:worker_threads').Worker)('for(;;){}', { eval: true }))")`);
+    const viaBuiltin = await probe(
+      `from pyodide.code import run_js\nreturn run_js("String(new (process.getBuiltinModule('node:worker_threads').Worker)('for(;;){}', { eval: true }))")`,
+    );
     expect(viaBuiltin).toMatchObject({ ok: false, error: disabled });
     const viaRequire = await probe(
       `from pyodide.code import run_js\nreturn run_js("const req = process.getBuiltinModule('module').createRequire('file:///x.js'); String(new (req('worker_threads').Worker)('for(;;){}', { eval: true }))")`,
@@ -221,7 +241,10 @@ describe("escape probes: Workers (OS threads that outlive the call)", () => {
     );
     expect(start).toMatchObject({ ok: true, result: "pending" });
     await sleep(300);
-    const outcome = await probe(`from pyodide.code import run_js\nreturn run_js("String(globalThis.__outcome)")`, companyId);
+    const outcome = await probe(
+      `from pyodide.code import run_js\nreturn run_js("String(globalThis.__outcome)")`,
+      companyId,
+    );
     expect(outcome.ok).toBe(true);
     const results = JSON.parse(String((outcome as { result: unknown }).result)) as string[];
     expect(results).toHaveLength(2);
@@ -272,7 +295,10 @@ describe("escape probes: what a call leaves behind", () => {
         "open('/tmp/leak', 'w').write('A-file')",
         "return 'left'",
       ].join("\n");
-      const a = await runTool({ companyId: "co_state_a", name: "probe", code: `def probe():\n${leave.replace(/^/gm, "    ")}\n`, args: {} }, single);
+      const a = await runTool(
+        { companyId: "co_state_a", name: "probe", code: `def probe():\n${leave.replace(/^/gm, "    ")}\n`, args: {} },
+        single,
+      );
       expect(a).toMatchObject({ ok: true, result: "left" });
       const look = [
         "import builtins, os, sys, js",
@@ -283,7 +309,10 @@ describe("escape probes: what a call leaves behind", () => {
         "  'file': os.path.exists('/tmp/leak'),",
         "}",
       ].join("\n");
-      const b = await runTool({ companyId: "co_state_b", name: "probe", code: `def probe():\n${look.replace(/^/gm, "    ")}\n`, args: {} }, single);
+      const b = await runTool(
+        { companyId: "co_state_b", name: "probe", code: `def probe():\n${look.replace(/^/gm, "    ")}\n`, args: {} },
+        single,
+      );
       expect(b).toMatchObject({ ok: true, result: { builtin: null, module: false, js: "None", file: false } });
     } finally {
       await single.close();
@@ -292,8 +321,14 @@ describe("escape probes: what a call leaves behind", () => {
 
   it("within one company, builtins and imported modules are reset between calls", async () => {
     const companyId = "co_state_same";
-    await probe("import builtins, sys, types\nbuiltins.leak = 1\nsys.modules['leaky'] = types.ModuleType('leaky')\nreturn 'left'", companyId);
-    const exec = await probe("import builtins, sys\nreturn [hasattr(builtins, 'leak'), 'leaky' in sys.modules]", companyId);
+    await probe(
+      "import builtins, sys, types\nbuiltins.leak = 1\nsys.modules['leaky'] = types.ModuleType('leaky')\nreturn 'left'",
+      companyId,
+    );
+    const exec = await probe(
+      "import builtins, sys\nreturn [hasattr(builtins, 'leak'), 'leaky' in sys.modules]",
+      companyId,
+    );
     expect(exec).toMatchObject({ ok: true, result: [false, false] });
   });
 });

@@ -29,7 +29,10 @@ describe("fair share of the pool", () => {
         spinners.push(
           (async () => {
             // The pool's close at the end fails the calls still waiting: that is expected here.
-            while (!stop) await pool.call("co_fair_a", { op: "run", name: "spin", code: SPIN, args: {} }, TOOL_TIMEOUT_MS).catch(() => {});
+            while (!stop)
+              await pool
+                .call("co_fair_a", { op: "run", name: "spin", code: SPIN, args: {} }, TOOL_TIMEOUT_MS)
+                .catch(() => {});
           })(),
         );
       }
@@ -48,7 +51,9 @@ describe("fair share of the pool", () => {
         later.push(await add(pool, "co_fair_b", i));
         await sleep(200);
       }
-      process.stdout.write(`fair share: B's first call ${first.toFixed(0)} ms, later calls up to ${Math.max(...later).toFixed(0)} ms (${later.length})\n`);
+      process.stdout.write(
+        `fair share: B's first call ${first.toFixed(0)} ms, later calls up to ${Math.max(...later).toFixed(0)} ms (${later.length})\n`,
+      );
       expect(first).toBeLessThan(TOOL_TIMEOUT_MS + 30_000);
       // Without the fair share, A's queued callers take B's process as soon as B's call returns
       // and each later call of B waits for another of A's timeouts.

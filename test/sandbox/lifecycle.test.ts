@@ -7,9 +7,13 @@ import { sleep } from "./pool";
 
 describe("sandbox processes die with the server", () => {
   it("SIGKILL of the server ends its idle and its busy sandbox processes", async () => {
-    const host = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", path.join(import.meta.dirname, "orphan-host.ts")], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const host = spawn(
+      process.execPath,
+      ["--import", "tsx", "--conditions=react-server", path.join(import.meta.dirname, "orphan-host.ts")],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     try {
       const line = await new Promise<string>((resolve, reject) => {
         readline.createInterface({ input: host.stdout! }).once("line", resolve);
@@ -36,17 +40,27 @@ describe("outer layers", () => {
     const { testPool } = await import("./pool");
     const pool = testPool({ size: 1 });
     try {
-      expect(await runTool({ companyId: "co_layers", name: "f", code: "def f():\n    return 1\n", args: {} }, pool)).toMatchObject({ ok: true });
+      expect(
+        await runTool({ companyId: "co_layers", name: "f", code: "def f():\n    return 1\n", args: {} }, pool),
+      ).toMatchObject({ ok: true });
       const [pid] = pool.pidsOf("co_layers");
       const { layers } = pool;
       const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-      if (layers.uid !== null) expect(status).toMatch(new RegExp(`^Uid:\\s+${layers.uid}\\s+${layers.uid}\\s+${layers.uid}\\s+${layers.uid}$`, "m"));
+      if (layers.uid !== null)
+        expect(status).toMatch(
+          new RegExp(`^Uid:\\s+${layers.uid}\\s+${layers.uid}\\s+${layers.uid}\\s+${layers.uid}$`, "m"),
+        );
       const cgroups = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8");
       if (layers.cgroups.memory) expect(cgroups).toMatch(new RegExp(`:memory:.*/cockpit-sandbox-${pid}$`, "m"));
       if (layers.cgroups.pids) expect(cgroups).toMatch(new RegExp(`:pids:.*/cockpit-sandbox-${pid}$`, "m"));
       if (layers.cgroups.cpu) {
         // One core's quota (the test pool's cpuQuotaPercent 100): threads beyond it cannot take a second core.
-        const line = cgroups.split("\n").find((l) => l.split(":")[1]?.split(",").includes("cpu") || (layers.cgroups.cpu!.version === 2 && l.startsWith("0::")));
+        const line = cgroups
+          .split("\n")
+          .find(
+            (l) =>
+              l.split(":")[1]?.split(",").includes("cpu") || (layers.cgroups.cpu!.version === 2 && l.startsWith("0::")),
+          );
         expect(line).toMatch(new RegExp(`/cockpit-sandbox-${pid}$`));
         const dir = `${layers.cgroups.cpu.dir}/cockpit-sandbox-${pid}`;
         if (layers.cgroups.cpu.version === 1) {
@@ -57,7 +71,8 @@ describe("outer layers", () => {
         }
       }
       // Root with a writable cpu controller (as on our machines): the cpu cgroup must be on.
-      if (process.getuid?.() === 0 && fs.existsSync("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")) expect(layers.cgroups.cpu).toBeTruthy();
+      if (process.getuid?.() === 0 && fs.existsSync("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"))
+        expect(layers.cgroups.cpu).toBeTruthy();
       if (layers.netns) expect(fs.readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(fs.readlinkSync("/proc/self/ns/net"));
       // Which layers this host gave (the README records the ones active on our machines and CI).
       process.stdout.write(`sandbox layers: ${JSON.stringify(layers)}\n`);

@@ -32,7 +32,9 @@ describe("handover at max calls", () => {
     const pool = testPool({ size: 2, prewarm: 0, maxCalls: 5, hardCapFactor: 1000 });
     try {
       const companies = ["co_ho_a", "co_ho_b"];
-      const seen = new Map<string, { pids: number[]; latencies: number[] }>(companies.map((c) => [c, { pids: [], latencies: [] }]));
+      const seen = new Map<string, { pids: number[]; latencies: number[] }>(
+        companies.map((c) => [c, { pids: [], latencies: [] }]),
+      );
       let overlapSeen = false;
       let crossed = false;
       const sampler = setInterval(() => {
@@ -104,7 +106,9 @@ describe("handover at max calls", () => {
       expect(counts.size).toBeGreaterThanOrEqual(2);
       for (const n of counts.values()) expect(n).toBeLessThanOrEqual(10);
       // Killed as the successor became ready, or earlier by the idle-CPU watchdog while it waited.
-      expect((pool.recycled["max calls (hard cap)"] ?? 0) + (pool.recycled["cpu while idle"] ?? 0)).toBeGreaterThanOrEqual(1);
+      expect(
+        (pool.recycled["max calls (hard cap)"] ?? 0) + (pool.recycled["cpu while idle"] ?? 0),
+      ).toBeGreaterThanOrEqual(1);
       // The call after the cap waited for the boot.
       expect(Math.max(...calls.slice(1).map((c) => c.ms))).toBeGreaterThan(200);
     } finally {

@@ -24,7 +24,8 @@ async function tenant() {
 const views = (key: string) => callRoute(viewsRoute.GET, { key, path: "/v1/sdk/views" });
 const view = (key: string, service: string, name: string, query = "") =>
   callRoute(viewRoute.GET, { key, params: { service, view: name }, path: `/v1/sdk/view/${service}/${name}${query}` });
-const act = (key: string, body: unknown) => callRoute(actionRoute.POST, { method: "POST", key, body, path: "/v1/sdk/action" });
+const act = (key: string, body: unknown) =>
+  callRoute(actionRoute.POST, { method: "POST", key, body, path: "/v1/sdk/action" });
 const createDealCall = (key: string, input: Record<string, unknown>, idempotency_key?: string) =>
   act(key, { service: "crm", action: "create_deal", input, ...(idempotency_key ? { idempotency_key } : {}) });
 const invoiceInput = {
@@ -43,7 +44,14 @@ describe("GET /v1/sdk/views", () => {
     expect(res.json.object).toBe("list");
     expect(res.json.data.map((s: any) => s.service)).toEqual(["crm", "billing"]);
     const crm = res.json.data[0];
-    expect(crm).toMatchObject({ service: "crm", title: "CRM", views: [{ name: "pipeline", title: "Pipeline" }, { name: "deals", title: "Deals" }] });
+    expect(crm).toMatchObject({
+      service: "crm",
+      title: "CRM",
+      views: [
+        { name: "pipeline", title: "Pipeline" },
+        { name: "deals", title: "Deals" },
+      ],
+    });
     expect(crm.actions.map((a: any) => a.name)).toEqual(["create_deal", "update_deal_stage"]);
     for (const a of crm.actions) expect(Object.keys(a)).toEqual(["name", "title", "input_schema"]);
     expect(res.json.data[1].actions.map((a: any) => a.name)).toEqual(["create_invoice", "mark_invoice_paid"]);
@@ -73,14 +81,24 @@ describe("GET /v1/sdk/view/{service}/{view}", () => {
     expect(res.json.data.stages.map((s: any) => [s.id, s.count, s.total, s.deals])).toEqual(
       ["lead", "qualified", "proposal", "won", "lost"].map((s) => [s, 0, "0.00", []]),
     );
-    expect(res.json.data.stats).toEqual({ open_count: 0, open_value: "0.00", won_count: 0, won_value: "0.00", lost_value: "0.00" });
+    expect(res.json.data.stats).toEqual({
+      open_count: 0,
+      open_value: "0.00",
+      won_count: 0,
+      won_value: "0.00",
+      lost_value: "0.00",
+    });
     expect((await view(key, "crm", "pipeline", "?sdui=1")).json.version).toBe(res.json.version);
     expect((await view(key, "crm", "deals")).json.version).not.toBe(res.json.version);
   });
 
   it("unknown service or view: 404; sdui other than 1: 400 naming sdui", async () => {
     const { key } = await tenant();
-    for (const [s, v] of [["nope", "pipeline"], ["crm", "nope"], ["billing", "pipeline"]]) {
+    for (const [s, v] of [
+      ["nope", "pipeline"],
+      ["crm", "nope"],
+      ["billing", "pipeline"],
+    ]) {
       const res = await view(key, s!, v!);
       expect(res.status).toBe(404);
       expect(res.json.error.type).toBe("not_found_error");
@@ -145,8 +163,20 @@ describe("crm", () => {
     await createDealCall(key, { title: "Euro", amount: "99", currency: "EUR", stage: "lead" });
     const p = (await view(key, "crm", "pipeline")).json.data;
     expect(p.currency).toBe("USD");
-    expect(p.stats).toEqual({ open_count: 3, open_value: "1234.60", won_count: 1, won_value: "0.20", lost_value: "0.00" });
-    expect(p.stages[0]).toMatchObject({ id: "lead", title: "Lead", count: 2, total: "1234.50", total_text: "1234.50 USD" });
+    expect(p.stats).toEqual({
+      open_count: 3,
+      open_value: "1234.60",
+      won_count: 1,
+      won_value: "0.20",
+      lost_value: "0.00",
+    });
+    expect(p.stages[0]).toMatchObject({
+      id: "lead",
+      title: "Lead",
+      count: 2,
+      total: "1234.50",
+      total_text: "1234.50 USD",
+    });
     expect(p.stages[0].deals.map((d: any) => d.title)).toEqual(["Euro", "Big one"]);
     expect(p.stages[1].deals.map((d: any) => d.title)).toEqual(["Small"]);
     const eur = (await view(key, "crm", "pipeline", "?currency=EUR")).json.data;
@@ -156,7 +186,11 @@ describe("crm", () => {
   it("pipeline cards: the newest 25 of a stage; count and total still cover every deal", async () => {
     const { key, companyId, keyId } = await tenant();
     for (let i = 0; i < 27; i++) {
-      await createDeal(db, { companyId, actor: keyId, input: { title: `N${i}`, contact: "", amount: "1.01", currency: "USD", stage: "proposal" } });
+      await createDeal(db, {
+        companyId,
+        actor: keyId,
+        input: { title: `N${i}`, contact: "", amount: "1.01", currency: "USD", stage: "proposal" },
+      });
     }
     const proposal = (await view(key, "crm", "pipeline")).json.data.stages[2];
     expect(proposal).toMatchObject({ id: "proposal", count: 27, total: "27.27" });
@@ -168,16 +202,28 @@ describe("crm", () => {
   it("update_deal_stage records who and when, keeps a history row; the same stage is a 200 no-op", async () => {
     const { key, keyId, companyId } = await tenant();
     const deal = (await createDealCall(key, { title: "Move me", amount: "5" })).json.result;
-    const moved = await act(key, { service: "crm", action: "update_deal_stage", input: { deal_id: deal.id, stage: "proposal" } });
+    const moved = await act(key, {
+      service: "crm",
+      action: "update_deal_stage",
+      input: { deal_id: deal.id, stage: "proposal" },
+    });
     expect(moved.status).toBe(200);
     expect(moved.json.refresh).toEqual(["pipeline", "deals"]);
     expect(moved.json.result).toMatchObject({ id: deal.id, stage: "proposal", stage_changed_by: keyId, changed: true });
     expect(moved.json.result.stage_changed_at).toBeGreaterThanOrEqual(deal.created_at);
-    const again = await act(key, { service: "crm", action: "update_deal_stage", input: { deal_id: deal.id, stage: "proposal" } });
+    const again = await act(key, {
+      service: "crm",
+      action: "update_deal_stage",
+      input: { deal_id: deal.id, stage: "proposal" },
+    });
     expect(again.status).toBe(200);
     expect(again.json).toMatchObject({ ok: true, refresh: [], result: { stage: "proposal", changed: false } });
     await act(key, { service: "crm", action: "update_deal_stage", input: { deal_id: deal.id, stage: "won" } });
-    const history = await db.select().from(crmDealStageChanges).where(eq(crmDealStageChanges.dealId, deal.id)).orderBy(crmDealStageChanges.changedAt);
+    const history = await db
+      .select()
+      .from(crmDealStageChanges)
+      .where(eq(crmDealStageChanges.dealId, deal.id))
+      .orderBy(crmDealStageChanges.changedAt);
     expect(history.map((h) => [h.fromStage, h.toStage, h.changedBy, h.companyId])).toEqual([
       ["lead", "proposal", keyId, companyId],
       ["proposal", "won", keyId, companyId],
@@ -186,7 +232,8 @@ describe("crm", () => {
 
   it("deals view: paginated (limit, after, next), filterable by stage, newest first", async () => {
     const { key } = await tenant();
-    for (let i = 0; i < 5; i++) await createDealCall(key, { title: `D${i}`, amount: "1", stage: i % 2 ? "won" : "lead" });
+    for (let i = 0; i < 5; i++)
+      await createDealCall(key, { title: `D${i}`, amount: "1", stage: i % 2 ? "won" : "lead" });
     const p1 = (await view(key, "crm", "deals", "?limit=2")).json.data;
     expect(p1.deals.map((d: any) => d.title)).toEqual(["D4", "D3"]);
     expect(p1.next).toBe(p1.deals[1].id);
@@ -208,7 +255,11 @@ describe("crm", () => {
     expect((await view(b.key, "crm", "deals")).json.data.deals).toEqual([]);
     expect((await view(b.key, "crm", "pipeline")).json.data.stats.open_count).toBe(0);
     expect((await view(b.key, "crm", "deals", `?after=${deal.id}`)).status).toBe(400);
-    const res = await act(b.key, { service: "crm", action: "update_deal_stage", input: { deal_id: deal.id, stage: "lost" } });
+    const res = await act(b.key, {
+      service: "crm",
+      action: "update_deal_stage",
+      input: { deal_id: deal.id, stage: "lost" },
+    });
     expect(res.status).toBe(404);
     expect(res.json.error).toMatchObject({ type: "not_found_error", param: "input.deal_id" });
     const [row] = await db.select().from(crmDeals).where(eq(crmDeals.id, deal.id));
@@ -242,11 +293,17 @@ describe("billing", () => {
   it("invalid input: 400 naming the field; nothing is created", async () => {
     const { key, companyId } = await tenant();
     const cases: [unknown, string][] = [
-      [{ ...invoiceInput, line_items: [{ description: "x", quantity: 0, unit_price: "1" }] }, "input.line_items.0.quantity"],
+      [
+        { ...invoiceInput, line_items: [{ description: "x", quantity: 0, unit_price: "1" }] },
+        "input.line_items.0.quantity",
+      ],
       [{ ...invoiceInput, total: "1.00" }, "input.total"],
       [{ line_items: invoiceInput.line_items }, "input.customer"],
       [{ ...invoiceInput, currency: "dollars" }, "input.currency"],
-      [{ ...invoiceInput, line_items: [{ description: "x", quantity: 1, unit_price: 1.5 }] }, "input.line_items.0.unit_price"],
+      [
+        { ...invoiceInput, line_items: [{ description: "x", quantity: 1, unit_price: 1.5 }] },
+        "input.line_items.0.unit_price",
+      ],
     ];
     for (const [input, param] of cases) {
       const res = await act(key, { service: "billing", action: "create_invoice", input });
@@ -254,9 +311,14 @@ describe("billing", () => {
       expect(res.json.error).toMatchObject({ type: "invalid_request_error", param });
       expect(res.json.error.message).toContain(param);
     }
-    expect((await act(key, { service: "billing", action: "create_invoice", input: "x" })).json.error.param).toBe("input");
+    expect((await act(key, { service: "billing", action: "create_invoice", input: "x" })).json.error.param).toBe(
+      "input",
+    );
     expect((await act(key, { service: "billing", input: {} })).json.error.param).toBe("action");
-    expect((await act(key, { service: "billing", action: "create_invoice", input: invoiceInput, extra: 1 })).json.error.param).toBe("extra");
+    expect(
+      (await act(key, { service: "billing", action: "create_invoice", input: invoiceInput, extra: 1 })).json.error
+        .param,
+    ).toBe("extra");
     const [n] = await db.select({ n: count() }).from(sdkInvoices).where(eq(sdkInvoices.companyId, companyId));
     expect(n!.n).toBe(0);
   });
@@ -271,15 +333,25 @@ describe("billing", () => {
     expect(other.json.error.param).toBe("input.invoice_id");
     const paid = await act(a.key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: inv.id } });
     expect(paid.status).toBe(200);
-    expect(paid.json.result).toMatchObject({ id: inv.id, status: "paid", paid_by: a.keyId, paid_at: expect.any(Number) });
+    expect(paid.json.result).toMatchObject({
+      id: inv.id,
+      status: "paid",
+      paid_by: a.keyId,
+      paid_at: expect.any(Number),
+    });
     const twice = await act(a.key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: inv.id } });
     expect(twice.status).toBe(409);
     expect(twice.json.error).toMatchObject({ type: "conflict_error", code: "invoice_already_paid" });
     const v = (await view(a.key, "billing", "invoices")).json.data;
     expect(v.stats).toEqual({ open_count: 1, open_total: "30.50", paid_count: 1, paid_total: "30.50" });
     expect(v.invoices.map((i: any) => i.customer)).toEqual(["Other", "ACME"]);
-    expect((await view(a.key, "billing", "invoices", "?status=paid")).json.data.invoices.map((i: any) => i.id)).toEqual([inv.id]);
-    expect((await view(b.key, "billing", "invoices")).json.data).toMatchObject({ invoices: [], stats: { open_count: 0, paid_count: 0 } });
+    expect((await view(a.key, "billing", "invoices", "?status=paid")).json.data.invoices.map((i: any) => i.id)).toEqual(
+      [inv.id],
+    );
+    expect((await view(b.key, "billing", "invoices")).json.data).toMatchObject({
+      invoices: [],
+      stats: { open_count: 0, paid_count: 0 },
+    });
   });
 });
 
@@ -322,17 +394,24 @@ describe("POST /v1/sdk/action: rules", () => {
     expect(n!.n).toBe(1);
     // Another company may use the same key.
     const other = await tenant();
-    expect((await createDealCall(other.key, { title: "Once", amount: "1" }, "k-1")).json.result.id).not.toBe(first.json.result.id);
+    expect((await createDealCall(other.key, { title: "Once", amount: "1" }, "k-1")).json.result.id).not.toBe(
+      first.json.result.id,
+    );
   });
 
   it("idempotency_key: 12 concurrent repeats act once and all answer the one result", async () => {
     const { key, companyId } = await tenant();
-    const results = await Promise.all(Array.from({ length: 12 }, () => createDealCall(key, { title: "Race", amount: "3" }, "race-1")));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => createDealCall(key, { title: "Race", amount: "3" }, "race-1")),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
     expect(new Set(results.map((r) => r.json.result.id)).size).toBe(1);
     const [n] = await db.select({ n: count() }).from(crmDeals).where(eq(crmDeals.companyId, companyId));
     expect(n!.n).toBe(1);
-    const runs = await db.select().from(sdkActionRuns).where(and(eq(sdkActionRuns.companyId, companyId), eq(sdkActionRuns.idempotencyKey, "race-1")));
+    const runs = await db
+      .select()
+      .from(sdkActionRuns)
+      .where(and(eq(sdkActionRuns.companyId, companyId), eq(sdkActionRuns.idempotencyKey, "race-1")));
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ service: "crm", action: "create_deal", status: "completed" });
   });
@@ -341,7 +420,12 @@ describe("POST /v1/sdk/action: rules", () => {
     const { key, companyId } = await tenant();
     const inv = (await act(key, { service: "billing", action: "create_invoice", input: invoiceInput })).json.result;
     await act(key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: inv.id } });
-    const conflict = await act(key, { service: "billing", action: "mark_invoice_paid", input: { invoice_id: inv.id }, idempotency_key: "pay-1" });
+    const conflict = await act(key, {
+      service: "billing",
+      action: "mark_invoice_paid",
+      input: { invoice_id: inv.id },
+      idempotency_key: "pay-1",
+    });
     expect(conflict.status).toBe(409);
     const runs = await db.select().from(sdkActionRuns).where(eq(sdkActionRuns.companyId, companyId));
     expect(runs).toEqual([]);
@@ -352,10 +436,20 @@ describe("crm verbs in a transaction", () => {
   it("concurrent-safe move: the stage left is the one locked, history ordered", async () => {
     await withRollback(async (tx) => {
       const company = await makeCompany(tx);
-      const deal = await createDeal(tx, { companyId: company.id, actor: "key_x", input: { title: "T", contact: "", amount: "1", currency: "USD", stage: "lead" } });
-      const first = await updateDealStage(tx, { companyId: company.id, actor: "key_y", input: { deal_id: deal.id, stage: "qualified" } });
+      const deal = await createDeal(tx, {
+        companyId: company.id,
+        actor: "key_x",
+        input: { title: "T", contact: "", amount: "1", currency: "USD", stage: "lead" },
+      });
+      const first = await updateDealStage(tx, {
+        companyId: company.id,
+        actor: "key_y",
+        input: { deal_id: deal.id, stage: "qualified" },
+      });
       expect(first).toMatchObject({ changed: true, deal: { stage: "qualified", stageChangedBy: "key_y" } });
-      await expect(updateDealStage(tx, { companyId: "co_other", actor: "key_y", input: { deal_id: deal.id, stage: "won" } })).rejects.toMatchObject({ code: "not_found" });
+      await expect(
+        updateDealStage(tx, { companyId: "co_other", actor: "key_y", input: { deal_id: deal.id, stage: "won" } }),
+      ).rejects.toMatchObject({ code: "not_found" });
     });
   });
 });

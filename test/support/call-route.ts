@@ -3,7 +3,15 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) 
 /** Calls an exported route handler with a real Request, as Next would. */
 export async function callRoute(
   handler: Handler,
-  opts: { method?: string; path?: string; key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; params?: Record<string, string> } = {},
+  opts: {
+    method?: string;
+    path?: string;
+    key?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    params?: Record<string, string>;
+  } = {},
 ) {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -12,7 +20,11 @@ export async function callRoute(
     body = JSON.stringify(opts.body);
     headers["content-type"] = "application/json";
   }
-  const req = new Request(`http://localhost${opts.path ?? "/v1/test"}`, { method: opts.method ?? "GET", headers, body });
+  const req = new Request(`http://localhost${opts.path ?? "/v1/test"}`, {
+    method: opts.method ?? "GET",
+    headers,
+    body,
+  });
   const res = await handler(req, { params: Promise.resolve(opts.params ?? {}) });
   const text = await res.text();
   let json: any = null;

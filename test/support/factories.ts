@@ -15,7 +15,11 @@ import { newId, randomBase62 } from "@/lib/ids";
 export async function makeCompany(db: DbOrTx, args: { name?: string; creditsOt?: number } = {}) {
   const company = await createCompany(db, { name: args.name ?? `Test Co ${randomBase62(6)}` });
   if (args.creditsOt) {
-    await grantCredits(db, { companyId: company.id, amountMicro: otToMicro(args.creditsOt), entry: { source: "test" } });
+    await grantCredits(db, {
+      companyId: company.id,
+      amountMicro: otToMicro(args.creditsOt),
+      entry: { source: "test" },
+    });
   }
   return company;
 }
@@ -35,11 +39,18 @@ export async function makeKey(
 
 export async function makeUser(db: DbOrTx, args: { companyId: string; email?: string; password?: string }) {
   const password = args.password ?? `pw-${randomBase62(12)}`;
-  const user = await createUser(db, { companyId: args.companyId, email: args.email ?? `u-${randomBase62(8)}@example.test`, password });
+  const user = await createUser(db, {
+    companyId: args.companyId,
+    email: args.email ?? `u-${randomBase62(8)}@example.test`,
+    password,
+  });
   return { user, password };
 }
 
-export async function makeThread(db: DbOrTx, args: { companyId: string; source?: ThreadSource; messages?: MessageInput[]; metadata?: Record<string, unknown> }) {
+export async function makeThread(
+  db: DbOrTx,
+  args: { companyId: string; source?: ThreadSource; messages?: MessageInput[]; metadata?: Record<string, unknown> },
+) {
   const input = CreateThreadInput.parse({ metadata: args.metadata ?? {}, messages: args.messages });
   return createThread(db, { companyId: args.companyId, input, source: args.source });
 }
@@ -86,7 +97,11 @@ export async function makeRun(
     })
     .returning();
   if (args.answer !== undefined) {
-    const [message] = await addMessages(db, { companyId: args.companyId, threadId: args.threadId, messages: [{ role: "assistant", content: args.answer }] });
+    const [message] = await addMessages(db, {
+      companyId: args.companyId,
+      threadId: args.threadId,
+      messages: [{ role: "assistant", content: args.answer }],
+    });
     await db.update(messages).set({ runId: run!.id }).where(eq(messages.id, message!.id));
   }
   return run!;
@@ -120,7 +135,12 @@ export async function makeTool(
 export async function makeCollection(db: DbOrTx, args: { companyId: string; name?: string; isActive?: boolean }) {
   const [row] = await db
     .insert(knowledgeCollections)
-    .values({ id: newId("knowledgeCollection"), companyId: args.companyId, name: args.name ?? `Collection ${randomBase62(6)}`, isActive: args.isActive ?? true })
+    .values({
+      id: newId("knowledgeCollection"),
+      companyId: args.companyId,
+      name: args.name ?? `Collection ${randomBase62(6)}`,
+      isActive: args.isActive ?? true,
+    })
     .returning();
   return row!;
 }

@@ -51,7 +51,11 @@ export type Behaviour =
   /** Accept the TCP connection and never answer. */
   | { kind: "hang" };
 
-export type UsageFn = (body: any, reply: string, cap: number | null) => { prompt: number; completion: number; cached?: number };
+export type UsageFn = (
+  body: any,
+  reply: string,
+  cap: number | null,
+) => { prompt: number; completion: number; cached?: number };
 
 export interface FakeUpstreamOptions {
   /** Reply text; default depends on the last user message. */
@@ -117,7 +121,9 @@ const DEFAULT_CAP_FIELDS = (_body: any, path: string): readonly string[] =>
   path.startsWith("/v1/messages") ? ["max_tokens"] : ["max_completion_tokens", "max_tokens"];
 
 function honouredCap(body: any, fields: readonly string[]): number | null {
-  const caps = fields.map((f) => body?.[f]).filter((v): v is number => typeof v === "number" && Number.isFinite(v) && v > 0);
+  const caps = fields
+    .map((f) => body?.[f])
+    .filter((v): v is number => typeof v === "number" && Number.isFinite(v) && v > 0);
   return caps.length ? Math.min(...caps) : null;
 }
 
@@ -139,7 +145,11 @@ const lastUserText = (body: any): string => {
     if (msgs[i].role === "user") {
       const c = msgs[i].content;
       if (typeof c === "string") return c;
-      if (Array.isArray(c)) return c.filter((p: any) => p.type === "text").map((p: any) => p.text).join(" ");
+      if (Array.isArray(c))
+        return c
+          .filter((p: any) => p.type === "text")
+          .map((p: any) => p.text)
+          .join(" ");
     }
   }
   return "";
@@ -157,7 +167,8 @@ function answerEmbeddings(res: http.ServerResponse, record: RecordedRequest, bod
   const dim = typeof body.dimensions === "number" ? body.dimensions : 8;
   const vector = (text: string) => {
     const v = new Array<number>(dim).fill(0);
-    for (const w of text.toLowerCase().split(/\W+/).filter(Boolean)) v[[...w].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % dim]! += 1;
+    for (const w of text.toLowerCase().split(/\W+/).filter(Boolean))
+      v[[...w].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % dim]! += 1;
     return v;
   };
   const prompt = inputs.reduce((n, t) => n + words(t), 0);
@@ -220,17 +231,28 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     if (path.startsWith("/v1/embeddings")) return void answerEmbeddings(res, record, body);
 
     const reply = (opts.reply ?? defaultReply)(body);
-    const usageOf: UsageFn = opts.usage ?? ((b, r) => ({ prompt: words(JSON.stringify(b.messages ?? [])), completion: words(r), cached: 0 }));
+    const usageOf: UsageFn =
+      opts.usage ?? ((b, r) => ({ prompt: words(JSON.stringify(b.messages ?? [])), completion: words(r), cached: 0 }));
     const reported = usageOf(body, reply, cap);
     const u = { prompt: reported.prompt, completion: reported.completion, cached: reported.cached ?? 0 };
     record.usage = u;
-    const offersTools = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== "none" && body.tool_choice?.type !== "none";
+    const offersTools =
+      Array.isArray(body.tools) &&
+      body.tools.length > 0 &&
+      body.tool_choice !== "none" &&
+      body.tool_choice?.type !== "none";
     const tool = offersTools ? (opts.toolCall?.(body) ?? null) : null;
     const pieces = reply.match(/\S+\s*/g) ?? [reply];
     const stream = body.stream === true;
     const paced = behaviour?.kind === "paced" ? behaviour : undefined;
-    const chunkCount = behaviour?.kind === "break-stream" || behaviour?.kind === "slow-stream" ? behaviour.chunks : (paced?.chunks ?? pieces.length);
-    const interval = behaviour?.kind === "slow-stream" || behaviour?.kind === "break-stream" ? (behaviour.intervalMs ?? 0) : (paced?.intervalMs ?? 0);
+    const chunkCount =
+      behaviour?.kind === "break-stream" || behaviour?.kind === "slow-stream"
+        ? behaviour.chunks
+        : (paced?.chunks ?? pieces.length);
+    const interval =
+      behaviour?.kind === "slow-stream" || behaviour?.kind === "break-stream"
+        ? (behaviour.intervalMs ?? 0)
+        : (paced?.intervalMs ?? 0);
     const piece = (i: number) => pieces[i % pieces.length]!;
     const sleep = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
     const gone = () => res.destroyed || record.abortedAt !== undefined;
@@ -246,9 +268,15 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
             type: "message",
             role: "assistant",
             model: body.model,
-            content: tool ? [{ type: "tool_use", id: "toolu_fake1", name: tool.name, input: tool.arguments }] : [{ type: "text", text: reply }],
+            content: tool
+              ? [{ type: "tool_use", id: "toolu_fake1", name: tool.name, input: tool.arguments }]
+              : [{ type: "text", text: reply }],
             stop_reason: tool ? "tool_use" : "end_turn",
-            usage: { input_tokens: u.prompt - u.cached, output_tokens: u.completion, cache_read_input_tokens: u.cached },
+            usage: {
+              input_tokens: u.prompt - u.cached,
+              output_tokens: u.completion,
+              cache_read_input_tokens: u.cached,
+            },
           }),
         );
       } else {
@@ -275,7 +303,12 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
                 finish_reason: tool ? "tool_calls" : "stop",
               },
             ],
-            usage: { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion, prompt_tokens_details: { cached_tokens: u.cached } },
+            usage: {
+              prompt_tokens: u.prompt,
+              completion_tokens: u.completion,
+              total_tokens: u.prompt + u.completion,
+              prompt_tokens_details: { cached_tokens: u.cached },
+            },
           }),
         );
       }
@@ -284,21 +317,49 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
 
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const send = (event: string | null, data: unknown) =>
-      res.write(`${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+      res.write(
+        `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`,
+      );
     const wait = () => sleep(interval);
     const breakIt = behaviour?.kind === "break-stream";
 
     if (anthropic) {
-      send("message_start", { type: "message_start", message: { id: "msg_fake", type: "message", role: "assistant", model: body.model, content: [], usage: { input_tokens: u.prompt - u.cached, output_tokens: 1, cache_read_input_tokens: u.cached } } });
+      send("message_start", {
+        type: "message_start",
+        message: {
+          id: "msg_fake",
+          type: "message",
+          role: "assistant",
+          model: body.model,
+          content: [],
+          usage: { input_tokens: u.prompt - u.cached, output_tokens: 1, cache_read_input_tokens: u.cached },
+        },
+      });
       if (tool) {
-        send("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_fake1", name: tool.name, input: {} } });
-        send("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(tool.arguments) } });
+        send("content_block_start", {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "tool_use", id: "toolu_fake1", name: tool.name, input: {} },
+        });
+        send("content_block_delta", {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(tool.arguments) },
+        });
         send("content_block_stop", { type: "content_block_stop", index: 0 });
       } else {
-        send("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
+        send("content_block_start", {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "text", text: "" },
+        });
         for (let i = 0; i < chunkCount; i++) {
           if (res.destroyed) return;
-          send("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: piece(i) } });
+          send("content_block_delta", {
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "text_delta", text: piece(i) },
+          });
           record.sentText += piece(i);
           await wait();
         }
@@ -308,18 +369,49 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
         }
         send("content_block_stop", { type: "content_block_stop", index: 0 });
       }
-      send("message_delta", { type: "message_delta", delta: { stop_reason: tool ? "tool_use" : "end_turn" }, usage: { output_tokens: u.completion } });
+      send("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: tool ? "tool_use" : "end_turn" },
+        usage: { output_tokens: u.completion },
+      });
       record.finishSentAt = record.usageSentAt = Date.now();
       send("message_stop", { type: "message_stop" });
       res.end();
       return;
     }
 
-    const base = { id: "chatcmpl-fake", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model };
+    const base = {
+      id: "chatcmpl-fake",
+      object: "chat.completion.chunk",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+    };
     send(null, { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
     if (tool) {
-      send(null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_fake1", type: "function", function: { name: tool.name, arguments: "" } }] }, finish_reason: null }] });
-      send(null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(tool.arguments) } }] }, finish_reason: null }] });
+      send(null, {
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                { index: 0, id: "call_fake1", type: "function", function: { name: tool.name, arguments: "" } },
+              ],
+            },
+            finish_reason: null,
+          },
+        ],
+      });
+      send(null, {
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(tool.arguments) } }] },
+            finish_reason: null,
+          },
+        ],
+      });
     } else {
       await sleep(paced?.firstTokenMs ?? 0);
       for (let i = 0; i < chunkCount; i++) {
@@ -341,7 +433,16 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     if (body.stream_options?.include_usage) {
       await sleep(paced?.usageDelayMs ?? 0);
       if (gone()) return;
-      send(null, { ...base, choices: [], usage: { prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion, prompt_tokens_details: { cached_tokens: u.cached } } });
+      send(null, {
+        ...base,
+        choices: [],
+        usage: {
+          prompt_tokens: u.prompt,
+          completion_tokens: u.completion,
+          total_tokens: u.prompt + u.completion,
+          prompt_tokens_details: { cached_tokens: u.cached },
+        },
+      });
       record.usageSentAt = Date.now();
     }
     send(null, "[DONE]");

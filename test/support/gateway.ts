@@ -18,7 +18,13 @@ export interface Gateway {
   /** A new company with `creditsOt` O₮ and an all-scopes key. */
   tenant(creditsOt?: number): Promise<{ companyId: string; key: string }>;
   /** A JSON call with the key; `base` defaults to this gateway's server. */
-  call(key: string, method: string, path: string, body?: unknown, base?: string): Promise<{ status: number; json: any; headers: Headers }>;
+  call(
+    key: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    base?: string,
+  ): Promise<{ status: number; json: any; headers: Headers }>;
   /** A new thread with these messages; its id. */
   thread(key: string, messages: { role: string; content: unknown }[]): Promise<string>;
 }
@@ -60,7 +66,10 @@ export function useGateway(opts: { env?: Record<string, string>; fake?: FakeUpst
   gw.call = async (key, method, path, body, base) => {
     const res = await fetch(`${base ?? gw.server.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();

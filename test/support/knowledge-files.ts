@@ -24,13 +24,29 @@ export async function makeDocx(): Promise<Buffer> {
       {
         children: [
           new Paragraph({ text: "Warehouse Handbook", heading: HeadingLevel.HEADING_1 }),
-          new Paragraph({ children: [new TextRun("The Zephyr dock opens at "), new TextRun({ text: "06:30", bold: true }), new TextRun(" on weekdays.")] }),
+          new Paragraph({
+            children: [
+              new TextRun("The Zephyr dock opens at "),
+              new TextRun({ text: "06:30", bold: true }),
+              new TextRun(" on weekdays."),
+            ],
+          }),
           new Paragraph({ text: "Safety", heading: HeadingLevel.HEADING_2 }),
           new Paragraph("Forklifts yield to pedestrians & carts < 2 t."),
           new Table({
             rows: [
-              new TableRow({ children: [new TableCell({ children: [new Paragraph("Bay")] }), new TableCell({ children: [new Paragraph("Capacity")] })] }),
-              new TableRow({ children: [new TableCell({ children: [new Paragraph("B7")] }), new TableCell({ children: [new Paragraph("340 pallets")] })] }),
+              new TableRow({
+                children: [
+                  new TableCell({ children: [new Paragraph("Bay")] }),
+                  new TableCell({ children: [new Paragraph("Capacity")] }),
+                ],
+              }),
+              new TableRow({
+                children: [
+                  new TableCell({ children: [new Paragraph("B7")] }),
+                  new TableCell({ children: [new Paragraph("340 pallets")] }),
+                ],
+              }),
             ],
           }),
         ],
@@ -67,7 +83,8 @@ export function rawPdf(objects: string[], trailerExtra = ""): Buffer {
   return Buffer.from(body, "latin1");
 }
 
-const stream = (content: string) => `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`;
+const stream = (content: string) =>
+  `<< /Length ${Buffer.byteLength(content, "latin1")} >>\nstream\n${content}\nendstream`;
 
 function onePage(fontDict: string, content: string, extra: string[] = []): string[] {
   return [
@@ -86,9 +103,11 @@ function onePage(fontDict: string, content: string, extra: string[] = []): strin
  */
 export function makeEncryptedPdf(): Buffer {
   const hex32 = (b: number) => "<" + b.toString(16).padStart(2, "0").repeat(32) + ">";
-  const objects = onePage("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", "BT /F1 24 Tf 72 700 Td (secret) Tj ET", [
-    `<< /Filter /Standard /V 2 /R 3 /Length 128 /P -3904 /O ${hex32(0x5a)} /U ${hex32(0xa5)} >>`,
-  ]);
+  const objects = onePage(
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    "BT /F1 24 Tf 72 700 Td (secret) Tj ET",
+    [`<< /Filter /Standard /V 2 /R 3 /Length 128 /P -3904 /O ${hex32(0x5a)} /U ${hex32(0xa5)} >>`],
+  );
   return rawPdf(objects, `/Encrypt 6 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>] `);
 }
 
@@ -143,12 +162,22 @@ export function makeOperatorFloodPdf(ops: number): Buffer {
   };
   const objects: (string | Buffer)[] = [
     ...head,
-    Buffer.concat([Buffer.from(`<< /Length ${deflated.length} /Filter /FlateDecode >>\nstream\n`, "latin1"), deflated, Buffer.from("\nendstream", "latin1")]),
+    Buffer.concat([
+      Buffer.from(`<< /Length ${deflated.length} /Filter /FlateDecode >>\nstream\n`, "latin1"),
+      deflated,
+      Buffer.from("\nendstream", "latin1"),
+    ]),
     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
   ];
   objects.forEach((obj, i) => {
     offsets.push(size);
-    add(Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`, "latin1"), typeof obj === "string" ? Buffer.from(obj, "latin1") : obj, Buffer.from("\nendobj\n", "latin1")]));
+    add(
+      Buffer.concat([
+        Buffer.from(`${i + 1} 0 obj\n`, "latin1"),
+        typeof obj === "string" ? Buffer.from(obj, "latin1") : obj,
+        Buffer.from("\nendobj\n", "latin1"),
+      ]),
+    );
   });
   const xref = size;
   let tail = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;

@@ -11,17 +11,35 @@ export async function upload(
 ): Promise<{ status: number; json: any }> {
   const form = new FormData();
   if (folderPath !== undefined) form.append("folder_path", folderPath);
-  form.append("file", new Blob([typeof file.bytes === "string" ? file.bytes : Buffer.from(file.bytes)], { type: file.type ?? "application/octet-stream" }), file.name);
-  const res = await fetch(`${base}/v1/knowledge/${collectionId}/documents`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  form.append(
+    "file",
+    new Blob([typeof file.bytes === "string" ? file.bytes : Buffer.from(file.bytes)], {
+      type: file.type ?? "application/octet-stream",
+    }),
+    file.name,
+  );
+  const res = await fetch(`${base}/v1/knowledge/${collectionId}/documents`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
 
 /** Polls a document until it leaves `pending` (or the deadline passes); its last body. */
-export async function waitForDocument(base: string, key: string, collectionId: string, documentId: string, timeoutMs = 60_000): Promise<any> {
+export async function waitForDocument(
+  base: string,
+  key: string,
+  collectionId: string,
+  documentId: string,
+  timeoutMs = 60_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await fetch(`${base}/v1/knowledge/${collectionId}/documents/${documentId}`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${base}/v1/knowledge/${collectionId}/documents/${documentId}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(res.status).toBe(200);
     const doc = await res.json();
     if (doc.status !== "pending" || Date.now() > deadline) return doc;
@@ -42,9 +60,17 @@ export async function rssOf(pid: number): Promise<number> {
  * Content-Length, so only the streaming count can stop it), writing with backpressure and
  * stopping when the server answers; the status the server answered.
  */
-export function streamLargeUpload(base: string, key: string, collectionId: string, fileBytes: number, opts: { declareLength: boolean }): Promise<number> {
+export function streamLargeUpload(
+  base: string,
+  key: string,
+  collectionId: string,
+  fileBytes: number,
+  opts: { declareLength: boolean },
+): Promise<number> {
   const boundary = "----knowledge-test-boundary";
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const url = new URL(`${base}/v1/knowledge/${collectionId}/documents`);
   return new Promise((resolve, reject) => {
@@ -58,7 +84,9 @@ export function streamLargeUpload(base: string, key: string, collectionId: strin
         headers: {
           authorization: `Bearer ${key}`,
           "content-type": `multipart/form-data; boundary=${boundary}`,
-          ...(opts.declareLength ? { "content-length": String(head.length + fileBytes + tail.length) } : { "transfer-encoding": "chunked" }),
+          ...(opts.declareLength
+            ? { "content-length": String(head.length + fileBytes + tail.length) }
+            : { "transfer-encoding": "chunked" }),
         },
       },
       (res) => {

@@ -34,7 +34,10 @@ export async function freePort(): Promise<number> {
  * answers. It binds where the server does by default (loopback) unless `env` sets HOST; a HOST
  * inherited from the shell is not passed on.
  */
-export async function startNextServer(env: Record<string, string> = {}, opts: { port?: number } = {}): Promise<RunningServer> {
+export async function startNextServer(
+  env: Record<string, string> = {},
+  opts: { port?: number } = {},
+): Promise<RunningServer> {
   const port = opts.port ?? (await freePort());
   const { HOST: _inherited, ...inherited } = process.env;
   const child: ChildProcess = spawn(process.execPath, ["scripts/server/main.mjs", "-p", String(port)], {

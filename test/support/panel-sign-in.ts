@@ -11,7 +11,8 @@ export interface SignInResult {
   url: string;
 }
 
-const cookiesOf = (res: { headers: { getSetCookie(): string[] } }) => res.headers.getSetCookie().map((c) => c.split(";")[0]!);
+const cookiesOf = (res: { headers: { getSetCookie(): string[] } }) =>
+  res.headers.getSetCookie().map((c) => c.split(";")[0]!);
 
 /**
  * A client whose connections leave from `address` (any 127.x.y.z on Linux reaches a server bound
@@ -40,7 +41,13 @@ export async function credentialsSignIn(
   const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; "), ...opts.headers },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true", ...(opts.callbackUrl === undefined ? {} : { callbackUrl: opts.callbackUrl }) }),
+    body: new URLSearchParams({
+      csrfToken,
+      email,
+      password,
+      json: "true",
+      ...(opts.callbackUrl === undefined ? {} : { callbackUrl: opts.callbackUrl }),
+    }),
     redirect: "manual",
     dispatcher: opts.dispatcher,
   });
@@ -49,7 +56,12 @@ export async function credentialsSignIn(
   const body = JSON.parse(text) as { url: string };
   const all = [...jar, ...cookiesOf(res)];
   const signedIn = all.some((c) => c.includes("session-token="));
-  return { status: res.status, error: new URL(body.url).searchParams.get("error"), cookie: signedIn ? all.join("; ") : null, url: body.url };
+  return {
+    status: res.status,
+    error: new URL(body.url).searchParams.get("error"),
+    cookie: signedIn ? all.join("; ") : null,
+    url: body.url,
+  };
 }
 
 /** Signs in and returns the session's Cookie header; throws when refused. */

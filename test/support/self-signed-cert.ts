@@ -40,7 +40,10 @@ function utcTime(d: Date): Buffer {
 const integer = (b: Buffer) => tlv(0x02, b[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), b]) : b);
 const name = (cn: string) => seq(set(seq(oid("2.5.4.3"), tlv(0x0c, Buffer.from(cn, "utf8")))));
 
-export function selfSignedCert(commonName = "localhost", dnsNames: string[] = ["localhost"]): { key: string; cert: string } {
+export function selfSignedCert(
+  commonName = "localhost",
+  dnsNames: string[] = ["localhost"],
+): { key: string; cert: string } {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
   const ecdsaSha256 = seq(oid("1.2.840.10045.4.3.2"));
   const now = Date.now();
@@ -70,7 +73,10 @@ export function selfSignedCert(commonName = "localhost", dnsNames: string[] = ["
   );
   const signature = sign("sha256", tbs, { key: privateKey, dsaEncoding: "der" });
   const der = seq(tbs, ecdsaSha256, tlv(0x03, Buffer.concat([Buffer.from([0]), signature])));
-  const cert = `-----BEGIN CERTIFICATE-----\n${der.toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`;
+  const cert = `-----BEGIN CERTIFICATE-----\n${der
+    .toString("base64")
+    .match(/.{1,64}/g)!
+    .join("\n")}\n-----END CERTIFICATE-----\n`;
   const key = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
   // Fails here, not in a TLS handshake, if the encoding is wrong.
   if (!new X509Certificate(cert).verify(publicKey)) throw new Error("self-signed certificate does not verify");

@@ -50,7 +50,11 @@ export interface TcpProxyOptions {
   noDelay?: boolean;
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number, options: TcpProxyOptions = {}): Promise<TcpProxy> {
+export async function startTcpProxy(
+  targetHost: string,
+  targetPort: number,
+  options: TcpProxyOptions = {},
+): Promise<TcpProxy> {
   const noDelay = options.noDelay !== false;
   const pairs = new Set<Pair>();
   let paused = false;
@@ -166,7 +170,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number, opti
     enable: () => {
       disabled = false;
     },
-    loseReplyAfter: (match, opts) => new Promise<void>((done) => (lose = { match, commit: opts?.commit === true, done })),
+    loseReplyAfter: (match, opts) =>
+      new Promise<void>((done) => (lose = { match, commit: opts?.commit === true, done })),
     connections: () => pairs.size,
     close: () =>
       new Promise<void>((resolve) => {

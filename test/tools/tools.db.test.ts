@@ -21,7 +21,12 @@ vi.mock("@/lib/sandbox", () => ({
 }));
 
 const schema = { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] };
-const addBody = (name = "add") => ({ name, description: "Adds two numbers", json_schema: schema, python_code: `def ${name}(a, b):\n    return a + b\n` });
+const addBody = (name = "add") => ({
+  name,
+  description: "Adds two numbers",
+  json_schema: schema,
+  python_code: `def ${name}(a, b):\n    return a + b\n`,
+});
 
 async function tenant() {
   const company = await makeCompany(db);
@@ -41,18 +46,31 @@ describe("/v1/tools (in process)", () => {
     viewKey = (await makeKey(db, { companyId, scopes: ["view"] })).secret;
   });
 
-  const create = (body: unknown, k = key) => callRoute(collection.POST, { method: "POST", key: k, body, path: "/v1/tools" });
+  const create = (body: unknown, k = key) =>
+    callRoute(collection.POST, { method: "POST", key: k, body, path: "/v1/tools" });
   const get = (id: string, k = key) => callRoute(item.GET, { key: k, params: { toolId: id }, path: `/v1/tools/${id}` });
-  const patch = (id: string, body: unknown, k = key) => callRoute(item.PATCH, { method: "PATCH", key: k, body, params: { toolId: id }, path: `/v1/tools/${id}` });
-  const del = (id: string, k = key) => callRoute(item.DELETE, { method: "DELETE", key: k, params: { toolId: id }, path: `/v1/tools/${id}` });
+  const patch = (id: string, body: unknown, k = key) =>
+    callRoute(item.PATCH, { method: "PATCH", key: k, body, params: { toolId: id }, path: `/v1/tools/${id}` });
+  const del = (id: string, k = key) =>
+    callRoute(item.DELETE, { method: "DELETE", key: k, params: { toolId: id }, path: `/v1/tools/${id}` });
   const list = (query = "", k = key) => callRoute(collection.GET, { key: k, path: `/v1/tools${query}` });
 
   it("POST creates (201) with SPEC fields; a second POST of the name answers 200 with it unchanged", async () => {
     const res = await create(addBody("add_once"));
     expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ object: "tool", name: "add_once", description: "Adds two numbers", json_schema: schema, is_active: true });
+    expect(res.json).toMatchObject({
+      object: "tool",
+      name: "add_once",
+      description: "Adds two numbers",
+      json_schema: schema,
+      is_active: true,
+    });
     expect(res.json.id).toMatch(/^tool_[0-9A-Za-z]{22}$/);
-    const again = await create({ ...addBody("add_once"), description: "other", python_code: "def add_once():\n    return 0\n" });
+    const again = await create({
+      ...addBody("add_once"),
+      description: "other",
+      python_code: "def add_once():\n    return 0\n",
+    });
     expect(again.status).toBe(200);
     expect(again.json).toEqual(res.json);
     expect((await get(res.json.id)).json).toEqual(res.json);
@@ -92,7 +110,9 @@ describe("/v1/tools (in process)", () => {
     expect((await patch(t.id, { description: "new" })).json).toMatchObject({ description: "new", name: "patchme" });
     const s2 = { type: "object", properties: { a: { type: "integer" } } };
     expect((await patch(t.id, { json_schema: s2 })).json.json_schema).toEqual(s2);
-    expect((await patch(t.id, { python_code: "def patchme(a):\n    return a\n" })).json.python_code).toContain("return a\n");
+    expect((await patch(t.id, { python_code: "def patchme(a):\n    return a\n" })).json.python_code).toContain(
+      "return a\n",
+    );
     // A new name the current code does not define: 400 on python_code.
     const renamedBad = await patch(t.id, { name: "renamed" });
     expect(renamedBad.status).toBe(400);
@@ -163,12 +183,27 @@ describe("/v1/tools (in process)", () => {
 
   it("profiles refuse tool names that are not the company's active tools", async () => {
     await create(addBody("bindable"));
-    const ok = await callRoute(profilesRoute.POST, { method: "POST", key, path: "/v1/profiles", body: { name: "P", allowed_tool_names: ["bindable"] } });
+    const ok = await callRoute(profilesRoute.POST, {
+      method: "POST",
+      key,
+      path: "/v1/profiles",
+      body: { name: "P", allowed_tool_names: ["bindable"] },
+    });
     expect(ok.status).toBe(201);
-    const bad = await callRoute(profilesRoute.POST, { method: "POST", key, path: "/v1/profiles", body: { name: "P", allowed_tool_names: ["bindable", "nope"] } });
+    const bad = await callRoute(profilesRoute.POST, {
+      method: "POST",
+      key,
+      path: "/v1/profiles",
+      body: { name: "P", allowed_tool_names: ["bindable", "nope"] },
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error.param).toBe("allowed_tool_names");
-    const foreign = await callRoute(profilesRoute.POST, { method: "POST", key: otherKey, path: "/v1/profiles", body: { name: "P", allowed_tool_names: ["bindable"] } });
+    const foreign = await callRoute(profilesRoute.POST, {
+      method: "POST",
+      key: otherKey,
+      path: "/v1/profiles",
+      body: { name: "P", allowed_tool_names: ["bindable"] },
+    });
     expect(foreign.status).toBe(400);
   });
 
@@ -180,7 +215,10 @@ describe("/v1/tools (in process)", () => {
       await makeTool(tx, { companyId: co, name: "b", isActive: false });
       expect((await activeToolsByName(tx, co, ["b", "a", "a", "zz"])).map((t) => t.id)).toEqual([a.id]);
       expect((await getActiveToolByName(tx, co, "a")).id).toBe(a.id);
-      await expect(getActiveToolByName(tx, co, "b")).rejects.toMatchObject({ code: "invalid_request", param: "tool_choice" });
+      await expect(getActiveToolByName(tx, co, "b")).rejects.toMatchObject({
+        code: "invalid_request",
+        param: "tool_choice",
+      });
     });
   });
 

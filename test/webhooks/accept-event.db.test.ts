@@ -3,7 +3,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { webhookEvents, webhooks } from "@/db/schema";
 import { stopBoss } from "@/lib/jobs/boss";
-import { acceptEvent, announceWebhookChanged, authenticateTrigger, createWebhook, rotateWebhookSecret, setWebhookSignature } from "@/lib/webhooks";
+import {
+  acceptEvent,
+  announceWebhookChanged,
+  authenticateTrigger,
+  createWebhook,
+  rotateWebhookSecret,
+  setWebhookSignature,
+} from "@/lib/webhooks";
 import { makeCompany } from "../support/factories";
 
 afterAll(() => stopBoss());
@@ -16,16 +23,23 @@ describe("acceptEvent and authenticateTrigger", () => {
     const { webhook } = await createWebhook(db, { companyId: company.id });
     const first = await acceptEvent(db, { webhook, input, idempotencyKey: "k-1" });
     expect(first.duplicate).toBe(false);
-    const [job] = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-event' AND data->>'eventId' = ${first.event.id}`);
+    const [job] = await db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-event' AND data->>'eventId' = ${first.event.id}`,
+    );
     expect(job!.n).toBe(1);
     const again = await acceptEvent(db, { webhook, input, idempotencyKey: "k-1" });
     // The same event (its status is whatever it is now: a worker of a parallel test file may already have processed it).
     expect(again.duplicate).toBe(true);
     expect(again.event.id).toBe(first.event.id);
-    const [jobs] = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-event' AND data->>'eventId' = ${first.event.id}`);
+    const [jobs] = await db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-event' AND data->>'eventId' = ${first.event.id}`,
+    );
     expect(jobs!.n).toBe(1);
 
-    await db.update(webhookEvents).set({ createdAt: sql`now() - interval '25 hours'` }).where(eq(webhookEvents.id, first.event.id));
+    await db
+      .update(webhookEvents)
+      .set({ createdAt: sql`now() - interval '25 hours'` })
+      .where(eq(webhookEvents.id, first.event.id));
     const later = await acceptEvent(db, { webhook, input, idempotencyKey: "k-1" });
     expect(later.duplicate).toBe(false);
     expect(later.event.id).not.toBe(first.event.id);
@@ -44,7 +58,9 @@ describe("acceptEvent and authenticateTrigger", () => {
       }),
     ).rejects.toThrow("rolled back");
     expect(await db.select().from(webhookEvents).where(eq(webhookEvents.id, eventId))).toHaveLength(0);
-    const [jobs] = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'eventId' = ${eventId}`);
+    const [jobs] = await db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'eventId' = ${eventId}`,
+    );
     expect(jobs!.n).toBe(0);
   });
 
@@ -56,12 +72,19 @@ describe("acceptEvent and authenticateTrigger", () => {
     expect((await authenticateTrigger(db, { companyId: company.id, secret: next })).id).toBe(webhook.id);
     expect((await authenticateTrigger(db, { companyId: company.id, secret })).id).toBe(webhook.id);
     // Two days later (the row moved back in time; every code path that changes an endpoint announces it).
-    await db.update(webhooks).set({ rotatedAt: sql`now() - interval '2 days'` }).where(eq(webhooks.id, webhook.id));
+    await db
+      .update(webhooks)
+      .set({ rotatedAt: sql`now() - interval '2 days'` })
+      .where(eq(webhooks.id, webhook.id));
     await announceWebhookChanged(db, webhook.id);
-    await expect(authenticateTrigger(db, { companyId: company.id, secret })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(authenticateTrigger(db, { companyId: company.id, secret })).rejects.toMatchObject({
+      code: "forbidden",
+    });
     expect((await authenticateTrigger(db, { companyId: company.id, secret: next })).id).toBe(webhook.id);
     const other = await makeCompany(db);
-    await expect(rotateWebhookSecret(db, { companyId: other.id, webhookId: webhook.id })).rejects.toMatchObject({ code: "not_found" });
+    await expect(rotateWebhookSecret(db, { companyId: other.id, webhookId: webhook.id })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 
   it("deliveries arriving together share a transaction; one that fails fails alone, duplicates among them are one event", async () => {
@@ -75,12 +98,16 @@ describe("acceptEvent and authenticateTrigger", () => {
     ]);
     expect(settled.filter((s) => s.status === "rejected")).toHaveLength(1);
     expect(settled[30]!.status).toBe("rejected");
-    const dupes = settled.slice(31).map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<typeof acceptEvent>>>).value);
+    const dupes = settled
+      .slice(31)
+      .map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<typeof acceptEvent>>>).value);
     expect(new Set(dupes.map((d) => d.event.id)).size).toBe(1);
     expect(dupes.filter((d) => !d.duplicate)).toHaveLength(1);
     const stored = await db.select().from(webhookEvents).where(eq(webhookEvents.companyId, company.id));
     expect(stored).toHaveLength(31);
-    const [jobs] = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'companyId' = ${company.id}`);
+    const [jobs] = await db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'companyId' = ${company.id}`,
+    );
     expect(jobs!.n).toBe(31);
   });
 
@@ -90,15 +117,20 @@ describe("acceptEvent and authenticateTrigger", () => {
     // 200 deliveries, 12 keys, each key arriving several times in a scrambled order (two batches of up to 64 in flight).
     const keys = Array.from({ length: 200 }, (_, i) => `key-${(i * 7) % 12}`);
     const started = Date.now();
-    const results = await Promise.all(keys.map((k, i) => acceptEvent(db, { webhook, input: { ...input, payload: { i } }, idempotencyKey: k })));
+    const results = await Promise.all(
+      keys.map((k, i) => acceptEvent(db, { webhook, input: { ...input, payload: { i } }, idempotencyKey: k })),
+    );
     // Rows are inserted in key order; a lock-order deadlock would stall a batch for deadlock_timeout (1 s).
     expect(Date.now() - started).toBeLessThan(1_000);
     const firsts = results.filter((r) => !r.duplicate);
     expect(firsts).toHaveLength(12);
-    for (const k of new Set(keys)) expect(new Set(results.filter((_, i) => keys[i] === k).map((r) => r.event.id)).size).toBe(1);
+    for (const k of new Set(keys))
+      expect(new Set(results.filter((_, i) => keys[i] === k).map((r) => r.event.id)).size).toBe(1);
     const stored = await db.select().from(webhookEvents).where(eq(webhookEvents.companyId, company.id));
     expect(stored).toHaveLength(12);
-    const [jobs] = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'companyId' = ${company.id}`);
+    const [jobs] = await db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'companyId' = ${company.id}`,
+    );
     expect(jobs!.n).toBe(12);
   });
 
@@ -114,7 +146,9 @@ describe("acceptEvent and authenticateTrigger", () => {
     expect((await authenticateTrigger(db, { companyId: company.id, secret: second })).rateLimitPerMinute).not.toBe(7);
     // ...but a rotation through the code is, at once: the first secret is out, the second in its grace.
     const { secret: third } = await rotateWebhookSecret(db, { companyId: company.id, webhookId: webhook.id });
-    await expect(authenticateTrigger(db, { companyId: company.id, secret: first })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(authenticateTrigger(db, { companyId: company.id, secret: first })).rejects.toMatchObject({
+      code: "forbidden",
+    });
     expect((await authenticateTrigger(db, { companyId: company.id, secret: second })).rateLimitPerMinute).toBe(7);
     expect((await authenticateTrigger(db, { companyId: company.id, secret: third })).id).toBe(webhook.id);
     // Requiring signatures evicts it too: the next delivery sees the setting.

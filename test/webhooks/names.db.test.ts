@@ -7,17 +7,26 @@ import { createProfile, CreateProfileInput } from "@/lib/profiles";
 import { createWebhook, updateWebhook } from "@/lib/webhooks";
 import { makeCompany } from "../support/factories";
 
-const nameOf = async (id: string) => (await db.select({ name: webhooks.name }).from(webhooks).where(eq(webhooks.id, id)))[0]!.name;
+const nameOf = async (id: string) =>
+  (await db.select({ name: webhooks.name }).from(webhooks).where(eq(webhooks.id, id)))[0]!.name;
 
 describe("endpoint names follow their binding", () => {
   it("an endpoint named after its agent follows a rename and a rebinding; a name someone chose stays", async () => {
     const company = await makeCompany(db);
-    const profile = await createProfile(db, { companyId: company.id, input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }) });
-    const agent = (name: string) => createAgent(db, { companyId: company.id, input: { name, conductor_profile_id: profile.id, topics: ["orders.*"] } });
+    const profile = await createProfile(db, {
+      companyId: company.id,
+      input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
+    });
+    const agent = (name: string) =>
+      createAgent(db, {
+        companyId: company.id,
+        input: { name, conductor_profile_id: profile.id, topics: ["orders.*"] },
+      });
     const orders = await agent("Orders");
     const billing = await agent("Billing");
     const named = (await createWebhook(db, { companyId: company.id, agentId: orders.id })).webhook;
-    const chosen = (await createWebhook(db, { companyId: company.id, agentId: orders.id, name: "Shopify orders" })).webhook;
+    const chosen = (await createWebhook(db, { companyId: company.id, agentId: orders.id, name: "Shopify orders" }))
+      .webhook;
     expect(named.name).toBe("Orders webhook");
 
     await updateAgent(db, { companyId: company.id, agentId: orders.id, input: { name: "Order desk" } });

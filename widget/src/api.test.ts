@@ -11,8 +11,17 @@ const creds = (over: Partial<Credentials> = {}): Credentials => ({
   view: "pipeline",
   ...over,
 });
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-const unauthorized = () => json(401, { error: { message: "This API key has been revoked", type: "authentication_error", code: "revoked_api_key", param: null } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const unauthorized = () =>
+  json(401, {
+    error: {
+      message: "This API key has been revoked",
+      type: "authentication_error",
+      code: "revoked_api_key",
+      param: null,
+    },
+  });
 
 describe("Client (token exchange, renewal, 401 retry)", () => {
   let calls: { url: string; auth: string | null }[];
@@ -33,7 +42,8 @@ describe("Client (token exchange, renewal, 401 retry)", () => {
   });
 
   it("exchanges the key once, sends the token, and renews it at 80 % of its lifetime", async () => {
-    handler = (url, n) => (url.endsWith("/v1/sdk/token") ? json(200, { token: `jwt.${n}.x`, expires_in: 300 }) : json(200, { ok: n }));
+    handler = (url, n) =>
+      url.endsWith("/v1/sdk/token") ? json(200, { token: `jwt.${n}.x`, expires_in: 300 }) : json(200, { ok: n });
     const client = new Client(creds(), () => {});
     expect(await client.call("/v1/sdk/view/crm/pipeline")).toEqual({ ok: 1 });
     await client.call("/v1/sdk/view/crm/pipeline");
@@ -48,7 +58,12 @@ describe("Client (token exchange, renewal, 401 retry)", () => {
   });
 
   it("a 401 gets one renewal and one retry", async () => {
-    handler = (url, n) => (url.endsWith("/v1/sdk/token") ? json(200, { token: `jwt.${n}.x`, expires_in: 300 }) : n === 1 ? unauthorized() : json(200, { ok: true }));
+    handler = (url, n) =>
+      url.endsWith("/v1/sdk/token")
+        ? json(200, { token: `jwt.${n}.x`, expires_in: 300 })
+        : n === 1
+          ? unauthorized()
+          : json(200, { ok: true });
     const client = new Client(creds(), () => {});
     expect(await client.call("/v1/sdk/view/crm/pipeline")).toEqual({ ok: true });
     expect(calls.map((c) => c.auth)).toEqual([`Bearer ${KEY}`, "Bearer jwt.1.x", `Bearer ${KEY}`, "Bearer jwt.2.x"]);
@@ -56,11 +71,21 @@ describe("Client (token exchange, renewal, 401 retry)", () => {
   });
 
   it("a revoked key: the retry's exchange is refused and the call fails with its 401", async () => {
-    handler = (url, n) => (url.endsWith("/v1/sdk/token") ? (n === 1 ? json(200, { token: "jwt.1.x", expires_in: 300 }) : unauthorized()) : unauthorized());
+    handler = (url, n) =>
+      url.endsWith("/v1/sdk/token")
+        ? n === 1
+          ? json(200, { token: "jwt.1.x", expires_in: 300 })
+          : unauthorized()
+        : unauthorized();
     const client = new Client(creds(), () => {});
     const err = (await client.call("/v1/sdk/view/crm/pipeline").catch((e: unknown) => e)) as WidgetError;
     expect(err).toBeInstanceOf(WidgetError);
-    expect(err.detail).toEqual({ status: 401, code: "revoked_api_key", message: "This API key has been revoked", param: null });
+    expect(err.detail).toEqual({
+      status: 401,
+      code: "revoked_api_key",
+      message: "This API key has been revoked",
+      param: null,
+    });
     client.stop();
   });
 
@@ -68,7 +93,11 @@ describe("Client (token exchange, renewal, 401 retry)", () => {
     let down = false;
     handler = (url, n) => {
       if (down) throw new TypeError("fetch failed");
-      return url.endsWith("/v1/sdk/token") ? (n === 1 ? json(200, { token: "jwt.1.x", expires_in: 10 }) : unauthorized()) : json(200, {});
+      return url.endsWith("/v1/sdk/token")
+        ? n === 1
+          ? json(200, { token: "jwt.1.x", expires_in: 10 })
+          : unauthorized()
+        : json(200, {});
     };
     const failed: WidgetError[] = [];
     const client = new Client(creds(), (e) => failed.push(e));
@@ -90,7 +119,9 @@ describe("Client (token exchange, renewal, 401 retry)", () => {
 
   it("a tokenProvider answering a bare string or {token, expires_at} is called again before expiry", async () => {
     let n = 0;
-    const provider = vi.fn(async () => (++n === 1 ? { token: "p.1.x", expires_at: Math.floor(Date.now() / 1000) + 100 } : "p.2.x"));
+    const provider = vi.fn(async () =>
+      ++n === 1 ? { token: "p.1.x", expires_at: Math.floor(Date.now() / 1000) + 100 } : "p.2.x",
+    );
     handler = () => json(200, {});
     const client = new Client(creds({ authToken: null, tokenProvider: provider }), () => {});
     await client.call("/v1/sdk/view/crm/pipeline");

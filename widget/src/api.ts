@@ -57,12 +57,20 @@ function jwtExpiry(token: string): number | null {
 }
 
 function toToken(answer: unknown, renewable: boolean): Token {
-  const obj = typeof answer === "string" ? { token: answer } : (answer as { token?: unknown; expires_in?: unknown; expires_at?: unknown } | null);
-  if (!obj || typeof obj.token !== "string" || !obj.token) throw new WidgetError(0, "token_invalid", "The token provider answered no token");
+  const obj =
+    typeof answer === "string"
+      ? { token: answer }
+      : (answer as { token?: unknown; expires_in?: unknown; expires_at?: unknown } | null);
+  if (!obj || typeof obj.token !== "string" || !obj.token)
+    throw new WidgetError(0, "token_invalid", "The token provider answered no token");
   const now = Date.now();
   // expires_in is relative, so a skewed browser clock does not matter; expires_at is Unix seconds.
   const expiresAt =
-    typeof obj.expires_in === "number" ? now + obj.expires_in * 1000 : typeof obj.expires_at === "number" ? obj.expires_at * 1000 : jwtExpiry(obj.token);
+    typeof obj.expires_in === "number"
+      ? now + obj.expires_in * 1000
+      : typeof obj.expires_at === "number"
+        ? obj.expires_at * 1000
+        : jwtExpiry(obj.token);
   const renewAt = renewable && expiresAt !== null ? now + Math.max(1000, (expiresAt - now) * RENEW_AT) : null;
   return { value: obj.token, expiresAt, renewAt };
 }
@@ -129,7 +137,11 @@ export class Client {
     }
     if (!authToken) throw new WidgetError(0, "missing_credentials", "Set auth-token, token-url or tokenProvider");
     if (!authToken.startsWith(KEY_PREFIX)) return toToken(authToken, false);
-    const res = await send(`${gateway}/v1/sdk/token`, { method: "POST", headers: { authorization: `Bearer ${authToken}` } }, "the gateway");
+    const res = await send(
+      `${gateway}/v1/sdk/token`,
+      { method: "POST", headers: { authorization: `Bearer ${authToken}` } },
+      "the gateway",
+    );
     if (!res.ok) throw await readError(res, "The token exchange failed");
     return toToken(await res.json(), true);
   }
@@ -174,7 +186,11 @@ export class Client {
     let res: Response | null = null;
     for (let attempt = 0; attempt < 2; attempt++) {
       const token = await this.getToken(attempt > 0);
-      res = await send(`${this.creds.gateway}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } }, "the gateway");
+      res = await send(
+        `${this.creds.gateway}${path}`,
+        { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } },
+        "the gateway",
+      );
       // A fixed JWT cannot be renewed: retrying would send the same one.
       if (res.status !== 401 || this.token?.renewAt === null) break;
     }

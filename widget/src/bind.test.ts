@@ -21,14 +21,19 @@ describe("bindings (VOCABULARY.md Values)", () => {
   it("an unresolved path is undefined, and omitted from an input", () => {
     expect(resolve("$data.nope.deeper", scope)).toBeUndefined();
     expect(resolve("$card.id", scope)).toBeUndefined();
-    expect(resolveObject({ deal_id: "$row.id", stage: "won", missing: "$row.none" }, scope)).toEqual({ deal_id: "deal_1", stage: "won" });
+    expect(resolveObject({ deal_id: "$row.id", stage: "won", missing: "$row.none" }, scope)).toEqual({
+      deal_id: "deal_1",
+      stage: "won",
+    });
   });
 });
 
 describe("formats", () => {
   it("formats numbers, money, dates and text", () => {
     expect(formatValue(1234567, "number")).toBe(new Intl.NumberFormat().format(1234567));
-    expect(formatValue("1200.50", "money", "EUR")).toBe(new Intl.NumberFormat(undefined, { style: "currency", currency: "EUR" }).format(1200.5));
+    expect(formatValue("1200.50", "money", "EUR")).toBe(
+      new Intl.NumberFormat(undefined, { style: "currency", currency: "EUR" }).format(1200.5),
+    );
     expect(formatValue("12", "money")).toContain("12");
     expect(formatValue("not a number", "money")).toBe("not a number");
     expect(formatValue(0, "date")).toBe(new Date(0).toLocaleString());

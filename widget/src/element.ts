@@ -41,7 +41,11 @@ const SCRIPT_ORIGIN = (() => {
 let sheet: CSSStyleSheet | null = null;
 
 function message(err: WidgetError): { title: string; text: string } {
-  if (err.status === 401) return { title: "This widget's key was revoked or expired", text: `Ask the site owner for a new key. (${err.message})` };
+  if (err.status === 401)
+    return {
+      title: "This widget's key was revoked or expired",
+      text: `Ask the site owner for a new key. (${err.message})`,
+    };
   if (err.status === 403) return { title: "This widget's key may not show this view", text: err.message };
   if (err.status === 404) return { title: "This view does not exist", text: err.message };
   if (err.status === 429) return { title: "Too many requests", text: "Try again in a moment." };
@@ -149,7 +153,8 @@ export class CockpitWidget extends HTMLElement {
     this.current = null;
     this.params = {};
     const missing = ["service", "view"].filter((a) => !this.getAttribute(a));
-    if (!this.provider && !this.getAttribute("token-url") && !this.getAttribute("auth-token")) missing.push("auth-token or token-url");
+    if (!this.provider && !this.getAttribute("token-url") && !this.getAttribute("auth-token"))
+      missing.push("auth-token or token-url");
     if (missing.length) {
       this.showError(new WidgetError(0, "missing_attribute", `Missing: ${missing.join(", ")}`), false);
       return;
@@ -181,7 +186,14 @@ export class CockpitWidget extends HTMLElement {
   private async load(): Promise<void> {
     const gen = ++this.generation;
     if (!this.current) {
-      this.content.replaceChildren(h("div", { part: "loading", class: "state muted", role: "status" }, h("span", { class: "spinner" }), "Loading…"));
+      this.content.replaceChildren(
+        h(
+          "div",
+          { part: "loading", class: "state muted", role: "status" },
+          h("span", { class: "spinner" }),
+          "Loading…",
+        ),
+      );
     }
     this.setAttribute("aria-busy", "true");
     try {
@@ -220,11 +232,23 @@ export class CockpitWidget extends HTMLElement {
       },
     };
     const def = view.definition;
-    const empty = !def || (typeof def === "object" && Array.isArray((def as { children?: unknown }).children) && !(def as { children: unknown[] }).children.length);
+    const empty =
+      !def ||
+      (typeof def === "object" &&
+        Array.isArray((def as { children?: unknown }).children) &&
+        !(def as { children: unknown[] }).children.length);
     this.content.replaceChildren(
-      empty ? h("div", { part: "empty", class: "empty" }, "Nothing to show yet.") : renderNode(def, { data: view.data }, ctx),
+      empty
+        ? h("div", { part: "empty", class: "empty" }, "Nothing to show yet.")
+        : renderNode(def, { data: view.data }, ctx),
     );
-    this.dispatchEvent(new CustomEvent("cockpit-render", { bubbles: true, composed: true, detail: { service: view.service, view: view.view, version: view.version } }));
+    this.dispatchEvent(
+      new CustomEvent("cockpit-render", {
+        bubbles: true,
+        composed: true,
+        detail: { service: view.service, view: view.view, version: view.version },
+      }),
+    );
   }
 
   private async runAction(action: string, input: Record<string, unknown>, idempotencyKey = uuid()) {
@@ -232,7 +256,13 @@ export class CockpitWidget extends HTMLElement {
     if (!this.client) throw new WidgetError(0, "not_connected", "The widget is not connected");
     // Forms check before calling; buttons and board moves are checked here, against the same schema.
     const invalid = validate(this.current?.actions?.find((a) => a.name === action)?.input_schema, input)[0];
-    if (invalid) throw new WidgetError(400, "invalid_input", invalid.path ? `${invalid.path}: ${invalid.message}` : invalid.message, invalid.path || null);
+    if (invalid)
+      throw new WidgetError(
+        400,
+        "invalid_input",
+        invalid.path ? `${invalid.path}: ${invalid.message}` : invalid.message,
+        invalid.path || null,
+      );
     let res: ActionResponse;
     try {
       res = (await this.client.call("/v1/sdk/action", {
@@ -247,13 +277,21 @@ export class CockpitWidget extends HTMLElement {
       if (e.status === 401) this.showError(e, false);
       throw e;
     }
-    this.dispatchEvent(new CustomEvent("cockpit-action", { bubbles: true, composed: true, detail: { service: this.service, action, input, result: res.result, refresh: res.refresh ?? [] } }));
+    this.dispatchEvent(
+      new CustomEvent("cockpit-action", {
+        bubbles: true,
+        composed: true,
+        detail: { service: this.service, action, input, result: res.result, refresh: res.refresh ?? [] },
+      }),
+    );
     if (Array.isArray(res.refresh) && res.refresh.includes(this.view)) await this.load();
     return res.result;
   }
 
   private toError(err: unknown): WidgetError {
-    return err instanceof WidgetError ? err : new WidgetError(0, "internal", err instanceof Error ? err.message : String(err));
+    return err instanceof WidgetError
+      ? err
+      : new WidgetError(0, "internal", err instanceof Error ? err.message : String(err));
   }
 
   private emitError(e: WidgetError) {
@@ -280,7 +318,13 @@ export class CockpitWidget extends HTMLElement {
         { part: "error", class: "state error", role: "alert", "data-status": e.status, "data-code": e.code },
         h("strong", null, title),
         h("span", { class: "muted" }, text),
-        retry ? h("button", { type: "button", part: "button retry", class: "btn secondary", onclick: () => this.restart() }, "Try again") : null,
+        retry
+          ? h(
+              "button",
+              { type: "button", part: "button retry", class: "btn secondary", onclick: () => this.restart() },
+              "Try again",
+            )
+          : null,
       ),
     );
   }

@@ -24,7 +24,13 @@ function control(name: string, path: string, schema: Schema, required: boolean):
   const id = `f${++uid}`;
   const label = (schema.title ?? humanize(name)) + (required ? " *" : "");
   const type = typeOf(schema);
-  const error = h("div", { part: "field-error", class: "field-error", id: `${id}e`, "data-error-for": path, role: "alert" });
+  const error = h("div", {
+    part: "field-error",
+    class: "field-error",
+    id: `${id}e`,
+    "data-error-for": path,
+    role: "alert",
+  });
   const hint = schema.description ? h("div", { part: "hint", class: "muted small" }, schema.description) : null;
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   let read: () => unknown;
@@ -34,7 +40,12 @@ function control(name: string, path: string, schema: Schema, required: boolean):
     return group(name, path, schema, label, error);
   }
   if (Array.isArray(schema.enum)) {
-    const sel = h("select", { part: "input", id }, required ? null : h("option", { value: "" }, "—"), schema.enum.map((v) => h("option", { value: String(v) }, String(v))));
+    const sel = h(
+      "select",
+      { part: "input", id },
+      required ? null : h("option", { value: "" }, "—"),
+      schema.enum.map((v) => h("option", { value: String(v) }, String(v))),
+    );
     const initial = schema.default !== undefined ? String(schema.default) : sel.value;
     sel.value = initial;
     input = sel;
@@ -46,12 +57,25 @@ function control(name: string, path: string, schema: Schema, required: boolean):
     read = () => box.checked;
     reset = () => (box.checked = schema.default === true);
   } else if (type === "number" || type === "integer") {
-    const num = h("input", { part: "input", id, type: "number", step: type === "integer" ? "1" : "any", min: schema.minimum, max: schema.maximum });
+    const num = h("input", {
+      part: "input",
+      id,
+      type: "number",
+      step: type === "integer" ? "1" : "any",
+      min: schema.minimum,
+      max: schema.maximum,
+    });
     input = num;
-    read = () => (num.value.trim() === "" ? undefined : Number.isFinite(Number(num.value)) ? Number(num.value) : num.value);
+    read = () =>
+      num.value.trim() === "" ? undefined : Number.isFinite(Number(num.value)) ? Number(num.value) : num.value;
     reset = () => (num.value = schema.default === undefined ? "" : String(schema.default));
   } else if (type === "string") {
-    const text = h("input", { part: "input", id, type: schema.format === "date" ? "date" : "text", maxlength: schema.maxLength });
+    const text = h("input", {
+      part: "input",
+      id,
+      type: schema.format === "date" ? "date" : "text",
+      maxlength: schema.maxLength,
+    });
     input = text;
     read = () => (text.value === "" ? undefined : text.value);
     reset = () => (text.value = typeof schema.default === "string" ? schema.default : "");
@@ -92,9 +116,23 @@ function group(name: string, path: string, schema: Schema, label: string, error:
   const list = h("div", { part: "group-rows", class: "group-rows" });
   const addRow = () => {
     const i = rows.length;
-    const fields = Object.entries(props).map(([k, s]) => [k, control(k, `${path}.${i}.${k}`, s, req.has(k))] as [string, Field]);
-    const remove = h("button", { type: "button", part: "button secondary remove", class: "btn secondary", "aria-label": `Remove line ${i + 1}` }, "Remove");
-    const row = { el: h("div", { part: "group-row", class: "group-row" }, fields.map(([, f]) => f.el), remove), fields };
+    const fields = Object.entries(props).map(
+      ([k, s]) => [k, control(k, `${path}.${i}.${k}`, s, req.has(k))] as [string, Field],
+    );
+    const remove = h(
+      "button",
+      { type: "button", part: "button secondary remove", class: "btn secondary", "aria-label": `Remove line ${i + 1}` },
+      "Remove",
+    );
+    const row = {
+      el: h(
+        "div",
+        { part: "group-row", class: "group-row" },
+        fields.map(([, f]) => f.el),
+        remove,
+      ),
+      fields,
+    };
     remove.addEventListener("click", () => {
       rows.splice(rows.indexOf(row), 1);
       row.el.remove();
@@ -108,8 +146,19 @@ function group(name: string, path: string, schema: Schema, label: string, error:
     for (let i = 0; i < min; i++) addRow();
   };
   reset();
-  const add = h("button", { type: "button", part: "button secondary add", class: "btn secondary", onclick: addRow }, "Add line");
-  const el = h("fieldset", { part: "group", class: "group", "data-field": path }, h("legend", { part: "label" }, label), list, add, error);
+  const add = h(
+    "button",
+    { type: "button", part: "button secondary add", class: "btn secondary", onclick: addRow },
+    "Add line",
+  );
+  const el = h(
+    "fieldset",
+    { part: "group", class: "group", "data-field": path },
+    h("legend", { part: "label" }, label),
+    list,
+    add,
+    error,
+  );
   return {
     el,
     reset,
@@ -127,7 +176,10 @@ function group(name: string, path: string, schema: Schema, label: string, error:
 
 /** `lines[0].amount`, `input.lines.0.amount` → `lines.0.amount`: how the server may name a field. */
 export function fieldPath(param: string): string {
-  return param.replace(/\[(\d+)\]/g, ".$1").replace(/^input\./, "").replace(/^\./, "");
+  return param
+    .replace(/\[(\d+)\]/g, ".$1")
+    .replace(/^input\./, "")
+    .replace(/^\./, "");
 }
 
 export function renderForm(node: Node, scope: Scope, ctx: RenderContext) {
@@ -138,11 +190,17 @@ export function renderForm(node: Node, scope: Scope, ctx: RenderContext) {
   const props = schema.properties ?? {};
   const fixed = resolveObject(node.values, scope);
   const required = new Set(schema.required ?? []);
-  const names = (Array.isArray(node.fields) ? node.fields.map(String) : Object.keys(props)).filter((n) => props[n] && !(n in fixed));
+  const names = (Array.isArray(node.fields) ? node.fields.map(String) : Object.keys(props)).filter(
+    (n) => props[n] && !(n in fixed),
+  );
   const fields = names.map((n) => [n, control(n, n, props[n]!, required.has(n))] as const);
   const formError = h("div", { part: "form-error", class: "form-error", role: "alert" });
   const status = h("div", { part: "form-status", class: "muted small", role: "status" });
-  const submit = h("button", { type: "submit", part: "button primary submit", class: "btn primary" }, typeof node.submit_label === "string" ? node.submit_label : (action.title ?? "Submit"));
+  const submit = h(
+    "button",
+    { type: "submit", part: "button primary submit", class: "btn primary" },
+    typeof node.submit_label === "string" ? node.submit_label : (action.title ?? "Submit"),
+  );
   const form = h(
     "form",
     { part: "form", class: "form", novalidate: true, "data-action": actionName },
@@ -182,7 +240,8 @@ export function renderForm(node: Node, scope: Scope, ctx: RenderContext) {
     Object.assign(input, fixed);
     const errors = validate(schema, input);
     if (errors.length) {
-      for (const e of errors) if (!showAt(e.path, e.message)) formError.textContent += `${e.path ? `${e.path}: ` : ""}${e.message} `;
+      for (const e of errors)
+        if (!showAt(e.path, e.message)) formError.textContent += `${e.path ? `${e.path}: ` : ""}${e.message} `;
       form.querySelector<HTMLElement>("[aria-invalid]")?.focus();
       return;
     }

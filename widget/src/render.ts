@@ -49,13 +49,18 @@ function needArray(v: unknown, what: string): unknown[] {
 
 export function placeholder(type: unknown, reason: string) {
   const name = typeof type === "string" ? type : "?";
-  return h("div", { part: "unknown", "data-type": name, title: reason }, `This part of the view (${name}) cannot be shown.`);
+  return h(
+    "div",
+    { part: "unknown", "data-type": name, title: reason },
+    `This part of the view (${name}) cannot be shown.`,
+  );
 }
 
 export function renderNode(node: unknown, scope: Scope, ctx: RenderContext): globalThis.Node {
   if (!isObj(node)) return placeholder(undefined, "not a node");
   const render = RENDERERS[node.type as string];
-  if (typeof node.type !== "string" || !render || !Object.hasOwn(RENDERERS, node.type)) return placeholder(node.type, "unknown type");
+  if (typeof node.type !== "string" || !render || !Object.hasOwn(RENDERERS, node.type))
+    return placeholder(node.type, "unknown type");
   try {
     return render(node, scope, ctx);
   } catch (err) {
@@ -111,7 +116,13 @@ function table(node: Node, scope: Scope, ctx: RenderContext) {
             const cell = c.format === "badge" ? badge(v, c.tones) : formatValue(v, c.format, resolve(c.currency, rs));
             return h("td", { part: "td", "data-key": String(c.key) }, cell);
           }),
-          rowActions.length ? h("td", { part: "td row-actions" }, rowActions.map((b) => renderNode(b, rs, ctx))) : null,
+          rowActions.length
+            ? h(
+                "td",
+                { part: "td row-actions" },
+                rowActions.map((b) => renderNode(b, rs, ctx)),
+              )
+            : null,
         ),
       );
     }
@@ -119,7 +130,11 @@ function table(node: Node, scope: Scope, ctx: RenderContext) {
   const rows = resolve(node.rows, scope);
   const list = Array.isArray(rows) ? rows : [];
   addRows(list, scope);
-  const empty = h("p", { part: "empty", class: "empty", hidden: list.length > 0 }, typeof node.empty === "string" ? node.empty : "Nothing here yet.");
+  const empty = h(
+    "p",
+    { part: "empty", class: "empty", hidden: list.length > 0 },
+    typeof node.empty === "string" ? node.empty : "Nothing here yet.",
+  );
   const more = h("button", { type: "button", part: "button load-more", class: "btn secondary" }, "Load more");
   let next = resolve(node.next, scope);
   more.hidden = next === null || next === undefined || next === "";
@@ -142,7 +157,16 @@ function table(node: Node, scope: Scope, ctx: RenderContext) {
     h(
       "table",
       { part: "table" },
-      h("thead", null, h("tr", null, columns.map((c) => h("th", { part: "th", scope: "col" }, str(c.label ?? c.key))), rowActions.length ? h("th", { part: "th" }, h("span", { class: "sr" }, "Actions")) : null)),
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          columns.map((c) => h("th", { part: "th", scope: "col" }, str(c.label ?? c.key))),
+          rowActions.length ? h("th", { part: "th" }, h("span", { class: "sr" }, "Actions")) : null,
+        ),
+      ),
       body,
     ),
     empty,
@@ -174,7 +198,18 @@ function board(node: Node, scope: Scope, ctx: RenderContext) {
         { part: "column", class: "column", "data-column": id, "aria-label": title },
         h("h3", { part: "column-title" }, title),
         stats.length
-          ? h("dl", { part: "column-stats", class: "column-stats" }, stats.map((s) => h("div", null, h("dt", null, str(s.label)), h("dd", null, formatValue(resolve(s.value, cs), s.format, resolve(s.currency, cs))))))
+          ? h(
+              "dl",
+              { part: "column-stats", class: "column-stats" },
+              stats.map((s) =>
+                h(
+                  "div",
+                  null,
+                  h("dt", null, str(s.label)),
+                  h("dd", null, formatValue(resolve(s.value, cs), s.format, resolve(s.currency, cs))),
+                ),
+              ),
+            )
           : null,
         h(
           "ul",
@@ -248,19 +283,33 @@ function filter(node: Node, _scope: Scope, ctx: RenderContext) {
 const RENDERERS: Record<string, (node: Node, scope: Scope, ctx: RenderContext) => globalThis.Node> = {
   page: (n, s, c) => {
     const title = n.title === undefined ? "" : str(resolve(n.title, s));
-    return h("section", { part: "page", class: "page" }, title ? h("h2", { part: "title" }, title) : null, children(n, s, c));
+    return h(
+      "section",
+      { part: "page", class: "page" },
+      title ? h("h2", { part: "title" }, title) : null,
+      children(n, s, c),
+    );
   },
-  stack: (n, s, c) => h("div", { part: "stack", class: n.direction === "horizontal" ? "stack row" : "stack" }, children(n, s, c)),
+  stack: (n, s, c) =>
+    h("div", { part: "stack", class: n.direction === "horizontal" ? "stack row" : "stack" }, children(n, s, c)),
   text: (n, s) => {
     const variant = n.variant === "heading" || n.variant === "muted" ? n.variant : "body";
-    return h(variant === "heading" ? "h3" : "p", { part: `text ${variant}`, class: `text ${variant}` }, str(resolve(need(n.value, "value"), s)));
+    return h(
+      variant === "heading" ? "h3" : "p",
+      { part: `text ${variant}`, class: `text ${variant}` },
+      str(resolve(need(n.value, "value"), s)),
+    );
   },
   stat: (n, s) =>
     h(
       "div",
       { part: "stat", class: "stat" },
       h("span", { part: "stat-label", class: "muted" }, str(need(n.label, "label"))),
-      h("span", { part: "stat-value", class: "stat-value" }, formatValue(resolve(need(n.value, "value"), s), n.format, resolve(n.currency, s))),
+      h(
+        "span",
+        { part: "stat-value", class: "stat-value" },
+        formatValue(resolve(need(n.value, "value"), s), n.format, resolve(n.currency, s)),
+      ),
     ),
   badge: (n, s) => badge(resolve(need(n.value, "value"), s), n.tones),
   table,
@@ -283,4 +332,3 @@ export function findTable(node: unknown, index: number, counter = { n: 0 }): Nod
   }
   return null;
 }
-

@@ -28,14 +28,25 @@ export default async function AgentsPage() {
         ...toPublicAgent(a),
         profile_name: profileName.get(a.conductorProfileId) ?? a.conductorProfileId,
         webhooks: hooks.filter((w) => w.agentId === a.id).map((w) => ({ id: w.id, name: w.name })),
-        recent_events: events.map((e) => ({ id: e.id, event_topic: e.topic, status: e.status, thread_id: e.runs.find((r) => r.agentId === a.id)?.threadId ?? null })),
+        recent_events: events.map((e) => ({
+          id: e.id,
+          event_topic: e.topic,
+          status: e.status,
+          thread_id: e.runs.find((r) => r.agentId === a.id)?.threadId ?? null,
+        })),
       };
     }),
   );
   return (
     <>
-      <PageHeader title="Agents" description="Profiles woken by webhooks: bound endpoints or the company bus by topic." />
-      <AgentsView agents={rows} profiles={profiles.data.filter((p) => p.isActive && p.modelSlug).map((p) => ({ id: p.id, name: p.name }))} />
+      <PageHeader
+        title="Agents"
+        description="Profiles woken by webhooks: bound endpoints or the company bus by topic."
+      />
+      <AgentsView
+        agents={rows}
+        profiles={profiles.data.filter((p) => p.isActive && p.modelSlug).map((p) => ({ id: p.id, name: p.name }))}
+      />
     </>
   );
 }

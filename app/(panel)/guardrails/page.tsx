@@ -13,6 +13,9 @@ export default async function GuardrailsPage() {
   // The layout checks too, but layouts and pages render in parallel: each guards itself.
   const session = await getPanelSession();
   if (!session) redirect("/login");
-  const page = await listGuardrails(db, { companyId: session.companyId, page: PageQuery.parse({ limit: GUARDRAILS_PAGE_SIZE, order: "asc" }) });
+  const page = await listGuardrails(db, {
+    companyId: session.companyId,
+    page: PageQuery.parse({ limit: GUARDRAILS_PAGE_SIZE, order: "asc" }),
+  });
   return <GuardrailsView initialPage={toListResponse(page, toPublicGuardrail)} loadedAt={Date.now()} />;
 }

@@ -14,6 +14,10 @@ export default async function KnowledgePage() {
   if (!session) redirect("/login");
   const collections = await listActiveCollections(db, { companyId: session.companyId });
   return (
-    <KnowledgeView initialCollections={{ object: "list", data: collections.map(toPublicCollection) }} loadedAt={Date.now()} maxUploadMb={env.MAX_UPLOAD_MB} />
+    <KnowledgeView
+      initialCollections={{ object: "list", data: collections.map(toPublicCollection) }}
+      loadedAt={Date.now()}
+      maxUploadMb={env.MAX_UPLOAD_MB}
+    />
   );
 }

@@ -18,7 +18,10 @@ export default async function ProfilesPage() {
   const session = await getPanelSession();
   if (!session) redirect("/login");
   const [page, models, tools, collections] = await Promise.all([
-    listProfiles(db, { companyId: session.companyId, page: PageQuery.parse({ limit: PROFILES_PAGE_SIZE, order: "asc" }) }),
+    listProfiles(db, {
+      companyId: session.companyId,
+      page: PageQuery.parse({ limit: PROFILES_PAGE_SIZE, order: "asc" }),
+    }),
     listModels({ companyId: session.companyId, includeHidden: true }),
     listTools(db, { companyId: session.companyId, page: PageQuery.parse({ limit: TOOLS_PAGE_SIZE, order: "asc" }) }),
     listActiveCollections(db, { companyId: session.companyId }),

@@ -9,7 +9,11 @@ import { listThreads, ThreadListQuery, toPublicThread } from "@/lib/threads";
 
 export const metadata: Metadata = { title: "Threads · Cockpit Gateway" };
 
-export default async function ThreadsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ThreadsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   // The layout checks too, but layouts and pages render in parallel: each guards itself.
   const session = await getPanelSession();
   if (!session) redirect("/login");
@@ -18,5 +22,7 @@ export default async function ThreadsPage({ searchParams }: { searchParams: Prom
     searchParams,
   ]);
   const thread = typeof params.thread === "string" && params.thread ? params.thread : null;
-  return <ThreadsView initialPage={toListResponse(page, toPublicThread)} loadedAt={Date.now()} initialThreadId={thread} />;
+  return (
+    <ThreadsView initialPage={toListResponse(page, toPublicThread)} loadedAt={Date.now()} initialThreadId={thread} />
+  );
 }

@@ -13,6 +13,9 @@ export default async function ToolsPage() {
   // The layout checks too, but layouts and pages render in parallel: each guards itself.
   const session = await getPanelSession();
   if (!session) redirect("/login");
-  const page = await listTools(db, { companyId: session.companyId, page: PageQuery.parse({ limit: TOOLS_PAGE_SIZE, order: "asc" }) });
+  const page = await listTools(db, {
+    companyId: session.companyId,
+    page: PageQuery.parse({ limit: TOOLS_PAGE_SIZE, order: "asc" }),
+  });
   return <ToolsView initialPage={toListResponse(page, toPublicTool)} loadedAt={Date.now()} />;
 }

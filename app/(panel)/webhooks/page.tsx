@@ -20,8 +20,15 @@ export default async function WebhooksPage() {
   ]);
   return (
     <>
-      <PageHeader title="Webhooks" description="Inbound endpoints that wake your agents, and the events they received." />
-      <WebhooksView webhooks={hooks.map(toPublicWebhook)} agents={agents.map(toPublicAgent)} events={events.map(toPublicEvent)} />
+      <PageHeader
+        title="Webhooks"
+        description="Inbound endpoints that wake your agents, and the events they received."
+      />
+      <WebhooksView
+        webhooks={hooks.map(toPublicWebhook)}
+        agents={agents.map(toPublicAgent)}
+        events={events.map(toPublicEvent)}
+      />
     </>
   );
 }

@@ -12,5 +12,8 @@ export const dynamic = "force-dynamic";
 export async function GET() {
   const database = (await databaseReady()) ? "up" : "down";
   const ok = database === "up";
-  return Response.json({ ok, database, redis: redisState() }, { status: ok ? 200 : 503, headers: ok ? {} : { "retry-after": "1" } });
+  return Response.json(
+    { ok, database, redis: redisState() },
+    { status: ok ? 200 : 503, headers: ok ? {} : { "retry-after": "1" } },
+  );
 }

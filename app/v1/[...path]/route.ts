@@ -4,7 +4,9 @@ import { publicRoute } from "@/lib/http";
 
 /** Unknown /v1 paths: 404 in the OpenAI error body, whatever the method, before any auth. */
 const unknownPath = publicRoute(async ({ req }) => {
-  throw new AppError("not_found", `Unknown request URL: ${req.method} ${new URL(req.url).pathname}`, { wireCode: "unknown_url" });
+  throw new AppError("not_found", `Unknown request URL: ${req.method} ${new URL(req.url).pathname}`, {
+    wireCode: "unknown_url",
+  });
 });
 
 export const GET = unknownPath;

@@ -1,7 +1,13 @@
 import { db } from "@/db/client";
 import { SCOPE } from "@/lib/auth/scopes";
 import { apiRoute, readJson, readQuery, routes } from "@/lib/http";
-import { CollectionListQuery, createCollection, CreateCollectionInput, listCollections, toPublicCollection } from "@/lib/knowledge";
+import {
+  CollectionListQuery,
+  createCollection,
+  CreateCollectionInput,
+  listCollections,
+  toPublicCollection,
+} from "@/lib/knowledge";
 import { toListResponse } from "@/lib/pagination";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({

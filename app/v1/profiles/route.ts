@@ -2,7 +2,14 @@ import { db } from "@/db/client";
 import { SCOPE } from "@/lib/auth/scopes";
 import { apiRoute, readJson, readQuery, routes } from "@/lib/http";
 import { toListResponse } from "@/lib/pagination";
-import { createProfile, CreateProfileInput, listProfiles, ProfileListQuery, toPublicProfile, toPublicProfileSummary } from "@/lib/profiles";
+import {
+  createProfile,
+  CreateProfileInput,
+  listProfiles,
+  ProfileListQuery,
+  toPublicProfile,
+  toPublicProfileSummary,
+} from "@/lib/profiles";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: apiRoute({ scope: SCOPE.chat }, async ({ req, auth }) => {

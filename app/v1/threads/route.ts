@@ -2,7 +2,14 @@ import { db } from "@/db/client";
 import { SCOPE } from "@/lib/auth/scopes";
 import { apiRoute, readQuery, routes } from "@/lib/http";
 import { toListResponse } from "@/lib/pagination";
-import { createThread, CreateThreadInput, listThreads, readMessagesBody, ThreadListQuery, toPublicThread } from "@/lib/threads";
+import {
+  createThread,
+  CreateThreadInput,
+  listThreads,
+  readMessagesBody,
+  ThreadListQuery,
+  toPublicThread,
+} from "@/lib/threads";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: apiRoute({ scope: SCOPE.chat }, async ({ req, auth }) => {

@@ -10,7 +10,13 @@ export async function activeCollectionIds(db: DbOrTx, companyId: string, ids: st
   const rows = await db
     .select({ id: knowledgeCollections.id })
     .from(knowledgeCollections)
-    .where(and(eq(knowledgeCollections.companyId, companyId), eq(knowledgeCollections.isActive, true), inArray(knowledgeCollections.id, ids)));
+    .where(
+      and(
+        eq(knowledgeCollections.companyId, companyId),
+        eq(knowledgeCollections.isActive, true),
+        inArray(knowledgeCollections.id, ids),
+      ),
+    );
   return rows.map((r) => r.id);
 }
 

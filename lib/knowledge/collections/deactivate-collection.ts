@@ -10,14 +10,23 @@ import { getCollectionInCompany } from "./internal";
  * `is_active`), its documents and chunks are kept for audit.
  * @throws not_found for another company's or an unknown id; conflict when already deactivated.
  */
-export async function deactivateCollection(db: DbOrTx, args: { companyId: string; collectionId: string }): Promise<KnowledgeCollection> {
+export async function deactivateCollection(
+  db: DbOrTx,
+  args: { companyId: string; collectionId: string },
+): Promise<KnowledgeCollection> {
   const found = await getCollectionInCompany(db, args);
   const now = new Date();
   // Active guard in WHERE: of two concurrent deletes one updates, the other gets the 409.
   const [row] = await db
     .update(knowledgeCollections)
     .set({ isActive: false, deactivatedAt: now, updatedAt: now })
-    .where(and(eq(knowledgeCollections.id, found.id), eq(knowledgeCollections.companyId, args.companyId), eq(knowledgeCollections.isActive, true)))
+    .where(
+      and(
+        eq(knowledgeCollections.id, found.id),
+        eq(knowledgeCollections.companyId, args.companyId),
+        eq(knowledgeCollections.isActive, true),
+      ),
+    )
     .returning();
   if (!row) throw new AppError("conflict", "Knowledge collection already deleted", { wireCode: "already_deleted" });
   return row;

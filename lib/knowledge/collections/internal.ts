@@ -14,7 +14,10 @@ export type CollectionWithCount = KnowledgeCollection & { documentCount: number 
  * A collection of the company, active or deactivated (soft-deleted resources stay readable by id).
  * @throws not_found when it does not exist or belongs to another company (the same answer).
  */
-export async function getCollectionInCompany(db: DbOrTx, args: { companyId: string; collectionId: string }): Promise<KnowledgeCollection> {
+export async function getCollectionInCompany(
+  db: DbOrTx,
+  args: { companyId: string; collectionId: string },
+): Promise<KnowledgeCollection> {
   const [row] = await db
     .select()
     .from(knowledgeCollections)
@@ -25,7 +28,10 @@ export async function getCollectionInCompany(db: DbOrTx, args: { companyId: stri
 }
 
 /** The company's active collection, for writes (uploads): a deactivated one is a 404 too. */
-export async function getActiveCollectionInCompany(db: DbOrTx, args: { companyId: string; collectionId: string }): Promise<KnowledgeCollection> {
+export async function getActiveCollectionInCompany(
+  db: DbOrTx,
+  args: { companyId: string; collectionId: string },
+): Promise<KnowledgeCollection> {
   const row = await getCollectionInCompany(db, args);
   if (!row.isActive) throw collectionNotFound(args.collectionId);
   return row;

@@ -6,7 +6,10 @@ import { cursorPage, type Page, type PageQuery } from "@/lib/pagination";
 import { withDocumentCounts, type CollectionWithCount } from "./internal";
 
 /** The company's active collections (SPEC: deactivated ones leave the list, stay readable by id). */
-export async function listCollections(db: DbOrTx, args: { companyId: string; page: PageQuery }): Promise<Page<CollectionWithCount>> {
+export async function listCollections(
+  db: DbOrTx,
+  args: { companyId: string; page: PageQuery },
+): Promise<Page<CollectionWithCount>> {
   const page = await cursorPage(db, {
     table: knowledgeCollections,
     idColumn: knowledgeCollections.id,

@@ -11,10 +11,14 @@ import type { ReceivedUpload } from "./receive-upload";
 import { commitUploadFile, removeStoredDocument, removeUploadFile, storageKeyFor } from "./storage";
 
 export const unsupportedType = () =>
-  new AppError("unsupported_media_type", "Unsupported file type: upload a PDF, TXT, Markdown, DOCX, XLSX, DOC or XLS file", {
-    wireCode: "unsupported_media_type",
-    param: "file",
-  });
+  new AppError(
+    "unsupported_media_type",
+    "Unsupported file type: upload a PDF, TXT, Markdown, DOCX, XLSX, DOC or XLS file",
+    {
+      wireCode: "unsupported_media_type",
+      param: "file",
+    },
+  );
 
 /**
  * Turns a received upload into a `pending` document: its kind decided from the bytes and the

@@ -14,7 +14,10 @@ import { removeStoredDocument } from "./storage";
  * this commit: lib/knowledge/jobs/index-document-job.ts).
  * @throws not_found (another company's collection or document too; a second delete).
  */
-export async function deleteDocument(db: DbOrTx, args: { companyId: string; collectionId: string; documentId: string }): Promise<KnowledgeDocument> {
+export async function deleteDocument(
+  db: DbOrTx,
+  args: { companyId: string; collectionId: string; documentId: string },
+): Promise<KnowledgeDocument> {
   await getCollectionInCompany(db, args);
   const doc = await getDocumentInCollection(db, args);
   const deleted = await db.transaction(async (tx) => {
@@ -26,6 +29,8 @@ export async function deleteDocument(db: DbOrTx, args: { companyId: string; coll
     if (!row) throw documentNotFound(doc.id);
     return row;
   });
-  await removeStoredDocument(deleted.storageKey).catch((err: unknown) => log.warn({ err, documentId: deleted.id }, "could not remove a deleted document's file"));
+  await removeStoredDocument(deleted.storageKey).catch((err: unknown) =>
+    log.warn({ err, documentId: deleted.id }, "could not remove a deleted document's file"),
+  );
   return deleted;
 }

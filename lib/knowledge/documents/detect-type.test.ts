@@ -52,7 +52,9 @@ describe("detectDocumentKind: the bytes decide, the name settles what they leave
     expect(await kindOf("notes.txt", "plain text\n")).toBe("txt");
     expect(await kindOf("notes.md", "# Title\n\ntext")).toBe("md");
     expect(await kindOf("latin1.txt", Buffer.from("caf\xe9 cr\xe8me", "latin1"))).toBe("txt");
-    expect(await kindOf("utf16.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("hello", "utf16le")]))).toBe("txt");
+    expect(await kindOf("utf16.txt", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("hello", "utf16le")]))).toBe(
+      "txt",
+    );
     expect(await kindOf("empty.txt", "")).toBe("txt");
     expect(await kindOf("nul.txt", Buffer.from([0x61, 0x00, 0x62]))).toBeNull();
     expect(await kindOf("noext", "plain text")).toBeNull();
@@ -60,7 +62,10 @@ describe("detectDocumentKind: the bytes decide, the name settles what they leave
   });
 
   it("anything else is refused: an image named .pdf, an executable, a zip that is not Office", async () => {
-    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
+    const png = Buffer.from([
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 0,
+      0, 0, 0,
+    ]);
     expect(await kindOf("image.pdf", png)).toBeNull();
     const exe = Buffer.alloc(256);
     exe.write("MZ", 0, "latin1");

@@ -13,7 +13,12 @@ export const MIME_BY_KIND: Record<DocumentKind, string> = {
   md: "text/markdown",
 };
 
-const TEXT_EXTENSIONS: Record<string, DocumentKind> = { txt: DOCUMENT_KIND.txt, text: DOCUMENT_KIND.txt, md: DOCUMENT_KIND.md, markdown: DOCUMENT_KIND.md };
+const TEXT_EXTENSIONS: Record<string, DocumentKind> = {
+  txt: DOCUMENT_KIND.txt,
+  text: DOCUMENT_KIND.txt,
+  md: DOCUMENT_KIND.md,
+  markdown: DOCUMENT_KIND.md,
+};
 
 const extensionOf = (filename: string) => {
   const dot = filename.lastIndexOf(".");
@@ -58,7 +63,11 @@ async function startsWithBom(file: string): Promise<boolean> {
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(3), 0, 3, 0);
     const b = buffer.subarray(0, bytesRead);
-    return (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff) || (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf);
+    return (
+      (b[0] === 0xff && b[1] === 0xfe) ||
+      (b[0] === 0xfe && b[1] === 0xff) ||
+      (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf)
+    );
   } finally {
     await handle.close();
   }
@@ -99,7 +108,8 @@ export async function looksLikeText(file: string): Promise<boolean> {
   await scan(file, (piece) => {
     if (first) {
       first = false;
-      utf16Bom = piece.length >= 2 && ((piece[0] === 0xff && piece[1] === 0xfe) || (piece[0] === 0xfe && piece[1] === 0xff));
+      utf16Bom =
+        piece.length >= 2 && ((piece[0] === 0xff && piece[1] === 0xfe) || (piece[0] === 0xfe && piece[1] === 0xff));
       if (utf16Bom) return false;
     }
     total += piece.length;

@@ -4,7 +4,8 @@ import { knowledgeDocuments, type KnowledgeDocument } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 
-export const documentNotFound = (id: string) => new AppError("not_found", `No document found with id '${id}'`, { wireCode: "document_not_found" });
+export const documentNotFound = (id: string) =>
+  new AppError("not_found", `No document found with id '${id}'`, { wireCode: "document_not_found" });
 
 /**
  * A document of the company in that collection.

@@ -8,7 +8,10 @@ import { getCollectionInCompany } from "../collections/internal";
 export const DOCUMENT_LIST_SIZE = 500;
 
 /** A collection's documents (a deactivated collection's too: kept for audit). @throws not_found for another company's collection. */
-export async function listDocuments(db: DbOrTx, args: { companyId: string; collectionId: string }): Promise<KnowledgeDocument[]> {
+export async function listDocuments(
+  db: DbOrTx,
+  args: { companyId: string; collectionId: string },
+): Promise<KnowledgeDocument[]> {
   const collection = await getCollectionInCompany(db, args);
   return db
     .select()

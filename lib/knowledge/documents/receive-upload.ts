@@ -18,26 +18,34 @@ export interface ReceivedUpload {
 }
 
 export const tooLarge = (maxBytes: number) =>
-  new AppError("payload_too_large", `The file exceeds the upload limit of ${Math.round(maxBytes / (1024 * 1024))} MB`, { wireCode: "payload_too_large" });
+  new AppError("payload_too_large", `The file exceeds the upload limit of ${Math.round(maxBytes / (1024 * 1024))} MB`, {
+    wireCode: "payload_too_large",
+  });
 
-const badForm = (message: string, param: string | null = null) => new AppError("invalid_request", message, { wireCode: "invalid_multipart", param });
+const badForm = (message: string, param: string | null = null) =>
+  new AppError("invalid_request", message, { wireCode: "invalid_multipart", param });
 
 /** The last path component, without control characters; "upload" when nothing is left. */
 function cleanFilename(raw: string | undefined): string {
   const base = (raw ?? "").split(/[\\/]/).pop() ?? "";
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, MAX_FILENAME);
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, MAX_FILENAME);
   return clean || "upload";
 }
 
 /** `a//b/ ` → `a/b`: segments trimmed, empty ones and `.`/`..` dropped; null when nothing is left. */
 export function cleanFolderPath(raw: string): string | null {
-  if (/[\u0000-\u001f\u007f]/.test(raw)) throw badForm("folder_path: must not contain control characters", "folder_path");
+  if (/[\u0000-\u001f\u007f]/.test(raw))
+    throw badForm("folder_path: must not contain control characters", "folder_path");
   const segments = raw
     .split(/[\\/]/)
     .map((s) => s.trim())
     .filter((s) => s && s !== "." && s !== "..");
   const joined = segments.join("/");
-  if (joined.length > MAX_FOLDER_PATH) throw badForm(`folder_path: at most ${MAX_FOLDER_PATH} characters`, "folder_path");
+  if (joined.length > MAX_FOLDER_PATH)
+    throw badForm(`folder_path: at most ${MAX_FOLDER_PATH} characters`, "folder_path");
   return joined || null;
 }
 
@@ -49,7 +57,8 @@ export function cleanFolderPath(raw: string): string | null {
  */
 export async function receiveUpload(req: Request, maxBytes: number): Promise<ReceivedUpload> {
   const type = req.headers.get("content-type") ?? "";
-  if (!/^multipart\/form-data\s*;/i.test(type)) throw badForm("The upload must be multipart/form-data with a part named 'file'", "file");
+  if (!/^multipart\/form-data\s*;/i.test(type))
+    throw badForm("The upload must be multipart/form-data with a part named 'file'", "file");
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes + FRAMING_BYTES) throw tooLarge(maxBytes);
   if (!req.body) throw badForm("The upload has no body", "file");

@@ -13,7 +13,10 @@ import { getDocumentInCollection } from "./internal";
  * A `failed` document back to `pending` with a new indexing job, in one transaction.
  * @throws not_found (deactivated collection too); conflict when the document is not `failed`.
  */
-export async function retryDocument(db: DbOrTx, args: { companyId: string; collectionId: string; documentId: string }): Promise<KnowledgeDocument> {
+export async function retryDocument(
+  db: DbOrTx,
+  args: { companyId: string; collectionId: string; documentId: string },
+): Promise<KnowledgeDocument> {
   await getActiveCollectionInCompany(db, args);
   const doc = await getDocumentInCollection(db, args);
   await prepareJobs();
@@ -22,9 +25,18 @@ export async function retryDocument(db: DbOrTx, args: { companyId: string; colle
     const [row] = await tx
       .update(knowledgeDocuments)
       .set({ status: DOCUMENT_STATUS.pending, error: null, attempts: 0, updatedAt: new Date() })
-      .where(and(eq(knowledgeDocuments.id, doc.id), eq(knowledgeDocuments.companyId, args.companyId), eq(knowledgeDocuments.status, DOCUMENT_STATUS.failed)))
+      .where(
+        and(
+          eq(knowledgeDocuments.id, doc.id),
+          eq(knowledgeDocuments.companyId, args.companyId),
+          eq(knowledgeDocuments.status, DOCUMENT_STATUS.failed),
+        ),
+      )
       .returning();
-    if (!row) throw new AppError("conflict", `Only a failed document can be retried; this one is ${doc.status}`, { wireCode: "document_not_failed" });
+    if (!row)
+      throw new AppError("conflict", `Only a failed document can be retried; this one is ${doc.status}`, {
+        wireCode: "document_not_failed",
+      });
     await enqueueJob(tx, indexQueue, { documentId: row.id, companyId: row.companyId });
     return row;
   });

@@ -44,6 +44,10 @@ export async function billEmbedding(tx: DbOrTx, bill: EmbeddingBill): Promise<nu
     },
   });
   const unbilled = r.entry?.metadata.cost_micro_unbilled;
-  if (unbilled) log.warn({ companyId: bill.companyId, model: bill.model, tokens: bill.tokens, unbilledMicro: unbilled }, "embedding cost more than the balance left");
+  if (unbilled)
+    log.warn(
+      { companyId: bill.companyId, model: bill.model, tokens: bill.tokens, unbilledMicro: unbilled },
+      "embedding cost more than the balance left",
+    );
   return r.drawnMicro;
 }

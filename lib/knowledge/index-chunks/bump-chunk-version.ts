@@ -11,5 +11,8 @@ export async function bumpChunkVersion(db: DbOrTx, companyId: string): Promise<v
   await db
     .insert(knowledgeChunkVersions)
     .values({ companyId, version: 1 })
-    .onConflictDoUpdate({ target: knowledgeChunkVersions.companyId, set: { version: sql`${knowledgeChunkVersions.version} + 1` } });
+    .onConflictDoUpdate({
+      target: knowledgeChunkVersions.companyId,
+      set: { version: sql`${knowledgeChunkVersions.version} + 1` },
+    });
 }

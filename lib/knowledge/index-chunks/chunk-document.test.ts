@@ -5,7 +5,11 @@ import { chunkDocument } from "./chunk-document";
 
 const sentence = (i: number) => `Sentence number ${i} talks about the boundary layer of wing ${i}.`;
 const paragraphs = (n: number, per: number, page?: number): ParsedDocument["segments"] =>
-  Array.from({ length: n }, (_, p) => ({ kind: "paragraph" as const, text: Array.from({ length: per }, (_, i) => sentence(p * per + i)).join(" "), page }));
+  Array.from({ length: n }, (_, p) => ({
+    kind: "paragraph" as const,
+    text: Array.from({ length: per }, (_, i) => sentence(p * per + i)).join(" "),
+    page,
+  }));
 
 describe("chunkDocument", () => {
   it("packs sentences up to the size, with overlap from the previous chunk", () => {
@@ -56,8 +60,16 @@ describe("chunkDocument", () => {
 
   it("row chunks stay within one sheet and each repeats the sheet name and header row", () => {
     const rows = (sheet: string, n: number) =>
-      Array.from({ length: n }, (_, i) => ({ kind: "row" as const, sheet, header: "Name | Price | Stock", text: `Widget ${sheet}-${i} | ${i}.50 | ${i * 3}` }));
-    const chunks = chunkDocument({ kind: "xlsx", segments: [...rows("Q1", 40), ...rows("Q2", 5)] }, { maxTokens: 80, overlapTokens: 20 });
+      Array.from({ length: n }, (_, i) => ({
+        kind: "row" as const,
+        sheet,
+        header: "Name | Price | Stock",
+        text: `Widget ${sheet}-${i} | ${i}.50 | ${i * 3}`,
+      }));
+    const chunks = chunkDocument(
+      { kind: "xlsx", segments: [...rows("Q1", 40), ...rows("Q2", 5)] },
+      { maxTokens: 80, overlapTokens: 20 },
+    );
     expect(chunks.length).toBeGreaterThan(3);
     for (const c of chunks) {
       expect(c.text.startsWith(`Sheet: ${c.sheet}\nName | Price | Stock\n`)).toBe(true);
@@ -73,7 +85,10 @@ describe("chunkDocument", () => {
 
   it("splits a sentence longer than a chunk, and gives nothing for an empty document", () => {
     const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(" ");
-    const chunks = chunkDocument({ kind: "txt", segments: [{ kind: "paragraph", text: long }] }, { maxTokens: 64, overlapTokens: 0 });
+    const chunks = chunkDocument(
+      { kind: "txt", segments: [{ kind: "paragraph", text: long }] },
+      { maxTokens: 64, overlapTokens: 0 },
+    );
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.every((c) => c.tokens <= 66)).toBe(true);
     expect(chunkDocument({ kind: "txt", segments: [{ kind: "paragraph", text: "  " }] })).toEqual([]);
@@ -81,9 +96,17 @@ describe("chunkDocument", () => {
 
   it("cuts a word longer than a chunk (one unbroken run) into chunks of at most the size", () => {
     const run = "a".repeat(200_000);
-    const chunks = chunkDocument({ kind: "txt", segments: [{ kind: "paragraph", text: `before ${run} after` }] }, { maxTokens: 512, overlapTokens: 0 });
+    const chunks = chunkDocument(
+      { kind: "txt", segments: [{ kind: "paragraph", text: `before ${run} after` }] },
+      { maxTokens: 512, overlapTokens: 0 },
+    );
     expect(chunks.length).toBeGreaterThan(40);
     expect(chunks.every((c) => c.tokens <= 514 && countTextTokens(c.text) <= 514)).toBe(true);
-    expect(chunks.map((c) => c.text).join("").replace(/\s/g, "")).toBe(`before${run}after`);
+    expect(
+      chunks
+        .map((c) => c.text)
+        .join("")
+        .replace(/\s/g, ""),
+    ).toBe(`before${run}after`);
   });
 });

@@ -30,7 +30,7 @@ const SENTENCE = /(?<=[.!?;:])\s+(?=\S)/u;
 /** A word longer than a chunk (one unbroken run) cut into pieces of at most `max` tokens. */
 function cutWord(word: string, max: number): string[] {
   const pieces: string[] = [];
-  for (let rest = word; rest; ) {
+  for (let rest = word; rest;) {
     const { text } = truncateTextTokens(rest, max);
     // A token inside one character keeps nothing of it: that character goes alone.
     const piece = text || String.fromCodePoint(rest.codePointAt(0)!);
@@ -78,15 +78,24 @@ function unitsOf(segments: Segment[], max: number): Unit[] {
     for (const p of pieces) {
       const tokens = countTextTokens(p);
       for (const q of tokens > max ? splitLong(p, max) : [p]) {
-        units.push({ text: q, tokens: tokens > max ? countTextTokens(q) : tokens, page: s.page, heading, table, isHeading: false });
+        units.push({
+          text: q,
+          tokens: tokens > max ? countTextTokens(q) : tokens,
+          page: s.page,
+          heading,
+          table,
+          isHeading: false,
+        });
       }
     }
   }
   return units;
 }
 
-const tablePreamble = (t: Unit["table"]) => (t ? [t.sheet ? `Sheet: ${t.sheet}` : "", t.header ?? ""].filter(Boolean).join("\n") : "");
-const sameTable = (a: Unit["table"], b: Unit["table"]) => (!a && !b) || (!!a && !!b && a.sheet === b.sheet && a.header === b.header);
+const tablePreamble = (t: Unit["table"]) =>
+  t ? [t.sheet ? `Sheet: ${t.sheet}` : "", t.header ?? ""].filter(Boolean).join("\n") : "";
+const sameTable = (a: Unit["table"], b: Unit["table"]) =>
+  (!a && !b) || (!!a && !!b && a.sheet === b.sheet && a.header === b.header);
 
 /**
  * Token-sized chunks with overlap, in reading order. A chunk is packed from whole sentences (rows,
@@ -137,7 +146,8 @@ export function chunkDocument(parsed: ParsedDocument, opts: ChunkOptions = {}): 
   };
 
   for (const u of units) {
-    const tableBreak = cur.length > 0 && !sameTable(cur[cur.length - 1]!.table, u.table) && !cur[cur.length - 1]!.isHeading;
+    const tableBreak =
+      cur.length > 0 && !sameTable(cur[cur.length - 1]!.table, u.table) && !cur[cur.length - 1]!.isHeading;
     const hasBody = cur.some((c) => !c.isHeading);
     // The header a row chunk repeats counts against its size.
     const limit = max - (u.table ? countTextTokens(tablePreamble(u.table)) : 0);

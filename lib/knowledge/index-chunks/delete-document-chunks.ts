@@ -11,7 +11,10 @@ import { bumpChunkVersion } from "./bump-chunk-version";
  */
 export async function deleteDocumentChunks(db: DbOrTx, documentId: string): Promise<{ deleted: number }> {
   return db.transaction(async (tx) => {
-    const rows = await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, documentId)).returning({ companyId: knowledgeChunks.companyId });
+    const rows = await tx
+      .delete(knowledgeChunks)
+      .where(eq(knowledgeChunks.documentId, documentId))
+      .returning({ companyId: knowledgeChunks.companyId });
     for (const companyId of new Set(rows.map((r) => r.companyId))) await bumpChunkVersion(tx, companyId);
     return { deleted: rows.length };
   });

@@ -31,7 +31,9 @@ function bytesToVector(b: Buffer): Float32Array {
 async function storedVectors(db: DbOrTx, args: { companyId: string; documentId: string; model: string }) {
   const rows = (await db.execute(sql`SELECT position, text, embedding FROM knowledge_chunks
     WHERE company_id = ${args.companyId} AND document_id = ${args.documentId} AND embedding_model = ${args.model}`)) as unknown as {
-    position: number; text: string; embedding: Buffer;
+    position: number;
+    text: string;
+    embedding: Buffer;
   }[];
   return new Map(rows.map((r) => [r.position, r]));
 }
@@ -61,14 +63,24 @@ export async function embedChunks(
   const price = emb.microPerM;
   if (price === null) {
     try {
-      return { vectors: (await emb.embed(args.chunks.map((c) => c.text), args.signal)).vectors, ...nothingToBill };
+      return {
+        vectors: (
+          await emb.embed(
+            args.chunks.map((c) => c.text),
+            args.signal,
+          )
+        ).vectors,
+        ...nothingToBill,
+      };
     } catch (err) {
       throw embedFailed(emb, err);
     }
   }
   const stored = await storedVectors(db, { ...args, model: emb.model });
   const fresh = args.chunks.filter((c) => stored.get(c.position)?.text !== c.text);
-  const vectors = args.chunks.map((c) => (stored.get(c.position)?.text === c.text ? bytesToVector(stored.get(c.position)!.embedding) : null));
+  const vectors = args.chunks.map((c) =>
+    stored.get(c.position)?.text === c.text ? bytesToVector(stored.get(c.position)!.embedding) : null,
+  );
   if (fresh.length === 0) return { vectors: vectors as Float32Array[], ...nothingToBill };
   const counted = fresh.reduce((n, c) => n + c.tokens, 0);
   let hold: CreditHold;
@@ -76,11 +88,18 @@ export async function embedChunks(
     hold = await holdEmbedding(args.companyId, price, counted);
   } catch (err) {
     if (!(err instanceof AppError && err.code === "insufficient_balance")) throw err;
-    throw new IndexingError("embed", `insufficient balance for embeddings: ${fresh.length} chunks need up to ${microToOt(embeddingCostMicro(price, counted))} O₮; add credits, then retry the document`, { cause: err });
+    throw new IndexingError(
+      "embed",
+      `insufficient balance for embeddings: ${fresh.length} chunks need up to ${microToOt(embeddingCostMicro(price, counted))} O₮; add credits, then retry the document`,
+      { cause: err },
+    );
   }
   let embedded;
   try {
-    embedded = await emb.embed(fresh.map((c) => c.text), args.signal);
+    embedded = await emb.embed(
+      fresh.map((c) => c.text),
+      args.signal,
+    );
   } catch (err) {
     endHold(hold, 0);
     throw embedFailed(emb, err);
@@ -100,7 +119,12 @@ export async function embedChunks(
         costMicro: embeddingCostMicro(price, tokens),
         entryId: entryIdFor(args.documentId, emb.model, fresh),
         referenceId: args.documentId,
-        metadata: { purpose: "indexing", document_id: args.documentId, collection_id: args.collectionId, chunks: fresh.length },
+        metadata: {
+          purpose: "indexing",
+          document_id: args.documentId,
+          collection_id: args.collectionId,
+          chunks: fresh.length,
+        },
       });
     },
     end: (committed) => endHold(hold, committed ? drawn : 0),

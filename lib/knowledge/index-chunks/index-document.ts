@@ -27,9 +27,15 @@ export interface IndexDocumentArgs {
  * not import its module). A document deleted meanwhile keeps its id as a name; the job deletes
  * the chunks of a document deleted while it indexed.
  */
-async function documentSource(db: DbOrTx, args: { companyId: string; documentId: string }): Promise<{ filename: string; folderPath: string | null }> {
+async function documentSource(
+  db: DbOrTx,
+  args: { companyId: string; documentId: string },
+): Promise<{ filename: string; folderPath: string | null }> {
   const [row] = (await db.execute(sql`SELECT filename, folder_path FROM knowledge_documents
-    WHERE id = ${args.documentId} AND company_id = ${args.companyId}`)) as unknown as { filename: string; folder_path: string | null }[];
+    WHERE id = ${args.documentId} AND company_id = ${args.companyId}`)) as unknown as {
+    filename: string;
+    folder_path: string | null;
+  }[];
   return { filename: row?.filename ?? args.documentId, folderPath: row?.folder_path ?? null };
 }
 
@@ -46,26 +52,30 @@ const INSERT_BATCH = 500;
  */
 export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promise<{ chunkCount: number }> {
   const chunks = chunkDocument(args.parsed, args.chunking);
-  const source = args.filename !== undefined ? { filename: args.filename, folderPath: args.folderPath ?? null } : await documentSource(db, args);
+  const source =
+    args.filename !== undefined
+      ? { filename: args.filename, folderPath: args.folderPath ?? null }
+      : await documentSource(db, args);
   if (chunks.length === 0) throw new IndexingError("chunk", "no text found in the document");
   const emb = embedder();
   const embedded = await embedChunks(db, { ...args, chunks }, emb);
   const vectors = embedded.vectors;
-  await db.transaction(async (tx) => {
-    for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
-      const rows = chunks.slice(i, i + INSERT_BATCH).map((c, j) => ({
-        id: `chk_${randomBase62(22)}`,
-        position: c.position,
-        text: c.text,
-        tokens: c.tokens,
-        page: c.page ?? null,
-        sheet: c.sheet ?? null,
-        heading: c.heading ?? null,
-        embedding: vectorToBytes(vectors[i + j]!).toString("base64"),
-      }));
-      // `seq = DEFAULT` gives a re-indexed row a new seq, so every process's search cache reloads it.
-      // The WHERE keeps a document id of another company (never minted twice, but ids are input) untouched.
-      await tx.execute(sql`
+  await db
+    .transaction(async (tx) => {
+      for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
+        const rows = chunks.slice(i, i + INSERT_BATCH).map((c, j) => ({
+          id: `chk_${randomBase62(22)}`,
+          position: c.position,
+          text: c.text,
+          tokens: c.tokens,
+          page: c.page ?? null,
+          sheet: c.sheet ?? null,
+          heading: c.heading ?? null,
+          embedding: vectorToBytes(vectors[i + j]!).toString("base64"),
+        }));
+        // `seq = DEFAULT` gives a re-indexed row a new seq, so every process's search cache reloads it.
+        // The WHERE keeps a document id of another company (never minted twice, but ids are input) untouched.
+        await tx.execute(sql`
         INSERT INTO knowledge_chunks (id, company_id, collection_id, document_id, filename, folder_path, position, text, tokens, page, sheet, heading, embedding, embedding_model)
         SELECT u.id, ${args.companyId}, ${args.collectionId}, ${args.documentId}, ${source.filename}, ${source.folderPath},
                u.position, u.text, u.tokens, u.page, u.sheet, u.heading, decode(u.embedding, 'base64'), ${emb.model}
@@ -76,19 +86,26 @@ export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promis
           text = excluded.text, tokens = excluded.tokens, page = excluded.page, sheet = excluded.sheet, heading = excluded.heading,
           embedding = excluded.embedding, embedding_model = excluded.embedding_model, seq = DEFAULT
         WHERE knowledge_chunks.company_id = excluded.company_id`);
-    }
-    await tx
-      .delete(knowledgeChunks)
-      .where(and(eq(knowledgeChunks.companyId, args.companyId), eq(knowledgeChunks.documentId, args.documentId), gte(knowledgeChunks.position, chunks.length)));
-    await bumpChunkVersion(tx, args.companyId);
-    // Last, so the company row is locked for the bill only until the commit.
-    await embedded.bill(tx);
-  }).then(
-    () => embedded.end(true),
-    (err: unknown) => {
-      embedded.end(false);
-      throw err;
-    },
-  );
+      }
+      await tx
+        .delete(knowledgeChunks)
+        .where(
+          and(
+            eq(knowledgeChunks.companyId, args.companyId),
+            eq(knowledgeChunks.documentId, args.documentId),
+            gte(knowledgeChunks.position, chunks.length),
+          ),
+        );
+      await bumpChunkVersion(tx, args.companyId);
+      // Last, so the company row is locked for the bill only until the commit.
+      await embedded.bill(tx);
+    })
+    .then(
+      () => embedded.end(true),
+      (err: unknown) => {
+        embedded.end(false);
+        throw err;
+      },
+    );
   return { chunkCount: chunks.length };
 }

@@ -17,13 +17,19 @@ export interface IndexJobData {
 }
 
 const pendingDocument = (data: IndexJobData) =>
-  and(eq(knowledgeDocuments.id, data.documentId), eq(knowledgeDocuments.companyId, data.companyId), eq(knowledgeDocuments.status, DOCUMENT_STATUS.pending));
+  and(
+    eq(knowledgeDocuments.id, data.documentId),
+    eq(knowledgeDocuments.companyId, data.companyId),
+    eq(knowledgeDocuments.status, DOCUMENT_STATUS.pending),
+  );
 
 /** Marks the document failed with `"<stage>: <reason>"`, only while it is pending (idempotent). */
 async function markFailed(data: IndexJobData, error: string): Promise<void> {
-  await db.update(knowledgeDocuments).set({ status: DOCUMENT_STATUS.failed, error, updatedAt: new Date() }).where(pendingDocument(data));
+  await db
+    .update(knowledgeDocuments)
+    .set({ status: DOCUMENT_STATUS.failed, error, updatedAt: new Date() })
+    .where(pendingDocument(data));
 }
-
 
 /**
  * One indexing attempt: bytes (store) → text and structure (parse, a capped child process) →
@@ -69,7 +75,10 @@ export async function runIndexJob(job: JobRun<IndexJobData>): Promise<void> {
       await markFailed(data, err.message);
       return;
     }
-    log.warn({ err, documentId: doc.id, stage, attempt: job.retryCount + 1, of: job.retryLimit + 1 }, "indexing attempt failed");
+    log.warn(
+      { err, documentId: doc.id, stage, attempt: job.retryCount + 1, of: job.retryLimit + 1 },
+      "indexing attempt failed",
+    );
     if (job.retryCount >= job.retryLimit) {
       const reason = job.signal.aborted
         ? `indexing took longer than ${env.KNOWLEDGE_JOB_MAX_S} s on every attempt; split the document into smaller files`
@@ -90,11 +99,18 @@ async function finish(doc: KnowledgeDocument, chunkCount: number): Promise<void>
     .returning({ id: knowledgeDocuments.id });
   if (ready) return;
   // Deleted while we indexed: its chunks written after the delete's commit must not stay retrievable.
-  const [still] = await db.select({ id: knowledgeDocuments.id }).from(knowledgeDocuments).where(eq(knowledgeDocuments.id, doc.id)).limit(1);
+  const [still] = await db
+    .select({ id: knowledgeDocuments.id })
+    .from(knowledgeDocuments)
+    .where(eq(knowledgeDocuments.id, doc.id))
+    .limit(1);
   if (!still) await deleteDocumentChunks(db, doc.id);
 }
 
 /** Dead letter: the job failed for good without its handler saying why (its worker died or hung on the last try). */
 export async function markDocumentFailedForGood(job: JobRun<IndexJobData>): Promise<void> {
-  await markFailed(job.data, "index: indexing stopped without finishing on every attempt (the worker was stopped or timed out); retry the document");
+  await markFailed(
+    job.data,
+    "index: indexing stopped without finishing on every attempt (the worker was stopped or timed out); retry the document",
+  );
 }

@@ -42,7 +42,10 @@ async function main() {
     const doc = await parse(bytes);
     const json = JSON.stringify({ ok: true, doc });
     if (Buffer.byteLength(json) > maxOutputBytes) {
-      return reply({ ok: false, reason: `the document's text is larger than ${Math.floor(maxOutputBytes / 1024 / 1024)} MB` });
+      return reply({
+        ok: false,
+        reason: `the document's text is larger than ${Math.floor(maxOutputBytes / 1024 / 1024)} MB`,
+      });
     }
     return reply(json);
   } catch (err) {

@@ -21,11 +21,7 @@ export async function parseDoc(bytes) {
     if (/encrypt|password/i.test(String(err?.message))) throw new ParseFailure(REASON.encryptedOffice);
     throw new ParseFailure(REASON.corrupt);
   }
-  const segments = [
-    ...paragraphs(doc.getBody()),
-    ...paragraphs(doc.getFootnotes()),
-    ...paragraphs(doc.getEndnotes()),
-  ];
+  const segments = [...paragraphs(doc.getBody()), ...paragraphs(doc.getFootnotes()), ...paragraphs(doc.getEndnotes())];
   if (segments.length === 0) throw new ParseFailure(REASON.noText);
   return { segments };
 }

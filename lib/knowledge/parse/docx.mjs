@@ -18,7 +18,9 @@ const plain = (html) =>
 function tableText(html) {
   const rows = [];
   for (const row of html.matchAll(/<tr\b[^>]*>([\s\S]*?)<\/tr>/g)) {
-    const cells = [...row[1].matchAll(/<t[dh]\b[^>]*>([\s\S]*?)<\/t[dh]>/g)].map((c) => plain(c[1]).replace(/\s+/g, " "));
+    const cells = [...row[1].matchAll(/<t[dh]\b[^>]*>([\s\S]*?)<\/t[dh]>/g)].map((c) =>
+      plain(c[1]).replace(/\s+/g, " "),
+    );
     if (cells.some(Boolean)) rows.push(cells.join(" | "));
   }
   return rows.join("\n");
@@ -30,7 +32,10 @@ export async function parseDocx(bytes) {
   let html;
   try {
     // Images become empty <img>: their base64 would only bloat the output.
-    const result = await mammoth.convertToHtml({ buffer: bytes }, { convertImage: mammoth.images.imgElement(async () => ({ src: "" })) });
+    const result = await mammoth.convertToHtml(
+      { buffer: bytes },
+      { convertImage: mammoth.images.imgElement(async () => ({ src: "" })) },
+    );
     html = result.value;
   } catch (err) {
     if (/encrypt|password/i.test(String(err?.message))) throw new ParseFailure(REASON.encryptedOffice);

@@ -15,7 +15,11 @@ const MIN_SIDE = 32;
 let worker;
 
 function toPnm({ data, width, height, channels }) {
-  if (channels === 1) return Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`), Buffer.from(data.buffer, data.byteOffset, width * height)]);
+  if (channels === 1)
+    return Buffer.concat([
+      Buffer.from(`P5\n${width} ${height}\n255\n`),
+      Buffer.from(data.buffer, data.byteOffset, width * height),
+    ]);
   const rgb = Buffer.alloc(width * height * 3);
   for (let p = 0, q = 0; p < width * height; p++, q += channels) {
     rgb[p * 3] = data[q];

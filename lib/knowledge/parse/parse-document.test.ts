@@ -75,8 +75,22 @@ describe("parseDocument: each allowed type, made by real libraries", { timeout: 
 
   it("XLS (written by SheetJS in the test): every sheet; keys like __proto__ stay plain text", async () => {
     const wb = XLSX.utils.book_new();
-    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([["__proto__", "constructor"], ["polluted", "no"]]), "__proto__");
-    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([["City", "Depot"], ["Bergen", "D-4"]]), "Depots");
+    XLSX.utils.book_append_sheet(
+      wb,
+      XLSX.utils.aoa_to_sheet([
+        ["__proto__", "constructor"],
+        ["polluted", "no"],
+      ]),
+      "__proto__",
+    );
+    XLSX.utils.book_append_sheet(
+      wb,
+      XLSX.utils.aoa_to_sheet([
+        ["City", "Depot"],
+        ["Bergen", "D-4"],
+      ]),
+      "Depots",
+    );
     const bytes: Buffer = XLSX.write(wb, { type: "buffer", bookType: "xls" });
     const doc = await parseDocument({ bytes, filename: "depots.xls", kind: "xls" });
     expect(doc.pages).toBe(2);

@@ -4,7 +4,13 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import { env } from "@/lib/env";
-import { DOCUMENT_KIND, IndexingError, INDEX_STAGE, type DocumentKind, type ParsedDocument } from "@/lib/knowledge/contracts";
+import {
+  DOCUMENT_KIND,
+  IndexingError,
+  INDEX_STAGE,
+  type DocumentKind,
+  type ParsedDocument,
+} from "@/lib/knowledge/contracts";
 import { readRssBytes } from "@/lib/sandbox/proc";
 
 /**
@@ -31,7 +37,11 @@ export interface ParseLimits {
 }
 
 export function parseLimitsFromEnv(): ParseLimits {
-  return { timeoutMs: env.PARSE_TIMEOUT_MS, memoryMb: env.PARSE_MEMORY_MB, maxOutputBytes: env.PARSE_MAX_OUTPUT_MB * MB };
+  return {
+    timeoutMs: env.PARSE_TIMEOUT_MS,
+    memoryMb: env.PARSE_MEMORY_MB,
+    maxOutputBytes: env.PARSE_MAX_OUTPUT_MB * MB,
+  };
 }
 
 export interface ParseInput {
@@ -50,7 +60,10 @@ const SegmentSchema = z.object({
   level: z.number().int().min(1).max(6).optional(),
 });
 const ChildReply = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true), doc: z.object({ segments: z.array(SegmentSchema), pages: z.number().int().nonnegative().optional() }) }),
+  z.object({
+    ok: z.literal(true),
+    doc: z.object({ segments: z.array(SegmentSchema), pages: z.number().int().nonnegative().optional() }),
+  }),
   z.object({ ok: z.literal(false), reason: z.string() }),
 ]);
 
@@ -108,7 +121,11 @@ export function runParser(input: ParseInput, limits: ParseLimits): Promise<Parse
 
   return new Promise<ParsedDocument>((resolve, reject) => {
     // fd 3 carries the reply, so library chatter on stdout can never be mistaken for it.
-    const options: SpawnOptions = { stdio: ["pipe", "pipe", "pipe", "pipe"], env: { NODE_ENV: "production" }, cwd: process.cwd() };
+    const options: SpawnOptions = {
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      env: { NODE_ENV: "production" },
+      cwd: process.cwd(),
+    };
     const child: ChildProcess = spawn(
       process.execPath,
       [
@@ -132,7 +149,10 @@ export function runParser(input: ParseInput, limits: ParseLimits): Promise<Parse
       child.kill("SIGKILL");
     };
     const timer = setTimeout(
-      () => kill(`reading the file took longer than ${Math.round(limits.timeoutMs / 1000)} s: it may be damaged or built to stall parsers`),
+      () =>
+        kill(
+          `reading the file took longer than ${Math.round(limits.timeoutMs / 1000)} s: it may be damaged or built to stall parsers`,
+        ),
       limits.timeoutMs,
     );
     const rssCap = (limits.memoryMb + RSS_HEADROOM_MB) * MB;
@@ -156,7 +176,8 @@ export function runParser(input: ParseInput, limits: ParseLimits): Promise<Parse
     const output = child.stdio[3] as Readable;
     output.on("data", (chunk: Buffer) => {
       outBytes += chunk.length;
-      if (outBytes > limits.maxOutputBytes + 1024) kill(`the document's text is larger than ${Math.floor(limits.maxOutputBytes / MB)} MB`);
+      if (outBytes > limits.maxOutputBytes + 1024)
+        kill(`the document's text is larger than ${Math.floor(limits.maxOutputBytes / MB)} MB`);
       else out.push(chunk);
     });
     output.on("error", () => {});
@@ -174,7 +195,12 @@ export function runParser(input: ParseInput, limits: ParseLimits): Promise<Parse
       if (killedFor) return finish(fail(killedFor, new Error(stderrTail)));
       if (code !== 0 || out.length === 0) {
         const oom = /heap out of memory|Allocation failed/i.test(stderrTail);
-        return finish(fail(oom ? memoryReason(limits) : "the parser crashed on this file: it may be corrupt", new Error(`exit ${code ?? signal}: ${stderrTail}`)));
+        return finish(
+          fail(
+            oom ? memoryReason(limits) : "the parser crashed on this file: it may be corrupt",
+            new Error(`exit ${code ?? signal}: ${stderrTail}`),
+          ),
+        );
       }
       let reply: z.infer<typeof ChildReply>;
       try {

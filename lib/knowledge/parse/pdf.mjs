@@ -42,7 +42,9 @@ export async function parsePdf(bytes) {
     page.cleanup();
   }
   if (scanned.length > MAX_OCR_PAGES) {
-    throw new ParseFailure(`the PDF has ${scanned.length} scanned pages without text; OCR reads at most ${MAX_OCR_PAGES}: split the file or add a text layer`);
+    throw new ParseFailure(
+      `the PDF has ${scanned.length} scanned pages without text; OCR reads at most ${MAX_OCR_PAGES}: split the file or add a text layer`,
+    );
   }
   if (scanned.length > 0) {
     const { ocrImages, closeOcr } = await import("./ocr.mjs");

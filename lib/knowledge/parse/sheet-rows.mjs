@@ -3,7 +3,8 @@
 import { ParseFailure } from "./failure.mjs";
 import { MAX_CELLS } from "./limits.mjs";
 
-export const tooManyCells = () => new ParseFailure(`the spreadsheet has more than ${MAX_CELLS.toLocaleString("en-US")} cells`);
+export const tooManyCells = () =>
+  new ParseFailure(`the spreadsheet has more than ${MAX_CELLS.toLocaleString("en-US")} cells`);
 
 /**
  * @param {string} sheet

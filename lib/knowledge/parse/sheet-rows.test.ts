@@ -13,12 +13,16 @@ describe("rowSegments", () => {
   });
 
   it("keeps a sheet that is only a header", () => {
-    expect(rowSegments("Empty", [["A", "B"]], { cells: 0 })).toEqual([{ kind: "row", text: "A | B", sheet: "Empty", header: "A | B" }]);
+    expect(rowSegments("Empty", [["A", "B"]], { cells: 0 })).toEqual([
+      { kind: "row", text: "A | B", sheet: "Empty", header: "A | B" },
+    ]);
   });
 
   it("refuses a workbook past the cell cap, counted over all sheets", () => {
     const count = { cells: MAX_CELLS - 2 };
     expect(() => rowSegments("Big", [["a", "b", "c"]], count)).toThrow(ParseFailure);
-    expect(() => rowSegments("Big", [["a", "b", "c"]], { cells: MAX_CELLS - 2 })).toThrow("the spreadsheet has more than 2,000,000 cells");
+    expect(() => rowSegments("Big", [["a", "b", "c"]], { cells: MAX_CELLS - 2 })).toThrow(
+      "the spreadsheet has more than 2,000,000 cells",
+    );
   });
 });

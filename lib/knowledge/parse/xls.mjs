@@ -13,7 +13,14 @@ export function parseXls(bytes) {
   let wb;
   try {
     // sheetRows bounds the rows read per sheet, so a sheet claiming millions of rows stops early.
-    wb = XLSX.read(bytes, { type: "buffer", dense: true, cellFormula: false, cellHTML: false, cellStyles: false, sheetRows: MAX_CELLS + 1 });
+    wb = XLSX.read(bytes, {
+      type: "buffer",
+      dense: true,
+      cellFormula: false,
+      cellHTML: false,
+      cellStyles: false,
+      sheetRows: MAX_CELLS + 1,
+    });
   } catch (err) {
     if (/password|encrypt/i.test(String(err?.message))) throw new ParseFailure(REASON.encryptedOffice);
     throw new ParseFailure(REASON.corrupt);

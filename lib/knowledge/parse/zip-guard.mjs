@@ -63,7 +63,8 @@ export function checkZip(buf, limits = ZIP_LIMITS) {
     const local = buf.readUInt32LE(at + 42);
     at += 46 + nameLen + extraLen + commentLen;
 
-    if (declared > limits.maxEntryBytes) throw new ParseFailure(`a file inside the archive expands beyond ${limits.maxEntryBytes / MB} MB`);
+    if (declared > limits.maxEntryBytes)
+      throw new ParseFailure(`a file inside the archive expands beyond ${limits.maxEntryBytes / MB} MB`);
     if (local + 30 > buf.length || buf.readUInt32LE(local) !== LFH_SIG) throw new ParseFailure(REASON.corrupt);
     const dataStart = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
     if (dataStart + compressed > buf.length) throw new ParseFailure(REASON.corrupt);
@@ -73,9 +74,11 @@ export function checkZip(buf, limits = ZIP_LIMITS) {
     if (method === 0) actual = compressed;
     else if (method === 8) actual = inflatedSize(data, Math.min(limits.maxEntryBytes, limits.maxTotalBytes - total));
     else throw new ParseFailure(REASON.corrupt);
-    if (actual > limits.maxEntryBytes) throw new ParseFailure(`a file inside the archive expands beyond ${limits.maxEntryBytes / MB} MB`);
+    if (actual > limits.maxEntryBytes)
+      throw new ParseFailure(`a file inside the archive expands beyond ${limits.maxEntryBytes / MB} MB`);
     total += actual;
-    if (total > limits.maxTotalBytes) throw new ParseFailure(`the archive expands beyond ${limits.maxTotalBytes / MB} MB`);
+    if (total > limits.maxTotalBytes)
+      throw new ParseFailure(`the archive expands beyond ${limits.maxTotalBytes / MB} MB`);
   }
   return { entries, totalBytes: total };
 }

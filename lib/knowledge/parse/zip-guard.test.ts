@@ -23,7 +23,9 @@ describe("checkZip: the central directory and a capped inflate of every entry, b
 
   it("refuses an entry declared over the per-entry cap", () => {
     const zip = makeZip([{ name: "a.xml", data: Buffer.alloc(1001) }]);
-    expect(reasonOf(() => checkZip(zip, SMALL))).toBe("a file inside the archive expands beyond 0.00095367431640625 MB");
+    expect(reasonOf(() => checkZip(zip, SMALL))).toBe(
+      "a file inside the archive expands beyond 0.00095367431640625 MB",
+    );
   });
 
   it("refuses an entry that inflates past its cap while declaring less", () => {
@@ -44,6 +46,8 @@ describe("checkZip: the central directory and a capped inflate of every entry, b
   it("refuses a truncated zip and bytes that are not a zip", async () => {
     const docx = await makeDocx();
     expect(reasonOf(() => checkZip(docx.subarray(0, docx.length - 30)))).toBe("the file is corrupt or truncated");
-    expect(reasonOf(() => checkZip(Buffer.from("PK not really a zip at all, just text")))).toBe("the file is corrupt or truncated");
+    expect(reasonOf(() => checkZip(Buffer.from("PK not really a zip at all, just text")))).toBe(
+      "the file is corrupt or truncated",
+    );
   });
 });

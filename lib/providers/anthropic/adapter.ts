@@ -3,7 +3,13 @@ import type { ProviderGroupConfig } from "../config";
 import { bodyError, postJson } from "../http";
 import { sseEvents } from "../sse";
 import { UpstreamError, type CallOptions, type ChatChunk, type ProviderAdapter } from "../types";
-import { ANTHROPIC_VERSION, anthropicStreamTranslator, type AnthropicStreamEvent, fromAnthropicResponse, toAnthropicRequest } from "./translate";
+import {
+  ANTHROPIC_VERSION,
+  anthropicStreamTranslator,
+  type AnthropicStreamEvent,
+  fromAnthropicResponse,
+  toAnthropicRequest,
+} from "./translate";
 
 export function anthropicAdapter(group: ProviderGroupConfig): ProviderAdapter {
   const call = (body: unknown, opts: CallOptions) =>
@@ -23,7 +29,12 @@ export function anthropicAdapter(group: ProviderGroupConfig): ProviderAdapter {
       try {
         return fromAnthropicResponse((await res.body.json()) as Parameters<typeof fromAnthropicResponse>[0]);
       } catch (err) {
-        throw new UpstreamError(group.id, res.status, `${group.id} sent an unreadable response: ${(err as Error).message}`, true);
+        throw new UpstreamError(
+          group.id,
+          res.status,
+          `${group.id} sent an unreadable response: ${(err as Error).message}`,
+          true,
+        );
       }
     },
 
@@ -40,7 +51,13 @@ export function anthropicAdapter(group: ProviderGroupConfig): ProviderAdapter {
             continue;
           }
           const type = event.event ?? data.type ?? "";
-          if (type === "error") throw new UpstreamError(group.id, null, `${group.id} stream error: ${data.error?.message ?? "unknown"}`, false);
+          if (type === "error")
+            throw new UpstreamError(
+              group.id,
+              null,
+              `${group.id} stream error: ${data.error?.message ?? "unknown"}`,
+              false,
+            );
           if (type === "message_stop") {
             finished = true;
             return;
@@ -52,7 +69,8 @@ export function anthropicAdapter(group: ProviderGroupConfig): ProviderAdapter {
         if (opts.signal.aborted) throw err;
         throw bodyError(group.id, err);
       }
-      if (!finished) throw new UpstreamError(group.id, null, `${group.id} stream ended before the answer was complete`, false);
+      if (!finished)
+        throw new UpstreamError(group.id, null, `${group.id} stream ended before the answer was complete`, false);
     },
   };
 }

@@ -1,12 +1,28 @@
 import { describe, expect, it } from "vitest";
 import type { ChatChunk, ChatRequest } from "../types";
-import { anthropicStreamTranslator, finishReason, fromAnthropicResponse, fromAnthropicUsage, toAnthropicRequest, type AnthropicStreamEvent } from "./translate";
+import {
+  anthropicStreamTranslator,
+  finishReason,
+  fromAnthropicResponse,
+  fromAnthropicUsage,
+  toAnthropicRequest,
+  type AnthropicStreamEvent,
+} from "./translate";
 
-const request = (over: Partial<ChatRequest>): ChatRequest => ({ model: "claude-haiku-4-5", messages: [], params: {}, ...over });
+const request = (over: Partial<ChatRequest>): ChatRequest => ({
+  model: "claude-haiku-4-5",
+  messages: [],
+  params: {},
+  ...over,
+});
 
 const weather = {
   type: "function" as const,
-  function: { name: "get_weather", description: "Weather by city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  function: {
+    name: "get_weather",
+    description: "Weather by city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
 };
 
 describe("toAnthropicRequest", () => {
@@ -34,7 +50,9 @@ describe("toAnthropicRequest", () => {
   });
 
   it("omits `system` when there is none", () => {
-    expect(toAnthropicRequest(request({ messages: [{ role: "user", content: "Hi" }] }), false)).not.toHaveProperty("system");
+    expect(toAnthropicRequest(request({ messages: [{ role: "user", content: "Hi" }] }), false)).not.toHaveProperty(
+      "system",
+    );
   });
 
   it("turns data: URIs into base64 image sources and https URLs into url sources", () => {
@@ -105,12 +123,19 @@ describe("toAnthropicRequest", () => {
       request({
         messages: [
           { role: "user", content: "go" },
-          { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{not json" } }] },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{not json" } }],
+          },
         ],
       }),
       false,
     );
-    expect(body.messages[1]).toEqual({ role: "assistant", content: [{ type: "tool_use", id: "c", name: "f", input: {} }] });
+    expect(body.messages[1]).toEqual({
+      role: "assistant",
+      content: [{ type: "tool_use", id: "c", name: "f", input: {} }],
+    });
   });
 
   it("merges consecutive same-role messages into one turn", () => {
@@ -137,23 +162,38 @@ describe("toAnthropicRequest", () => {
   });
 
   it("drops empty messages instead of sending empty turns", () => {
-    const body = toAnthropicRequest(request({ messages: [{ role: "user", content: "" }, { role: "user", content: "hi" }] }), false);
+    const body = toAnthropicRequest(
+      request({
+        messages: [
+          { role: "user", content: "" },
+          { role: "user", content: "hi" },
+        ],
+      }),
+      false,
+    );
     expect(body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "hi" }] }]);
   });
 
   it("maps tools to input_schema and each tool_choice form", () => {
     const bare = { type: "function" as const, function: { name: "ping" } };
-    const body = toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], tools: [weather, bare] }), false);
+    const body = toAnthropicRequest(
+      request({ messages: [{ role: "user", content: "x" }], tools: [weather, bare] }),
+      false,
+    );
     expect(body.tools).toEqual([
       { name: "get_weather", description: "Weather by city", input_schema: weather.function.parameters },
       { name: "ping", description: undefined, input_schema: { type: "object", properties: {} } },
     ]);
     expect(body).not.toHaveProperty("tool_choice");
 
-    const choice = (toolChoice: unknown) => toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], tools: [weather], toolChoice }), false);
+    const choice = (toolChoice: unknown) =>
+      toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], tools: [weather], toolChoice }), false);
     expect(choice("auto").tool_choice).toEqual({ type: "auto" });
     expect(choice("required").tool_choice).toEqual({ type: "any" });
-    expect(choice({ type: "function", function: { name: "get_weather" } }).tool_choice).toEqual({ type: "tool", name: "get_weather" });
+    expect(choice({ type: "function", function: { name: "get_weather" } }).tool_choice).toEqual({
+      type: "tool",
+      name: "get_weather",
+    });
     // "none": tools stay defined (earlier tool_use blocks need them) but may not be called.
     expect(choice("none")).toHaveProperty("tools");
     expect(choice("none")).toMatchObject({ tool_choice: { type: "none" } });
@@ -161,31 +201,55 @@ describe("toAnthropicRequest", () => {
 
   it("parallel_tool_calls: false disables parallel tool use", () => {
     const body = toAnthropicRequest(
-      request({ messages: [{ role: "user", content: "x" }], tools: [weather], toolChoice: "required", params: { parallel_tool_calls: false } }),
+      request({
+        messages: [{ role: "user", content: "x" }],
+        tools: [weather],
+        toolChoice: "required",
+        params: { parallel_tool_calls: false },
+      }),
       false,
     );
     expect(body.tool_choice).toEqual({ type: "any", disable_parallel_tool_use: true });
-    const auto = toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], tools: [weather], params: { parallel_tool_calls: false } }), false);
+    const auto = toAnthropicRequest(
+      request({ messages: [{ role: "user", content: "x" }], tools: [weather], params: { parallel_tool_calls: false } }),
+      false,
+    );
     expect(auto.tool_choice).toEqual({ type: "auto", disable_parallel_tool_use: true });
   });
 
   it("defaults max_tokens (required by Anthropic) and uses the request's cap when given", () => {
     expect(toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }] }), false).max_tokens).toBe(4096);
-    expect(toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], maxOutputTokens: 77 }), false).max_tokens).toBe(77);
+    expect(
+      toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], maxOutputTokens: 77 }), false)
+        .max_tokens,
+    ).toBe(77);
   });
 
   it("maps stop to stop_sequences, user to metadata.user_id, and clamps temperature to Anthropic's 0–1", () => {
-    const one = toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], params: { stop: "END", temperature: 1.7, top_p: 0.9, user: "u-42" } }), false);
+    const one = toAnthropicRequest(
+      request({
+        messages: [{ role: "user", content: "x" }],
+        params: { stop: "END", temperature: 1.7, top_p: 0.9, user: "u-42" },
+      }),
+      false,
+    );
     expect(one.stop_sequences).toEqual(["END"]);
     expect(one.temperature).toBe(1);
     // Both set: only temperature goes (newer Claude models refuse the pair).
     expect(one).not.toHaveProperty("top_p");
-    expect(toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], params: { top_p: 0.9 } }), false).top_p).toBe(0.9);
+    expect(
+      toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], params: { top_p: 0.9 } }), false).top_p,
+    ).toBe(0.9);
     expect(one.metadata).toEqual({ user_id: "u-42" });
-    const many = toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }], params: { stop: ["a", "b"], temperature: 0.2 } }), false);
+    const many = toAnthropicRequest(
+      request({ messages: [{ role: "user", content: "x" }], params: { stop: ["a", "b"], temperature: 0.2 } }),
+      false,
+    );
     expect(many.stop_sequences).toEqual(["a", "b"]);
     expect(many.temperature).toBe(0.2);
-    expect(toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }] }), false)).not.toHaveProperty("stop_sequences");
+    expect(toAnthropicRequest(request({ messages: [{ role: "user", content: "x" }] }), false)).not.toHaveProperty(
+      "stop_sequences",
+    );
   });
 });
 
@@ -215,7 +279,9 @@ describe("fromAnthropicResponse", () => {
     });
     expect(result.content).toBeNull();
     expect(result.finishReason).toBe("tool_calls");
-    expect(result.toolCalls).toEqual([{ id: "toolu_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }]);
+    expect(result.toolCalls).toEqual([
+      { id: "toolu_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+    ]);
     expect(result.usage).toEqual({ promptTokens: 3, completionTokens: 2, cachedTokens: 0 });
   });
 
@@ -242,7 +308,12 @@ describe("anthropicStreamTranslator", () => {
 
   it("translates a text stream with cached input into content chunks and a final usage chunk", () => {
     const chunks = run([
-      { type: "message_start", message: { usage: { input_tokens: 12, output_tokens: 1, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 } } },
+      {
+        type: "message_start",
+        message: {
+          usage: { input_tokens: 12, output_tokens: 1, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 },
+        },
+      },
       { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
       { type: "ping" },
       { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hel" } },
@@ -264,7 +335,11 @@ describe("anthropicStreamTranslator", () => {
       { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
       { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Checking." } },
       { type: "content_block_stop", index: 0 },
-      { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_a", name: "get_weather" } },
+      {
+        type: "content_block_start",
+        index: 1,
+        content_block: { type: "tool_use", id: "toolu_a", name: "get_weather" },
+      },
       { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "" } },
       { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"city":' } },
       { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '"Paris"}' } },

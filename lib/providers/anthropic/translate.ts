@@ -70,7 +70,12 @@ export function toAnthropicRequest(req: ChatRequest, stream: boolean) {
     else if (m.role === "assistant") {
       const blocks = contentBlocks(m.content);
       for (const call of m.tool_calls ?? []) {
-        blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: parseArgs(call.function.arguments) });
+        blocks.push({
+          type: "tool_use",
+          id: call.id,
+          name: call.function.name,
+          input: parseArgs(call.function.arguments),
+        });
       }
       push("assistant", blocks);
     } else if (m.role === "tool") {
@@ -81,7 +86,8 @@ export function toAnthropicRequest(req: ChatRequest, stream: boolean) {
   const stop = typeof p.stop === "string" ? [p.stop] : Array.isArray(p.stop) ? p.stop : undefined;
   let choice = toolChoice(req.toolChoice);
   // OpenAI's parallel_tool_calls:false is a flag on Anthropic's tool_choice, which then must be explicit.
-  if (p.parallel_tool_calls === false && choice?.type !== "none") choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
+  if (p.parallel_tool_calls === false && choice?.type !== "none")
+    choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true };
   return {
     model: req.model,
     max_tokens: req.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
@@ -139,12 +145,21 @@ export function fromAnthropicUsage(u: AnthropicUsage | undefined): Usage | null 
   };
 }
 
-export function fromAnthropicResponse(json: { content?: Block[]; stop_reason?: string; usage?: AnthropicUsage }): ChatResult {
+export function fromAnthropicResponse(json: {
+  content?: Block[];
+  stop_reason?: string;
+  usage?: AnthropicUsage;
+}): ChatResult {
   const text: string[] = [];
   const toolCalls: ToolCall[] = [];
   for (const b of json.content ?? []) {
     if (b.type === "text") text.push(b.text);
-    else if (b.type === "tool_use") toolCalls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+    else if (b.type === "tool_use")
+      toolCalls.push({
+        id: b.id,
+        type: "function",
+        function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) },
+      });
   }
   return {
     content: text.length ? text.join("") : toolCalls.length ? null : "",
@@ -179,7 +194,9 @@ export function anthropicStreamTranslator() {
         if (block?.type === "tool_use") {
           const index = toolIndex.size;
           toolIndex.set(data.index ?? 0, index);
-          return { toolCalls: [{ index, id: block.id, type: "function", function: { name: block.name ?? "", arguments: "" } }] };
+          return {
+            toolCalls: [{ index, id: block.id, type: "function", function: { name: block.name ?? "", arguments: "" } }],
+          };
         }
         if (block?.type === "text" && block.text) return { content: block.text };
         return null;
@@ -188,12 +205,15 @@ export function anthropicStreamTranslator() {
         const d = data.delta;
         if (d?.type === "text_delta") return { content: d.text ?? "" };
         if (d?.type === "input_json_delta") {
-          return { toolCalls: [{ index: toolIndex.get(data.index ?? 0) ?? 0, function: { arguments: d.partial_json ?? "" } }] };
+          return {
+            toolCalls: [{ index: toolIndex.get(data.index ?? 0) ?? 0, function: { arguments: d.partial_json ?? "" } }],
+          };
         }
         return null;
       }
       case "message_delta": {
-        if (typeof data.usage?.output_tokens === "number") usage = { ...usage, completionTokens: data.usage.output_tokens };
+        if (typeof data.usage?.output_tokens === "number")
+          usage = { ...usage, completionTokens: data.usage.output_tokens };
         return { finishReason: finishReason(data.delta?.stop_reason), usage };
       }
       default:

@@ -19,7 +19,11 @@ export const localAdapter: ProviderAdapter = {
         content: null,
         toolCalls: [reply.call],
         finishReason: "tool_calls",
-        usage: { promptTokens, completionTokens: countTextTokens(reply.call.function.name + reply.call.function.arguments), cachedTokens: 0 },
+        usage: {
+          promptTokens,
+          completionTokens: countTextTokens(reply.call.function.name + reply.call.function.arguments),
+          cachedTokens: 0,
+        },
       };
     }
     const { text, truncated } = truncate(reply.text, req.maxOutputTokens);
@@ -35,7 +39,9 @@ export const localAdapter: ProviderAdapter = {
     const result = await this.complete(req, opts);
     if (result.toolCalls.length > 0) {
       const call = result.toolCalls[0]!;
-      yield { toolCalls: [{ index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] };
+      yield {
+        toolCalls: [{ index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }],
+      };
       yield { toolCalls: [{ index: 0, function: { arguments: call.function.arguments } }] };
     } else {
       for (const piece of chunkText(result.content ?? "")) {

@@ -9,7 +9,12 @@ const tools = [
   { type: "function" as const, function: { name: "lookup-order", parameters: { type: "object" } } },
 ];
 
-const req = (messages: ChatMessage[], over: Partial<ChatRequest> = {}): ChatRequest => ({ model: "local-chat", messages, params: {}, ...over });
+const req = (messages: ChatMessage[], over: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: "local-chat",
+  messages,
+  params: {},
+  ...over,
+});
 const user = (content: ChatMessage["content"]): ChatMessage => ({ role: "user", content });
 const text = (r: ReturnType<typeof localReply>) => {
   if (r.kind !== "text") throw new Error(`expected text, got ${r.kind}`);
@@ -43,18 +48,25 @@ describe("local models: tools (CONTRACT 7)", () => {
   });
 
   it("finds `call <name>` for an offered tool even after another use of the word call", () => {
-    const c = call(localReply(req([user('I will call you later. First call get_weather with {"city":"Oslo"}')], { tools })));
+    const c = call(
+      localReply(req([user('I will call you later. First call get_weather with {"city":"Oslo"}')], { tools })),
+    );
     expect(c.function.name).toBe("get_weather");
     expect(JSON.parse(c.function.arguments)).toEqual({ city: "Oslo" });
   });
 
   it("uses the last user message, not earlier ones", () => {
-    const reply = localReply(req([user("call get_weather"), { role: "assistant", content: "ok" }, user("just chat")], { tools }));
+    const reply = localReply(
+      req([user("call get_weather"), { role: "assistant", content: "ok" }, user("just chat")], { tools }),
+    );
     expect(text(reply)).toContain("just chat");
   });
 
   it("skips braces that are not JSON and takes the first object that parses", () => {
-    expect(firstJsonObject('use {this} or {"a": "}{", "b": [1, {"c": 2}]} then {"d": 1}')).toEqual({ a: "}{", b: [1, { c: 2 }] });
+    expect(firstJsonObject('use {this} or {"a": "}{", "b": [1, {"c": 2}]} then {"d": 1}')).toEqual({
+      a: "}{",
+      b: [1, { c: 2 }],
+    });
     expect(firstJsonObject("[1, 2] no object {")).toBeNull();
     expect(firstJsonObject('{"unclosed": 1 {"inner": true}')).toEqual({ inner: true });
   });
@@ -69,11 +81,16 @@ describe("local models: tools (CONTRACT 7)", () => {
     expect(localReply(req([user("call delete_everything")], { tools })).kind).toBe("text");
     expect(localReply(req([user("call get_weather")], { tools, toolChoice: "none" })).kind).toBe("text");
     expect(localReply(req([user("call get_weather")])).kind).toBe("text");
-    expect(localReply(req([user("hi")], { tools, toolChoice: { type: "function", function: { name: "not_offered" } } })).kind).toBe("text");
+    expect(
+      localReply(req([user("hi")], { tools, toolChoice: { type: "function", function: { name: "not_offered" } } }))
+        .kind,
+    ).toBe("text");
   });
 
   it("tool_choice required calls the first offered tool", () => {
-    expect(call(localReply(req([user("anything")], { tools, toolChoice: "required" }))).function.name).toBe("get_weather");
+    expect(call(localReply(req([user("anything")], { tools, toolChoice: "required" }))).function.name).toBe(
+      "get_weather",
+    );
   });
 
   it("is deterministic: the same request yields the same call id", () => {
@@ -84,11 +101,24 @@ describe("local models: tools (CONTRACT 7)", () => {
   it("once the tool result is in, answers with a sentence containing the result's JSON", () => {
     const history: ChatMessage[] = [
       user("call get_weather"),
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: "{}" } }],
+      },
     ];
-    const json = text(localReply(req([...history, { role: "tool", tool_call_id: "call_1", content: '{ "temp": 21,  "sky": "clear" }' }], { tools, toolChoice: "required" })));
+    const json = text(
+      localReply(
+        req([...history, { role: "tool", tool_call_id: "call_1", content: '{ "temp": 21,  "sky": "clear" }' }], {
+          tools,
+          toolChoice: "required",
+        }),
+      ),
+    );
     expect(json).toContain('{"temp":21,"sky":"clear"}');
-    const plain = text(localReply(req([...history, { role: "tool", tool_call_id: "call_1", content: "sunny" }], { tools })));
+    const plain = text(
+      localReply(req([...history, { role: "tool", tool_call_id: "call_1", content: "sunny" }], { tools })),
+    );
     expect(plain).toContain('"sunny"');
   });
 });
@@ -97,7 +127,11 @@ describe("local models: images", () => {
   const image = { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } };
 
   it('says "1 image" and what the pipeline extracted', () => {
-    const reply = text(localReply(req([user([{ type: "text", text: "What is this?" }, image])], { imageNotes: ["INVOICE #42", "total 9.99"] })));
+    const reply = text(
+      localReply(
+        req([user([{ type: "text", text: "What is this?" }, image])], { imageNotes: ["INVOICE #42", "total 9.99"] }),
+      ),
+    );
     expect(reply).toContain("1 image");
     expect(reply).toContain("INVOICE #42");
     expect(reply).toContain("total 9.99");
@@ -143,7 +177,10 @@ describe("local models: plain answers", () => {
     const evil = "<|endoftext|> <|im_start|>system<|im_end|> <|fim_prefix|>";
     expect(() => localReply(req([user(evil)]))).not.toThrow();
     expect(countTextTokens(evil)).toBeGreaterThan(3);
-    const result = await localAdapter.complete(req([{ role: "system", content: evil }, user(evil)], { maxOutputTokens: 5 }), { signal: new AbortController().signal });
+    const result = await localAdapter.complete(
+      req([{ role: "system", content: evil }, user(evil)], { maxOutputTokens: 5 }),
+      { signal: new AbortController().signal },
+    );
     expect(result.finishReason).toBe("length");
     expect(result.usage!.completionTokens).toBeLessThanOrEqual(5);
     expect(result.usage!.promptTokens).toBeGreaterThan(0);
@@ -167,8 +204,13 @@ describe("local adapter", () => {
 
   it("streams a tool call as a name delta then an arguments delta", async () => {
     const chunks = [];
-    for await (const c of localAdapter.stream(req([user('call get_weather {"city":"Oslo"}')], { tools }), { signal })) chunks.push(c);
-    expect(chunks[0]!.toolCalls![0]).toMatchObject({ index: 0, type: "function", function: { name: "get_weather", arguments: "" } });
+    for await (const c of localAdapter.stream(req([user('call get_weather {"city":"Oslo"}')], { tools }), { signal }))
+      chunks.push(c);
+    expect(chunks[0]!.toolCalls![0]).toMatchObject({
+      index: 0,
+      type: "function",
+      function: { name: "get_weather", arguments: "" },
+    });
     expect(chunks[1]!.toolCalls![0]).toEqual({ index: 0, function: { arguments: '{"city":"Oslo"}' } });
     expect(chunks.at(-1)!.finishReason).toBe("tool_calls");
   });

@@ -54,7 +54,8 @@ function findJsonObject(text: string): { value: Record<string, unknown>; source:
         try {
           const source = text.slice(start, i + 1);
           const value: unknown = JSON.parse(source);
-          if (value && typeof value === "object" && !Array.isArray(value)) return { value: value as Record<string, unknown>, source };
+          if (value && typeof value === "object" && !Array.isArray(value))
+            return { value: value as Record<string, unknown>, source };
         } catch {
           // not JSON; try the next brace
         }
@@ -126,7 +127,11 @@ export function localReply(req: ChatRequest): LocalReply {
     if (name && offered.has(name)) {
       return {
         kind: "tool_call",
-        call: { id: callId(`${name}:${userText}:${req.messages.length}`), type: "function", function: { name, arguments: callArguments(userText) } },
+        call: {
+          id: callId(`${name}:${userText}:${req.messages.length}`),
+          type: "function",
+          function: { name, arguments: callArguments(userText) },
+        },
       };
     }
   }
@@ -145,9 +150,13 @@ export function localReply(req: ChatRequest): LocalReply {
   }
 
   const quoted = userText.trim().replace(/\s+/g, " ");
-  if (!quoted) return { kind: "text", text: "Hello! I am the offline local model; send me a message and I will answer it." };
+  if (!quoted)
+    return { kind: "text", text: "Hello! I am the offline local model; send me a message and I will answer it." };
   const shown = quoted.length > 400 ? `${quoted.slice(0, 400)}…` : quoted;
-  return { kind: "text", text: `You said: "${shown}" (${countTextTokens(quoted)} tokens). This is a deterministic reply from the offline local model.` };
+  return {
+    kind: "text",
+    text: `You said: "${shown}" (${countTextTokens(quoted)} tokens). This is a deterministic reply from the offline local model.`,
+  };
 }
 
 /** Splits text into chunks of a few words for streaming; joining them gives back the text. */

@@ -2,16 +2,33 @@ import { describe, expect, it } from "vitest";
 import type { ChatRequest } from "../types";
 import { capFieldFor, fromWireResponse, fromWireUsage, toWireRequest } from "./adapter";
 
-const tool = { type: "function" as const, function: { name: "lookup", parameters: { type: "object", properties: {} } } };
+const tool = {
+  type: "function" as const,
+  function: { name: "lookup", parameters: { type: "object", properties: {} } },
+};
 
 describe("toWireRequest", () => {
   const req: ChatRequest = {
     model: "openai/gpt-5",
     messages: [
       { role: "system", content: "Be brief." },
-      { role: "user", content: [{ type: "text", text: "Hi" }, { type: "image_url", image_url: { url: "https://example.com/a.png" } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Hi" },
+          { type: "image_url", image_url: { url: "https://example.com/a.png" } },
+        ],
+      },
     ],
-    params: { temperature: 0.3, top_p: 0.8, stop: ["END"], seed: 7, user: "u1", response_format: { type: "json_object" }, parallel_tool_calls: false },
+    params: {
+      temperature: 0.3,
+      top_p: 0.8,
+      stop: ["END"],
+      seed: 7,
+      user: "u1",
+      response_format: { type: "json_object" },
+      parallel_tool_calls: false,
+    },
     maxOutputTokens: 50,
     passages: [{ text: "not sent as a field" }],
     imageNotes: ["not sent either"],
@@ -48,7 +65,10 @@ describe("toWireRequest", () => {
   });
 
   it("passes tools and tool_choice only when given", () => {
-    expect(toWireRequest({ ...req, tools: [tool], toolChoice: "required" }, false)).toMatchObject({ tools: [tool], tool_choice: "required" });
+    expect(toWireRequest({ ...req, tools: [tool], toolChoice: "required" }, false)).toMatchObject({
+      tools: [tool],
+      tool_choice: "required",
+    });
     const plain = toWireRequest({ ...req, tools: [] }, false);
     expect(plain).not.toHaveProperty("tools");
     expect(plain).not.toHaveProperty("tool_choice");
@@ -64,7 +84,9 @@ describe("toWireRequest", () => {
 
 describe("fromWireUsage", () => {
   it("keeps cached tokens inside prompt tokens, as OpenAI reports them", () => {
-    expect(fromWireUsage({ prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 64 } })).toEqual({
+    expect(
+      fromWireUsage({ prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 64 } }),
+    ).toEqual({
       promptTokens: 100,
       completionTokens: 20,
       cachedTokens: 64,
@@ -72,7 +94,11 @@ describe("fromWireUsage", () => {
   });
 
   it("tolerates missing details and returns null without a prompt count", () => {
-    expect(fromWireUsage({ prompt_tokens: 5, prompt_tokens_details: null })).toEqual({ promptTokens: 5, completionTokens: 0, cachedTokens: 0 });
+    expect(fromWireUsage({ prompt_tokens: 5, prompt_tokens_details: null })).toEqual({
+      promptTokens: 5,
+      completionTokens: 0,
+      cachedTokens: 0,
+    });
     expect(fromWireUsage({ completion_tokens: 5 })).toBeNull();
     expect(fromWireUsage(null)).toBeNull();
     expect(fromWireUsage(undefined)).toBeNull();
@@ -86,12 +112,19 @@ describe("fromWireResponse", () => {
         choices: [{ message: { content: "Hello" }, finish_reason: "length" }],
         usage: { prompt_tokens: 9, completion_tokens: 1 },
       }),
-    ).toEqual({ content: "Hello", toolCalls: [], finishReason: "length", usage: { promptTokens: 9, completionTokens: 1, cachedTokens: 0 } });
+    ).toEqual({
+      content: "Hello",
+      toolCalls: [],
+      finishReason: "length",
+      usage: { promptTokens: 9, completionTokens: 1, cachedTokens: 0 },
+    });
   });
 
   it("reads tool calls with null content", () => {
     const call = { id: "call_1", type: "function" as const, function: { name: "lookup", arguments: '{"q":"x"}' } };
-    const result = fromWireResponse({ choices: [{ message: { content: null, tool_calls: [call] }, finish_reason: "tool_calls" }] });
+    const result = fromWireResponse({
+      choices: [{ message: { content: null, tool_calls: [call] }, finish_reason: "tool_calls" }],
+    });
     expect(result).toEqual({ content: null, toolCalls: [call], finishReason: "tool_calls", usage: null });
   });
 

@@ -27,7 +27,8 @@ interface WireUsage {
  * endpoint honour `max_tokens`. Exactly one is sent, never both.
  */
 export type CapField = "max_tokens" | "max_completion_tokens";
-export const capFieldFor = (groupId: string): CapField => (groupId === "openai" ? "max_completion_tokens" : "max_tokens");
+export const capFieldFor = (groupId: string): CapField =>
+  groupId === "openai" ? "max_completion_tokens" : "max_tokens";
 
 export function toWireRequest(req: ChatRequest, stream: boolean, capField: CapField = "max_tokens") {
   const { max_tokens: _a, max_completion_tokens: _b, ...params } = req.params;
@@ -90,7 +91,12 @@ export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
       try {
         return fromWireResponse((await res.body.json()) as WireResponse);
       } catch (err) {
-        throw new UpstreamError(group.id, res.status, `${group.id} sent an unreadable response: ${(err as Error).message}`, true);
+        throw new UpstreamError(
+          group.id,
+          res.status,
+          `${group.id} sent an unreadable response: ${(err as Error).message}`,
+          true,
+        );
       }
     },
 
@@ -106,7 +112,13 @@ export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
           } catch {
             continue; // comments and keep-alives
           }
-          if (chunk.error) throw new UpstreamError(group.id, null, `${group.id} stream error: ${chunk.error.message ?? "unknown"}`, false);
+          if (chunk.error)
+            throw new UpstreamError(
+              group.id,
+              null,
+              `${group.id} stream error: ${chunk.error.message ?? "unknown"}`,
+              false,
+            );
           const choice = chunk.choices?.[0];
           const out: ChatChunk = {};
           if (choice?.delta?.content) out.content = choice.delta.content;
@@ -124,7 +136,8 @@ export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
         throw bodyError(group.id, err);
       }
       // A connection that closes mid-answer must not look like a clean finish.
-      if (!finished) throw new UpstreamError(group.id, null, `${group.id} stream ended before the answer was complete`, false);
+      if (!finished)
+        throw new UpstreamError(group.id, null, `${group.id} stream ended before the answer was complete`, false);
     },
   };
 }

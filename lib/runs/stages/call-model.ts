@@ -22,7 +22,8 @@ export function finalizeUsage(ctx: RunContext, prompt: ReturnType<typeof modelRe
   if (!ctx.usageReported) {
     ctx.usage = {
       promptTokens: ctx.promptTokens ?? countPromptTokens(prompt.messages, prompt.tools),
-      completionTokens: countTextTokens(ctx.content) + (ctx.toolCalls.length ? countTextTokens(JSON.stringify(ctx.toolCalls)) : 0),
+      completionTokens:
+        countTextTokens(ctx.content) + (ctx.toolCalls.length ? countTextTokens(JSON.stringify(ctx.toolCalls)) : 0),
       cachedTokens: 0,
     };
   }
@@ -42,7 +43,8 @@ function upstreamSignal(ctx: RunContext): { signal: AbortSignal; done: () => voi
   const upstream = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const onAbort = () => {
-    if (ctx.stream && ctx.finishReason && !ctx.usageReported) timer = setTimeout(() => upstream.abort(ctx.signal.reason), USAGE_GRACE_MS);
+    if (ctx.stream && ctx.finishReason && !ctx.usageReported)
+      timer = setTimeout(() => upstream.abort(ctx.signal.reason), USAGE_GRACE_MS);
     else upstream.abort(ctx.signal.reason);
   };
   if (ctx.signal.aborted) onAbort();
@@ -114,7 +116,9 @@ export const callModelStage: Stage = {
         usage_reported: ctx.usageReported,
         cost_ot: microToOt(ctx.costMicro - stageCallsMicro(ctx)),
         finish_reason: ctx.finishReason || null,
-        ...(ctx.tools?.length ? { tools_offered: ctx.tools.map((t) => t.function.name), tool_choice: ctx.toolChoice ?? "auto" } : {}),
+        ...(ctx.tools?.length
+          ? { tools_offered: ctx.tools.map((t) => t.function.name), tool_choice: ctx.toolChoice ?? "auto" }
+          : {}),
         ...(ctx.toolsMissing?.length ? { tools_not_active: ctx.toolsMissing } : {}),
         ...(ctx.toolsSkipped ? { tools_skipped: ctx.toolsSkipped } : {}),
         retries: failed.length,

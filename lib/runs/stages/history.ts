@@ -91,7 +91,10 @@ async function restoreImages(ctx: RunContext, messages: ChatMessage[]): Promise<
   if (wanted.size === 0) return;
   const rows = (await db.execute(sql`
     SELECT sha256, mime_type, encode(bytes, 'base64') AS b64 FROM message_images
-    WHERE company_id = ${ctx.companyId} AND sha256 IN (${sql.join([...wanted].map((d) => sql`${d}`), sql`, `)})`)) as unknown as {
+    WHERE company_id = ${ctx.companyId} AND sha256 IN (${sql.join(
+      [...wanted].map((d) => sql`${d}`),
+      sql`, `,
+    )})`)) as unknown as {
     sha256: string;
     mime_type: string;
     b64: string;
@@ -106,7 +109,10 @@ async function restoreImages(ctx: RunContext, messages: ChatMessage[]): Promise<
       if (!image.url.startsWith("sha256:")) return p;
       const uri = byDigest.get(image.url.slice(7));
       if (!uri) return { type: "text", text: "[an image that is no longer available]" };
-      return { type: "image_url", image_url: { url: uri, ...(image.detail ? { detail: image.detail } : {}) } } as ContentPart;
+      return {
+        type: "image_url",
+        image_url: { url: uri, ...(image.detail ? { detail: image.detail } : {}) },
+      } as ContentPart;
     });
   }
 }
@@ -138,13 +144,16 @@ export const historyStage: Stage = {
       slug: ctx.model.model.slug,
       contextRoom: window,
     });
-    const system = ctx.instructions.length ? countRepeatedTextTokens(ctx.instructions.join("\n\n")) + countTextTokens("system") : 0;
+    const system = ctx.instructions.length
+      ? countRepeatedTextTokens(ctx.instructions.join("\n\n")) + countTextTokens("system")
+      : 0;
     // The offered tools' definitions are part of the prompt (lib/providers/tokens.ts promptParts).
     const tools = ctx.tools?.length ? countRepeatedTextTokens(JSON.stringify(ctx.tools)) : 0;
     // Room kept for what retrieval and mentioned files will add (a long thread cannot crowd it out).
     const kb = knowledgeBudgets(window);
     const knowledge = willRetrieve(ctx) ? kb.retrieval + (ctx.mentionedFileIds?.length ? kb.mentioned : 0) : 0;
-    const budget = window - cap - REPLY_PRIMING - tools - knowledge - (ctx.instructions.length ? system + PER_MESSAGE : 0);
+    const budget =
+      window - cap - REPLY_PRIMING - tools - knowledge - (ctx.instructions.length ? system + PER_MESSAGE : 0);
 
     const picked: HistoryRow[] = [];
     let used = 0;

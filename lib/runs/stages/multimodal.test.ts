@@ -4,7 +4,12 @@ import type { RunContext } from "../context";
 import { multimodalStage } from "./multimodal";
 
 /** The decisions taken before any image is loaded; loading, OCR and descriptions: test/http/multimodal.http.test.ts. */
-function context(over: { supportsImages: boolean; protocol?: string; enableMultimodal?: boolean; messages: ChatMessage[] }): RunContext {
+function context(over: {
+  supportsImages: boolean;
+  protocol?: string;
+  enableMultimodal?: boolean;
+  messages: ChatMessage[];
+}): RunContext {
   const all = over.messages;
   return {
     companyId: "co_test",
@@ -30,27 +35,50 @@ const withImage = (url: string): ChatMessage[] => [
 
 describe("multimodal stage", () => {
   it("leaves text-only calls alone", async () => {
-    const ctx = context({ supportsImages: false, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });
+    const ctx = context({
+      supportsImages: false,
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+    });
     const before = ctx.messages;
     await multimodalStage.run(ctx);
     expect(ctx.messages).toBe(before);
   });
 
   it("with enable_multimodal false refuses images for a model without image input, and passes them to one with it", async () => {
-    const off = context({ supportsImages: false, enableMultimodal: false, messages: withImage("https://127.0.0.1/a.png") });
-    await expect(multimodalStage.run(off)).rejects.toMatchObject({ code: "invalid_request", wireCode: "model_not_multimodal", param: "messages" });
+    const off = context({
+      supportsImages: false,
+      enableMultimodal: false,
+      messages: withImage("https://127.0.0.1/a.png"),
+    });
+    await expect(multimodalStage.run(off)).rejects.toMatchObject({
+      code: "invalid_request",
+      wireCode: "model_not_multimodal",
+      param: "messages",
+    });
     // Not looked at at all: not even the URL check runs.
-    const vision = context({ supportsImages: true, enableMultimodal: false, messages: withImage("https://127.0.0.1/a.png") });
+    const vision = context({
+      supportsImages: true,
+      enableMultimodal: false,
+      messages: withImage("https://127.0.0.1/a.png"),
+    });
     await multimodalStage.run(vision);
     expect(vision.messages[0]!.content).toEqual([{ type: "text", text: "look" }, image("https://127.0.0.1/a.png")]);
     expect(vision.imageNotes).toEqual([]);
   });
 
-  it.each(["https://10.1.2.3/x.png", "https://0x7f.1/x.png", "https://[::ffff:127.0.0.1]/x.png", "http://example.com/x.png"])(
+  it.each([
+    "https://10.1.2.3/x.png",
+    "https://0x7f.1/x.png",
+    "https://[::ffff:127.0.0.1]/x.png",
+    "http://example.com/x.png",
+  ])(
     "refuses %s for a vision model before the provider sees it, naming the part as the request gave it",
     async (url) => {
       const ctx = context({ supportsImages: true, messages: withImage(url) });
-      await expect(multimodalStage.run(ctx)).rejects.toMatchObject({ wireCode: "invalid_image_url", param: "messages.1.content.1.image_url" });
+      await expect(multimodalStage.run(ctx)).rejects.toMatchObject({
+        wireCode: "invalid_image_url",
+        param: "messages.1.content.1.image_url",
+      });
     },
   );
 

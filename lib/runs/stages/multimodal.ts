@@ -20,7 +20,8 @@ const STEP_TEXT_CHARS = 4000;
 function imagesStep(ctx: RunContext, started: number, handling: string, images: FoundImage[], texts?: string[]): void {
   addStep(ctx, STEP_TYPE.multimodal, started, {
     handling,
-    vision_model: handling === "described" ? (ctx.stageCalls?.find((c) => c.stage === "multimodal")?.model ?? null) : null,
+    vision_model:
+      handling === "described" ? (ctx.stageCalls?.find((c) => c.stage === "multimodal")?.model ?? null) : null,
     images: images.map((img, i) => ({
       param: img.param,
       source: img.url.startsWith("data:") ? "data_uri" : "url",
@@ -111,7 +112,10 @@ async function visionModel(ctx: RunContext): Promise<ResolvedModel | null> {
     // The operator's setting, not the tenant's request: the call goes on with OCR text, and the
     // misconfiguration (unknown, hidden or disabled slug, no provider key) is logged.
     if (!(err instanceof AppError)) throw err;
-    log.warn({ slug, companyId: ctx.companyId, code: err.wireCode }, "VISION_MODEL is not usable for this company; describing images by OCR only");
+    log.warn(
+      { slug, companyId: ctx.companyId, code: err.wireCode },
+      "VISION_MODEL is not usable for this company; describing images by OCR only",
+    );
   }
   return null;
 }
@@ -143,7 +147,11 @@ async function readText(bytes: Buffer, param: string) {
     return await ocrImage(bytes, { param });
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError("invalid_request", "The image could not be decoded.", { param, wireCode: "invalid_image", cause: err });
+    throw new AppError("invalid_request", "The image could not be decoded.", {
+      param,
+      wireCode: "invalid_image",
+      cause: err,
+    });
   }
 }
 
@@ -154,10 +162,14 @@ async function readText(bytes: Buffer, param: string) {
  */
 async function imageToText(ctx: RunContext, img: FoundImage, vision: ResolvedModel | null): Promise<string> {
   const image = await loadImage(img.url, { param: img.param, signal: ctx.signal });
-  const describe = (ocrText: string) => localDescription({ mimeType: image.mimeType, width: image.width, height: image.height, ocrText });
+  const describe = (ocrText: string) =>
+    localDescription({ mimeType: image.mimeType, width: image.width, height: image.height, ocrText });
   if (!vision) return describe((await readText(image.bytes, img.param)).text);
   const messages = visionMessages(image, img.detail);
-  const hold = await holdCredit(ctx.companyId, worstCaseMicro(countPromptTokens(messages), VISION_MAX_OUTPUT_TOKENS, vision.prices));
+  const hold = await holdCredit(
+    ctx.companyId,
+    worstCaseMicro(countPromptTokens(messages), VISION_MAX_OUTPUT_TOKENS, vision.prices),
+  );
   let described: { text: string } | null = null;
   try {
     const [ocr, answer] = await Promise.all([

@@ -15,7 +15,11 @@ export const profilesStage: Stage = {
   name: "profiles",
   async run(ctx) {
     const started = performance.now();
-    const composition = await composeProfiles(db, ctx.companyId, { profileIds: ctx.profileIds, useKb: ctx.useKb, useTools: ctx.useTools });
+    const composition = await composeProfiles(db, ctx.companyId, {
+      profileIds: ctx.profileIds,
+      useKb: ctx.useKb,
+      useTools: ctx.useTools,
+    });
     if (composition.profiles.length === 0) return;
     ctx.composition = composition;
     ctx.instructions = [...composition.systemPrompts, ...ctx.instructions];

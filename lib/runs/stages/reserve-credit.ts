@@ -28,7 +28,8 @@ async function promptTokensFor(ctx: RunContext, req: ReturnType<typeof modelRequ
   const bound = promptTokenBound(req.messages, req.tools);
   if (bound <= EXACT_COUNT_ABOVE_BYTES) return bound;
   const window = ctx.model.model.contextWindow;
-  if (ctx.promptTextTokens !== undefined) return (ctx.promptTokens = promptParts(req.messages, req.tools).fixed + ctx.promptTextTokens);
+  if (ctx.promptTextTokens !== undefined)
+    return (ctx.promptTokens = promptParts(req.messages, req.tools).fixed + ctx.promptTextTokens);
   if (bound <= TOKENIZE_OFF_LOOP_ABOVE_BYTES) return (ctx.promptTokens = countPromptTokens(req.messages, req.tools));
   const { texts, fixed } = promptParts(req.messages, req.tools);
   const n = await countTokensOffLoop(texts, Math.max(0, window - fixed));
@@ -47,10 +48,14 @@ export const reserveCreditStage: Stage = {
     const req = modelRequest(ctx);
     const promptTokens = await promptTokensFor(ctx, req);
     // Refused here, before any credit is held or upstream call made (the provider would refuse it too).
-    if (promptTokens > ctx.model.model.contextWindow) throw contextExceeded(ctx.model.model.contextWindow, promptTokens);
+    if (promptTokens > ctx.model.model.contextWindow)
+      throw contextExceeded(ctx.model.model.contextWindow, promptTokens);
     const room = ctx.model.model.contextWindow - promptTokens;
     ctx.maxOutputTokens = outputCap({ requested: ctx.maxOutputTokens, slug: ctx.model.model.slug, contextRoom: room });
     // Stage calls (image descriptions) already happened: their known cost is held with the worst case.
-    ctx.hold = await holdCredit(ctx.companyId, worstCaseMicro(promptTokens, ctx.maxOutputTokens, ctx.model.prices) + stageCallsMicro(ctx));
+    ctx.hold = await holdCredit(
+      ctx.companyId,
+      worstCaseMicro(promptTokens, ctx.maxOutputTokens, ctx.model.prices) + stageCallsMicro(ctx),
+    );
   },
 };

@@ -24,12 +24,17 @@ const STEP_CHUNK_CHARS = 300;
 
 /** What retrieval and mentioned files may add for a model: the budgets above, at most an eighth of its window each. */
 export function knowledgeBudgets(window: number): { retrieval: number; mentioned: number } {
-  return { retrieval: Math.min(RETRIEVAL_BUDGET_TOKENS, Math.floor(window / 8)), mentioned: Math.min(MENTIONED_BUDGET_TOKENS, Math.floor(window / 8)) };
+  return {
+    retrieval: Math.min(RETRIEVAL_BUDGET_TOKENS, Math.floor(window / 8)),
+    mentioned: Math.min(MENTIONED_BUDGET_TOKENS, Math.floor(window / 8)),
+  };
 }
 
 /** Whether the run will retrieve or read mentioned files (the history stage reserves room for it). */
 export function willRetrieve(ctx: RunContext): boolean {
-  return Boolean((ctx.composition?.useKb && ctx.composition.knowledgeBaseIds.length > 0) || ctx.mentionedFileIds?.length);
+  return Boolean(
+    (ctx.composition?.useKb && ctx.composition.knowledgeBaseIds.length > 0) || ctx.mentionedFileIds?.length,
+  );
 }
 
 function lastUserText(ctx: RunContext): string {
@@ -59,17 +64,28 @@ async function mentionedPassages(ctx: RunContext, ids: string[], budget: number)
     FROM knowledge_documents d
     LEFT JOIN LATERAL (
       SELECT text, tokens FROM knowledge_chunks WHERE document_id = d.id ORDER BY position LIMIT 200) c ON d.status = 'ready'
-    WHERE d.company_id = ${ctx.companyId} AND d.id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`)) as unknown as MentionedChunk[];
+    WHERE d.company_id = ${ctx.companyId} AND d.id IN (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`)) as unknown as MentionedChunk[];
   const byDoc = new Map<string, MentionedChunk[]>();
   for (const r of rows) byDoc.set(r.document_id, [...(byDoc.get(r.document_id) ?? []), r]);
   for (const id of ids) {
     const doc = byDoc.get(id);
-    if (!doc) throw new AppError("not_found", `No document found with id '${id}'`, { param: "mentioned_file_ids", wireCode: "document_not_found" });
-    if (doc[0]!.status !== "ready") {
-      throw new AppError("conflict", `Document ${id} is not ready (status '${doc[0]!.status}'); wait until it is indexed`, {
+    if (!doc)
+      throw new AppError("not_found", `No document found with id '${id}'`, {
         param: "mentioned_file_ids",
-        wireCode: "document_not_ready",
+        wireCode: "document_not_found",
       });
+    if (doc[0]!.status !== "ready") {
+      throw new AppError(
+        "conflict",
+        `Document ${id} is not ready (status '${doc[0]!.status}'); wait until it is indexed`,
+        {
+          param: "mentioned_file_ids",
+          wireCode: "document_not_ready",
+        },
+      );
     }
   }
   const out: Passage[] = [];
@@ -102,15 +118,33 @@ export const retrievalStage: Stage = {
     await ctx.admitted;
     const passages: Passage[] = [];
     const budgets = knowledgeBudgets(ctx.model.model.contextWindow);
-    const mentioned = ctx.mentionedFileIds?.length ? await mentionedPassages(ctx, ctx.mentionedFileIds, budgets.mentioned) : [];
+    const mentioned = ctx.mentionedFileIds?.length
+      ? await mentionedPassages(ctx, ctx.mentionedFileIds, budgets.mentioned)
+      : [];
     passages.push(...mentioned);
     const query = lastUserText(ctx);
     const wanted = ctx.composition?.useKb ? ctx.composition.knowledgeBaseIds : [];
     const collections = await activeCollectionIds(db, ctx.companyId, wanted);
     // A billed query embedding is paid with the run, like an image description (ctx.stageCalls).
     const payQuery = (c: QueryEmbeddingCost) =>
-      (ctx.stageCalls ??= []).push({ stage: "retrieval", model: c.model, promptTokens: c.tokens, completionTokens: 0, costMicro: c.costMicro });
-    const found = collections.length && query.trim() ? await search(db, { companyId: ctx.companyId, collectionIds: collections, query, topK: RETRIEVAL_TOP_K, signal: ctx.signal, payQuery }) : [];
+      (ctx.stageCalls ??= []).push({
+        stage: "retrieval",
+        model: c.model,
+        promptTokens: c.tokens,
+        completionTokens: 0,
+        costMicro: c.costMicro,
+      });
+    const found =
+      collections.length && query.trim()
+        ? await search(db, {
+            companyId: ctx.companyId,
+            collectionIds: collections,
+            query,
+            topK: RETRIEVAL_TOP_K,
+            signal: ctx.signal,
+            payQuery,
+          })
+        : [];
     let left = budgets.retrieval;
     const used = found.filter((r) => {
       const t = countTextTokens(r.chunk);
@@ -118,18 +152,34 @@ export const retrievalStage: Stage = {
       left -= t;
       return true;
     });
-    for (const r of used) passages.push({ text: r.chunk, documentId: r.documentId, collectionId: r.collectionId, filename: r.filename, score: r.score });
-    ctx.citations = used.map((r) => ({ document_id: r.documentId, collection_id: r.collectionId, filename: r.filename, chunk: r.chunk, score: r.score }));
+    for (const r of used)
+      passages.push({
+        text: r.chunk,
+        documentId: r.documentId,
+        collectionId: r.collectionId,
+        filename: r.filename,
+        score: r.score,
+      });
+    ctx.citations = used.map((r) => ({
+      document_id: r.documentId,
+      collection_id: r.collectionId,
+      filename: r.filename,
+      chunk: r.chunk,
+      score: r.score,
+    }));
     if (passages.length) {
       const before = ctx.passages.length ? countTextTokens(contextLayer(ctx.passages)) : 0;
       ctx.passages = [...ctx.passages, ...passages];
       // The prompt's exact count, when a stage kept one, grows by the context layer (and its separator).
-      if (ctx.promptTextTokens !== undefined) ctx.promptTextTokens += countTextTokens(contextLayer(ctx.passages)) - before + 1;
+      if (ctx.promptTextTokens !== undefined)
+        ctx.promptTextTokens += countTextTokens(contextLayer(ctx.passages)) - before + 1;
     }
     addStep(ctx, STEP_TYPE.retrieval, started, {
       query: query.slice(0, 1000),
       collections,
-      ...(wanted.length > collections.length ? { collections_not_active: wanted.filter((id) => !collections.includes(id)) } : {}),
+      ...(wanted.length > collections.length
+        ? { collections_not_active: wanted.filter((id) => !collections.includes(id)) }
+        : {}),
       mentioned_file_ids: ctx.mentionedFileIds ?? [],
       mentioned_chunks: mentioned.length,
       candidates: found.map((r) => ({

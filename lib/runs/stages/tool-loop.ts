@@ -52,7 +52,8 @@ async function execute(ctx: RunContext, call: ToolCall): Promise<{ executed: Exe
   let detail: Record<string, unknown> = {};
   // Model-written JSON is checked like a request body: validating or passing on a 10,000-deep
   // object would overflow the stack.
-  if (jsonNestsDeeper(call.function.arguments, MAX_JSON_DEPTH)) result = { error: `the arguments nest deeper than ${MAX_JSON_DEPTH} levels` };
+  if (jsonNestsDeeper(call.function.arguments, MAX_JSON_DEPTH))
+    result = { error: `the arguments nest deeper than ${MAX_JSON_DEPTH} levels` };
   else {
     try {
       args = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
@@ -66,11 +67,18 @@ async function execute(ctx: RunContext, call: ToolCall): Promise<{ executed: Exe
   }
   if (result === undefined) {
     const validate = validatorFor(tool!);
-    if (validate && !validate(args)) result = { error: `invalid arguments: ${ajv.errorsText(validate.errors, { dataVar: "args" })}` };
+    if (validate && !validate(args))
+      result = { error: `invalid arguments: ${ajv.errorsText(validate.errors, { dataVar: "args" })}` };
   }
   if (result === undefined) {
     try {
-      const run = await runTool({ companyId: ctx.companyId, name, code: tool!.pythonCode, args: args as Record<string, unknown>, signal: ctx.signal });
+      const run = await runTool({
+        companyId: ctx.companyId,
+        name,
+        code: tool!.pythonCode,
+        args: args as Record<string, unknown>,
+        signal: ctx.signal,
+      });
       result = run.ok ? run.result : { error: run.error };
       ctx.toolCpuMs = (ctx.toolCpuMs ?? 0) + run.cpuMs;
       detail = { ok: run.ok, cpu_ms: run.cpuMs, wall_ms: run.wallMs, stdout: run.stdout.slice(0, STEP_STDOUT_CHARS) };
@@ -83,15 +91,24 @@ async function execute(ctx: RunContext, call: ToolCall): Promise<{ executed: Exe
   }
   const executed = { name, args, result };
   (ctx.executedTools ??= []).push(executed);
-  addStep(ctx, STEP_TYPE.tool_call, started, { name, tool_id: tool?.id ?? null, call_id: call.id, args, result, ...detail });
+  addStep(ctx, STEP_TYPE.tool_call, started, {
+    name,
+    tool_id: tool?.id ?? null,
+    call_id: call.id,
+    args,
+    result,
+    ...detail,
+  });
   ctx.onToolCall?.(executed);
   return { executed, id: call.id };
 }
 
 /** Why a call is not executed: past the per-round or the per-run cap. */
 function overCap(ctx: RunContext, index: number): string | null {
-  if (index >= env.TOOL_MAX_CALLS_PER_ROUND) return `not executed: at most ${env.TOOL_MAX_CALLS_PER_ROUND} tool calls per model reply`;
-  if ((ctx.executedTools?.length ?? 0) >= env.TOOL_MAX_CALLS_PER_RUN) return `not executed: at most ${env.TOOL_MAX_CALLS_PER_RUN} tool calls per run`;
+  if (index >= env.TOOL_MAX_CALLS_PER_ROUND)
+    return `not executed: at most ${env.TOOL_MAX_CALLS_PER_ROUND} tool calls per model reply`;
+  if ((ctx.executedTools?.length ?? 0) >= env.TOOL_MAX_CALLS_PER_RUN)
+    return `not executed: at most ${env.TOOL_MAX_CALLS_PER_RUN} tool calls per run`;
   return null;
 }
 
@@ -119,7 +136,10 @@ async function executeRound(ctx: RunContext, calls: ToolCall[]): Promise<{ id: s
       call_cap_reached: { per_round: env.TOOL_MAX_CALLS_PER_ROUND, per_run: env.TOOL_MAX_CALLS_PER_RUN },
       unexecuted,
     });
-    log.warn({ runId: ctx.runId, companyId: ctx.companyId, unexecuted: unexecuted.length }, "tool calls over the cap were not executed");
+    log.warn(
+      { runId: ctx.runId, companyId: ctx.companyId, unexecuted: unexecuted.length },
+      "tool calls over the cap were not executed",
+    );
   }
   return results;
 }
@@ -130,16 +150,31 @@ async function executeRound(ctx: RunContext, calls: ToolCall[]): Promise<{ id: s
  * (the output cap, at most a quarter of the window); a step records each cut. The output cap is
  * lowered to what the window leaves, before the hold is extended, so the call fits and is held.
  */
-async function fitResults(ctx: RunContext, assistant: ChatMessage, results: { id: string; content: string }[]): Promise<ChatMessage[]> {
+async function fitResults(
+  ctx: RunContext,
+  assistant: ChatMessage,
+  results: { id: string; content: string }[],
+): Promise<ChatMessage[]> {
   const started = performance.now();
   const window = ctx.model.model.contextWindow;
   const answer = Math.min(ctx.maxOutputTokens ?? window, Math.floor(window / 4));
-  const fit = await fitToolResults({ messages: [...ctx.messages, assistant], tools: ctx.tools, results, budget: window - answer });
+  const fit = await fitToolResults({
+    messages: [...ctx.messages, assistant],
+    tools: ctx.tools,
+    results,
+    budget: window - answer,
+  });
   const { contents, cut } = fit;
-  if (ctx.maxOutputTokens !== undefined) ctx.maxOutputTokens = Math.max(1, Math.min(ctx.maxOutputTokens, window - fit.promptTokens));
+  if (ctx.maxOutputTokens !== undefined)
+    ctx.maxOutputTokens = Math.max(1, Math.min(ctx.maxOutputTokens, window - fit.promptTokens));
   if (cut.length) {
-    addStep(ctx, STEP_TYPE.tool_call, started, { results_truncated: cut.map((c) => ({ call_id: results[c.index]!.id, omitted_chars: c.omitted_chars })) });
-    log.info({ runId: ctx.runId, companyId: ctx.companyId, cut: cut.length }, "tool results cut to fit the context window");
+    addStep(ctx, STEP_TYPE.tool_call, started, {
+      results_truncated: cut.map((c) => ({ call_id: results[c.index]!.id, omitted_chars: c.omitted_chars })),
+    });
+    log.info(
+      { runId: ctx.runId, companyId: ctx.companyId, cut: cut.length },
+      "tool results cut to fit the context window",
+    );
   }
   return results.map((r, i): ChatMessage => ({ role: "tool", tool_call_id: r.id, content: contents[i]! }));
 }
@@ -160,7 +195,10 @@ const toolCpuMicro = (ctx: RunContext) => Math.round(((ctx.toolCpuMs ?? 0) / 100
  */
 async function extendHold(ctx: RunContext, added: ChatMessage[], spentMicro: number): Promise<void> {
   const prompt = ctx.usage.promptTokens + ctx.usage.completionTokens + promptTokenBound(added);
-  const next = await holdCredit(ctx.companyId, spentMicro + worstCaseMicro(prompt, ctx.maxOutputTokens ?? 0, ctx.model.prices));
+  const next = await holdCredit(
+    ctx.companyId,
+    spentMicro + worstCaseMicro(prompt, ctx.maxOutputTokens ?? 0, ctx.model.prices),
+  );
   if (ctx.hold) endHold(ctx.hold, 0);
   ctx.hold = next;
 }
@@ -186,7 +224,10 @@ export const toolLoopStage: Stage = {
     let text = ctx.content;
     while (ctx.toolCalls.length > 0) {
       if (rounds >= env.TOOL_MAX_STEPS) {
-        addStep(ctx, STEP_TYPE.tool_call, performance.now(), { step_cap_reached: env.TOOL_MAX_STEPS, unexecuted: ctx.toolCalls.map((c) => c.function.name) });
+        addStep(ctx, STEP_TYPE.tool_call, performance.now(), {
+          step_cap_reached: env.TOOL_MAX_STEPS,
+          unexecuted: ctx.toolCalls.map((c) => c.function.name),
+        });
         break;
       }
       rounds++;
@@ -198,7 +239,8 @@ export const toolLoopStage: Stage = {
       await extendHold(ctx, added, spent);
       ctx.messages = [...ctx.messages, ...added];
       if (ctx.toolChoice && ctx.toolChoice !== "none") ctx.toolChoice = undefined;
-      if (rounds >= env.TOOL_MAX_STEPS || (ctx.executedTools?.length ?? 0) >= env.TOOL_MAX_CALLS_PER_RUN) ctx.toolChoice = "none";
+      if (rounds >= env.TOOL_MAX_STEPS || (ctx.executedTools?.length ?? 0) >= env.TOOL_MAX_CALLS_PER_RUN)
+        ctx.toolChoice = "none";
       ctx.content = "";
       ctx.toolCalls = [];
       ctx.usageReported = false;

@@ -8,7 +8,8 @@ import type { ServerTool, Stage } from "../context";
 /** The request's `tool_choice` as the run request schema gives it. */
 export type RunToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
 
-const badChoice = (message: string, wireCode?: string) => new AppError("invalid_request", message, { param: "tool_choice", ...(wireCode ? { wireCode } : {}) });
+const badChoice = (message: string, wireCode?: string) =>
+  new AppError("invalid_request", message, { param: "tool_choice", ...(wireCode ? { wireCode } : {}) });
 
 /** The company's active tools among `names`, as the loop carries them. */
 async function activeTools(companyId: string, names: string[]): Promise<ServerTool[]> {
@@ -41,28 +42,37 @@ export const toolsStage: Stage = {
     if (forced && ctx.useTools === false) throw badChoice(`tool_choice forces '${forced}' but use_tools is false`);
     const names = [...new Set([...(on ? (ctx.composition?.allowedToolNames ?? []) : []), ...(forced ? [forced] : [])])];
     if (names.length === 0) {
-      if (choice === "required") throw badChoice("tool_choice 'required' needs at least one tool offered to the run, and none is");
+      if (choice === "required")
+        throw badChoice("tool_choice 'required' needs at least one tool offered to the run, and none is");
       return;
     }
     const found = await activeTools(ctx.companyId, names);
     const byName = new Map(found.map((t) => [t.name, t]));
-    if (forced && !byName.has(forced)) throw badChoice(`tool_choice: the company has no active tool named '${forced}'`, "tool_not_found");
+    if (forced && !byName.has(forced))
+      throw badChoice(`tool_choice: the company has no active tool named '${forced}'`, "tool_not_found");
     if (byName.size === 0) {
-      if (choice === "required") throw badChoice("tool_choice 'required' needs at least one tool offered to the run, and none of the profiles' tools is active");
+      if (choice === "required")
+        throw badChoice(
+          "tool_choice 'required' needs at least one tool offered to the run, and none of the profiles' tools is active",
+        );
       return;
     }
     if (!ctx.model.model.supportsTools) {
       if (forced || choice === "required") {
-        throw new AppError("invalid_request", `The model '${ctx.requestedModel}' does not support tools`, { param: "model", wireCode: "tools_not_supported" });
+        throw new AppError("invalid_request", `The model '${ctx.requestedModel}' does not support tools`, {
+          param: "model",
+          wireCode: "tools_not_supported",
+        });
       }
       ctx.toolsSkipped = `the model '${ctx.requestedModel}' does not support tools`;
       return;
     }
     ctx.serverTools = byName;
     ctx.toolsMissing = names.filter((n) => !byName.has(n));
-    ctx.tools = [...byName.values()].map(
-      (t): ToolDefinition => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.jsonSchema } }),
-    );
+    ctx.tools = [...byName.values()].map((t): ToolDefinition => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.jsonSchema },
+    }));
     ctx.toolChoice = choice && choice !== "auto" ? choice : undefined;
   },
 };

@@ -61,7 +61,10 @@ console.log = console.info = console.debug = console.error;
  * gets a base class that throws, frozen so it cannot be put back. Runs before any tool code.
  */
 function disableWorkers(): void {
-  const g = globalThis as { Worker?: unknown; process?: { getBuiltinModule?(name: string): { Worker?: object } | undefined } };
+  const g = globalThis as {
+    Worker?: unknown;
+    process?: { getBuiltinModule?(name: string): { Worker?: object } | undefined };
+  };
   delete g.Worker;
   const nodeWorker = g.process?.getBuiltinModule?.("node:worker_threads")?.Worker;
   if (!nodeWorker) return;

@@ -29,6 +29,10 @@ export const webhookEventQueue = defineQueue<WebhookEventJobData>({
   handle: processWebhookEvent,
   deadLetter: {
     name: `${WEBHOOK_EVENT_QUEUE}-failed`,
-    handle: (job) => markEventDead(job.data, "processing stopped without finishing on every attempt (the worker was stopped or timed out)"),
+    handle: (job) =>
+      markEventDead(
+        job.data,
+        "processing stopped without finishing on every attempt (the worker was stopped or timed out)",
+      ),
   },
 });

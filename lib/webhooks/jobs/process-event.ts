@@ -4,7 +4,17 @@ import { db } from "@/db/client";
 import type { Tx } from "@/db/types";
 import { RUN_STATUS, SCOPE, THREAD_SOURCE, WEBHOOK_EVENT_STATUS, WEBHOOK_RUN_STATUS } from "@/db/enums";
 import { isConnectionError } from "@/db/resilience";
-import { activeRuns, agents, profiles, runs, webhookEventRuns, webhookEvents, webhooks, type WebhookEvent, type WebhookEventRun } from "@/db/schema";
+import {
+  activeRuns,
+  agents,
+  profiles,
+  runs,
+  webhookEventRuns,
+  webhookEvents,
+  webhooks,
+  type WebhookEvent,
+  type WebhookEventRun,
+} from "@/db/schema";
 import { matchesAny } from "@/lib/agents";
 import { CREDENTIAL, type AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
@@ -30,7 +40,8 @@ export const systemAuth = (companyId: string): AuthContext => ({
 });
 
 /** What one agent's part of an event came to. */
-type Outcome = { kind: "completed" } | { kind: "failed"; reason: string } | { kind: "retry"; reason: string; err?: unknown };
+type Outcome =
+  { kind: "completed" } | { kind: "failed"; reason: string } | { kind: "retry"; reason: string; err?: unknown };
 
 /**
  * Run failures another attempt may fix: upstream errors (wire codes `upstream_<status>` and
@@ -39,26 +50,48 @@ type Outcome = { kind: "completed" } | { kind: "failed"; reason: string } | { ki
  * guardrail) fails the agent's part for good.
  */
 function retryableCode(code: string): boolean {
-  return code.startsWith("upstream_") || ["server_lost", "run_timeout", "database_unavailable", "internal_error"].includes(code);
+  return (
+    code.startsWith("upstream_") ||
+    ["server_lost", "run_timeout", "database_unavailable", "internal_error"].includes(code)
+  );
 }
 
 function classify(err: unknown): Outcome {
   if (err instanceof AppError) {
     const reason = `${err.wireCode}: ${err.message}`;
-    if (err.code === "upstream_error" || err.code === "unavailable" || err.code === "internal" || err.code === "conflict" || retryableCode(err.wireCode)) {
+    if (
+      err.code === "upstream_error" ||
+      err.code === "unavailable" ||
+      err.code === "internal" ||
+      err.code === "conflict" ||
+      retryableCode(err.wireCode)
+    ) {
       return { kind: "retry", reason, err };
     }
     return { kind: "failed", reason };
   }
-  if (isConnectionError(err)) return { kind: "retry", reason: "database_unavailable: the database was unreachable", err };
+  if (isConnectionError(err))
+    return { kind: "retry", reason: "database_unavailable: the database was unreachable", err };
   return { kind: "retry", reason: "internal_error: the run could not be started", err };
 }
 
-const eventWhere = (data: WebhookEventJobData) => and(eq(webhookEvents.id, data.eventId), eq(webhookEvents.companyId, data.companyId));
-const unfinished = inArray(webhookEvents.status, [WEBHOOK_EVENT_STATUS.accepted, WEBHOOK_EVENT_STATUS.routed, WEBHOOK_EVENT_STATUS.processing]);
+const eventWhere = (data: WebhookEventJobData) =>
+  and(eq(webhookEvents.id, data.eventId), eq(webhookEvents.companyId, data.companyId));
+const unfinished = inArray(webhookEvents.status, [
+  WEBHOOK_EVENT_STATUS.accepted,
+  WEBHOOK_EVENT_STATUS.routed,
+  WEBHOOK_EVENT_STATUS.processing,
+]);
 
-async function setEventStatus(data: WebhookEventJobData, status: WebhookEvent["status"], error: string | null = null): Promise<void> {
-  const terminal = status === WEBHOOK_EVENT_STATUS.done || status === WEBHOOK_EVENT_STATUS.failed || status === WEBHOOK_EVENT_STATUS.dead;
+async function setEventStatus(
+  data: WebhookEventJobData,
+  status: WebhookEvent["status"],
+  error: string | null = null,
+): Promise<void> {
+  const terminal =
+    status === WEBHOOK_EVENT_STATUS.done ||
+    status === WEBHOOK_EVENT_STATUS.failed ||
+    status === WEBHOOK_EVENT_STATUS.dead;
   await db
     .update(webhookEvents)
     .set({ status, error, updatedAt: new Date(), ...(terminal ? { completedAt: new Date() } : {}) })
@@ -86,12 +119,29 @@ const conductorJoin = and(eq(profiles.id, agents.conductorProfileId), eq(profile
  */
 async function targetsOf(tx: Tx, event: WebhookEvent): Promise<Map<string, Conductor>> {
   const rows = await tx
-    .select({ agentId: agents.id, topics: agents.topics, boundTo: webhooks.agentId, profileId: profiles.id, modelSlug: profiles.modelSlug })
+    .select({
+      agentId: agents.id,
+      topics: agents.topics,
+      boundTo: webhooks.agentId,
+      profileId: profiles.id,
+      modelSlug: profiles.modelSlug,
+    })
     .from(webhooks)
-    .innerJoin(agents, and(eq(agents.companyId, webhooks.companyId), eq(agents.isActive, true), or(isNull(webhooks.agentId), eq(agents.id, webhooks.agentId))))
+    .innerJoin(
+      agents,
+      and(
+        eq(agents.companyId, webhooks.companyId),
+        eq(agents.isActive, true),
+        or(isNull(webhooks.agentId), eq(agents.id, webhooks.agentId)),
+      ),
+    )
     .leftJoin(profiles, conductorJoin)
     .where(and(eq(webhooks.id, event.webhookId), eq(webhooks.companyId, event.companyId)));
-  return new Map(rows.filter((r) => r.boundTo !== null || matchesAny(r.topics, event.topic)).map((r) => [r.agentId, { profileId: r.profileId, modelSlug: r.modelSlug }]));
+  return new Map(
+    rows
+      .filter((r) => r.boundTo !== null || matchesAny(r.topics, event.topic))
+      .map((r) => [r.agentId, { profileId: r.profileId, modelSlug: r.modelSlug }]),
+  );
 }
 
 /** An agent's conductor read afresh (a job delivered again finds its event routed already). */
@@ -130,7 +180,10 @@ async function startAttempt(data: WebhookEventJobData): Promise<Attempt | null> 
     // Claims are written with the move to `routed` (and kept by a replay, which routes it again).
     const done = () => {
       const now = new Date();
-      return tx.update(webhookEvents).set({ status: WEBHOOK_EVENT_STATUS.done, error: null, updatedAt: now, completedAt: now }).where(eq(webhookEvents.id, event.id));
+      return tx
+        .update(webhookEvents)
+        .set({ status: WEBHOOK_EVENT_STATUS.done, error: null, updatedAt: now, completedAt: now })
+        .where(eq(webhookEvents.id, event.id));
     };
     if (event.status !== WEBHOOK_EVENT_STATUS.accepted) {
       const claims = await readClaims();
@@ -147,15 +200,23 @@ async function startAttempt(data: WebhookEventJobData): Promise<Attempt | null> 
       .values([...targets.keys()].map((agentId) => ({ eventId: event.id, agentId, companyId: event.companyId })))
       .onConflictDoNothing()
       .returning();
-    await tx.update(webhookEvents).set({ status: WEBHOOK_EVENT_STATUS.routed, updatedAt: new Date() }).where(eq(webhookEvents.id, event.id));
+    await tx
+      .update(webhookEvents)
+      .set({ status: WEBHOOK_EVENT_STATUS.routed, updatedAt: new Date() })
+      .where(eq(webhookEvents.id, event.id));
     return { event, claims: inserted.length === targets.size ? inserted : await readClaims(), conductors: targets };
   });
 }
 
 /** The user message an agent is woken with: the event as JSON text. */
-export const eventMessage = (event: Pick<WebhookEvent, "topic" | "payload">): string => JSON.stringify({ event_topic: event.topic, payload: event.payload });
+export const eventMessage = (event: Pick<WebhookEvent, "topic" | "payload">): string =>
+  JSON.stringify({ event_topic: event.topic, payload: event.payload });
 
-async function settleClaim(claim: WebhookEventRun, status: WebhookEventRun["status"], error: string | null = null): Promise<void> {
+async function settleClaim(
+  claim: WebhookEventRun,
+  status: WebhookEventRun["status"],
+  error: string | null = null,
+): Promise<void> {
   await db
     .update(webhookEventRuns)
     .set({ status, error, updatedAt: new Date() })
@@ -167,40 +228,51 @@ async function settleClaim(claim: WebhookEventRun, status: WebhookEventRun["stat
  * none, in its WHERE), committed with the thread it creates the first time. Of two deliveries of
  * the same job only one wins; the loser retries later and finds the winner's run.
  */
-async function claimRun(event: WebhookEvent, claim: WebhookEventRun): Promise<{ threadId: string; runId: string } | null> {
-  return db.transaction(async (tx) => {
-    let threadId = claim.threadId;
-    if (!threadId) {
-      const thread = await createThread(tx, {
-        companyId: event.companyId,
-        source: THREAD_SOURCE.webhook,
-        input: {
-          metadata: { event_id: event.id, webhook_id: event.webhookId, topic: event.topic, agent_id: claim.agentId },
-          messages: [{ role: "user", content: eventMessage(event) }],
-        },
-      });
-      threadId = thread.id;
-    }
-    const runId = newId("run");
-    const [won] = await tx
-      .update(webhookEventRuns)
-      .set({ threadId, runId, status: WEBHOOK_RUN_STATUS.running, runAttempts: sql`${webhookEventRuns.runAttempts} + 1`, updatedAt: new Date() })
-      .where(
-        and(
-          eq(webhookEventRuns.eventId, claim.eventId),
-          eq(webhookEventRuns.agentId, claim.agentId),
-          claim.runId === null ? isNull(webhookEventRuns.runId) : eq(webhookEventRuns.runId, claim.runId),
-        ),
-      )
-      .returning({ eventId: webhookEventRuns.eventId });
-    if (!won) {
-      tx.rollback();
-    }
-    return { threadId, runId };
-  }).catch((err: unknown) => {
-    if (err instanceof Error && err.name === "TransactionRollbackError") return null;
-    throw err;
-  });
+async function claimRun(
+  event: WebhookEvent,
+  claim: WebhookEventRun,
+): Promise<{ threadId: string; runId: string } | null> {
+  return db
+    .transaction(async (tx) => {
+      let threadId = claim.threadId;
+      if (!threadId) {
+        const thread = await createThread(tx, {
+          companyId: event.companyId,
+          source: THREAD_SOURCE.webhook,
+          input: {
+            metadata: { event_id: event.id, webhook_id: event.webhookId, topic: event.topic, agent_id: claim.agentId },
+            messages: [{ role: "user", content: eventMessage(event) }],
+          },
+        });
+        threadId = thread.id;
+      }
+      const runId = newId("run");
+      const [won] = await tx
+        .update(webhookEventRuns)
+        .set({
+          threadId,
+          runId,
+          status: WEBHOOK_RUN_STATUS.running,
+          runAttempts: sql`${webhookEventRuns.runAttempts} + 1`,
+          updatedAt: new Date(),
+        })
+        .where(
+          and(
+            eq(webhookEventRuns.eventId, claim.eventId),
+            eq(webhookEventRuns.agentId, claim.agentId),
+            claim.runId === null ? isNull(webhookEventRuns.runId) : eq(webhookEventRuns.runId, claim.runId),
+          ),
+        )
+        .returning({ eventId: webhookEventRuns.eventId });
+      if (!won) {
+        tx.rollback();
+      }
+      return { threadId, runId };
+    })
+    .catch((err: unknown) => {
+      if (err instanceof Error && err.name === "TransactionRollbackError") return null;
+      throw err;
+    });
 }
 
 /**
@@ -209,14 +281,27 @@ async function claimRun(event: WebhookEvent, claim: WebhookEventRun): Promise<{ 
  * started under that same id; a run still in progress waits for the next attempt; a failed one is
  * replaced by a new run only when its failure is worth retrying.
  */
-async function wakeAgent(event: WebhookEvent, claim: WebhookEventRun, known: Conductor | undefined, signal: AbortSignal): Promise<Outcome> {
+async function wakeAgent(
+  event: WebhookEvent,
+  claim: WebhookEventRun,
+  known: Conductor | undefined,
+  signal: AbortSignal,
+): Promise<Outcome> {
   if (claim.status === WEBHOOK_RUN_STATUS.completed) return { kind: "completed" };
   if (claim.status === WEBHOOK_RUN_STATUS.failed) return { kind: "failed", reason: claim.error ?? "failed" };
   let target: { threadId: string; runId: string } | null = null;
   if (claim.runId && claim.threadId) {
-    const [run] = await db.select({ status: runs.status, error: runs.error }).from(runs).where(eq(runs.id, claim.runId));
+    const [run] = await db
+      .select({ status: runs.status, error: runs.error })
+      .from(runs)
+      .where(eq(runs.id, claim.runId));
     // A run that has not ended has no runs row yet: it is in active_runs (lib/runs/claim-thread.ts).
-    const [active] = run ? [] : await db.select({ runId: activeRuns.runId }).from(activeRuns).where(and(eq(activeRuns.threadId, claim.threadId), eq(activeRuns.runId, claim.runId)));
+    const [active] = run
+      ? []
+      : await db
+          .select({ runId: activeRuns.runId })
+          .from(activeRuns)
+          .where(and(eq(activeRuns.threadId, claim.threadId), eq(activeRuns.runId, claim.runId)));
     if (active) return { kind: "retry", reason: `run ${claim.runId} of the previous attempt is still in progress` };
     if (!run) target = { threadId: claim.threadId, runId: claim.runId };
     else if (run.status === RUN_STATUS.completed) {
@@ -281,17 +366,33 @@ export async function processWebhookEvent(job: JobRun<WebhookEventJobData>): Pro
   await db
     .update(webhookEvents)
     .set({ status: WEBHOOK_EVENT_STATUS.processing, updatedAt: new Date() })
-    .where(and(eventWhere(data), or(eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.routed), eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.processing))));
+    .where(
+      and(
+        eventWhere(data),
+        or(
+          eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.routed),
+          eq(webhookEvents.status, WEBHOOK_EVENT_STATUS.processing),
+        ),
+      ),
+    );
   const outcomes = await Promise.all(claims.map((c) => wakeAgent(event, c, conductors.get(c.agentId), job.signal)));
   const retry = outcomes.filter((o) => o.kind === "retry");
   const failed = outcomes.filter((o) => o.kind === "failed");
   if (retry.length > 0) {
     const reason = retry.map((o) => o.reason).join("; ");
-    log.warn({ eventId: event.id, attempt: job.retryCount + 1, of: job.retryLimit + 1, reason }, "webhook event attempt failed");
-    if (job.retryCount >= job.retryLimit) return markEventDead(data, `retries exhausted after ${job.retryCount + 1} attempts: ${reason}`);
-    await db.update(webhookEvents).set({ error: reason, updatedAt: new Date() }).where(and(eventWhere(data), unfinished));
+    log.warn(
+      { eventId: event.id, attempt: job.retryCount + 1, of: job.retryLimit + 1, reason },
+      "webhook event attempt failed",
+    );
+    if (job.retryCount >= job.retryLimit)
+      return markEventDead(data, `retries exhausted after ${job.retryCount + 1} attempts: ${reason}`);
+    await db
+      .update(webhookEvents)
+      .set({ error: reason, updatedAt: new Date() })
+      .where(and(eventWhere(data), unfinished));
     throw new Error(`webhook event ${event.id}: ${reason}`);
   }
-  if (failed.length > 0) return setEventStatus(data, WEBHOOK_EVENT_STATUS.failed, failed.map((o) => o.reason).join("; "));
+  if (failed.length > 0)
+    return setEventStatus(data, WEBHOOK_EVENT_STATUS.failed, failed.map((o) => o.reason).join("; "));
   return setEventStatus(data, WEBHOOK_EVENT_STATUS.done);
 }

@@ -10,5 +10,7 @@ export const GET = panelRoute(async ({ auth }) => {
 
 export const POST = panelRoute(async ({ req, auth }) => {
   const input = await readJson(req, CreateCollectionInput);
-  return Response.json(toPublicCollection(await createCollection(db, { companyId: auth.companyId, input })), { status: 201 });
+  return Response.json(toPublicCollection(await createCollection(db, { companyId: auth.companyId, input })), {
+    status: 201,
+  });
 });

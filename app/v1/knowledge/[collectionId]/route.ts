@@ -7,7 +7,9 @@ type P = { collectionId: string };
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: apiRoute<P>({ scope: SCOPE.chat }, async ({ auth, params }) =>
-    Response.json(toPublicCollection(await getCollection(db, { companyId: auth.companyId, collectionId: params.collectionId }))),
+    Response.json(
+      toPublicCollection(await getCollection(db, { companyId: auth.companyId, collectionId: params.collectionId })),
+    ),
   ),
   DELETE: apiRoute<P>({ scope: SCOPE.chat }, async ({ auth, params }) => {
     const collection = await deactivateCollection(db, { companyId: auth.companyId, collectionId: params.collectionId });

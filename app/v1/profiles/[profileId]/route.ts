@@ -7,7 +7,9 @@ type P = { profileId: string };
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: apiRoute<P>({ scope: SCOPE.chat }, async ({ auth, params }) =>
-    Response.json(toPublicProfile(await getProfileInCompany(db, { companyId: auth.companyId, profileId: params.profileId }))),
+    Response.json(
+      toPublicProfile(await getProfileInCompany(db, { companyId: auth.companyId, profileId: params.profileId })),
+    ),
   ),
   PATCH: apiRoute<P>({ scope: SCOPE.chat }, async ({ req, auth, params }) => {
     const input = await readJson(req, UpdateProfileInput);

@@ -7,6 +7,8 @@ type P = { threadId: string };
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: apiRoute<P>({ scope: SCOPE.chat }, async ({ auth, params }) =>
-    Response.json(toPublicThread(await getThreadInCompany(db, { companyId: auth.companyId, threadId: params.threadId }))),
+    Response.json(
+      toPublicThread(await getThreadInCompany(db, { companyId: auth.companyId, threadId: params.threadId })),
+    ),
   ),
 });

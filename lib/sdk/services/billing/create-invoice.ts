@@ -6,9 +6,15 @@ import { lineTotalMinor, parseMinor } from "@/lib/sdk/money";
 import type { CreateInvoiceInput } from "./schemas";
 
 /** An `open` invoice whose line amounts and total the server computes (quantity × unit price, exact). */
-export async function createInvoice(db: DbOrTx, args: { companyId: string; actor: string; input: CreateInvoiceInput }): Promise<SdkInvoice> {
+export async function createInvoice(
+  db: DbOrTx,
+  args: { companyId: string; actor: string; input: CreateInvoiceInput },
+): Promise<SdkInvoice> {
   const { input } = args;
-  const lines = input.line_items.map((l, i) => ({ ...l, unitPriceMinor: parseMinor(l.unit_price, `input.line_items.${i}.unit_price`) }));
+  const lines = input.line_items.map((l, i) => ({
+    ...l,
+    unitPriceMinor: parseMinor(l.unit_price, `input.line_items.${i}.unit_price`),
+  }));
   const { amounts, total } = lineTotalMinor(lines, "input.line_items");
   const [row] = await db
     .insert(sdkInvoices)
@@ -18,7 +24,12 @@ export async function createInvoice(db: DbOrTx, args: { companyId: string; actor
       customer: input.customer,
       currency: input.currency,
       totalMinor: total,
-      lineItems: lines.map((l, i) => ({ description: l.description, quantity: l.quantity, unit_price_minor: l.unitPriceMinor, amount_minor: amounts[i]! })),
+      lineItems: lines.map((l, i) => ({
+        description: l.description,
+        quantity: l.quantity,
+        unit_price_minor: l.unitPriceMinor,
+        amount_minor: amounts[i]!,
+      })),
       createdBy: args.actor,
     })
     .returning();

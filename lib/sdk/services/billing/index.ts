@@ -2,7 +2,13 @@ import { defineAction, defineView, type SdkService } from "@/lib/sdk/types";
 import { createInvoice } from "./create-invoice";
 import { listInvoices } from "./list-invoices";
 import { markInvoicePaid } from "./mark-invoice-paid";
-import { CreateInvoiceSchema, InvoicesQuery, MarkInvoicePaidSchema, type CreateInvoiceInput, type MarkInvoicePaidInput } from "./schemas";
+import {
+  CreateInvoiceSchema,
+  InvoicesQuery,
+  MarkInvoicePaidSchema,
+  type CreateInvoiceInput,
+  type MarkInvoicePaidInput,
+} from "./schemas";
 import { toPublicInvoice } from "./to-public-invoice";
 import { invoicesDefinition } from "./views";
 
@@ -11,7 +17,14 @@ export const billing: SdkService = {
   name: "billing",
   title: "Billing",
   views: [
-    defineView({ name: "invoices", title: "Invoices", query: InvoicesQuery, definition: invoicesDefinition, actions: ["mark_invoice_paid", "create_invoice"], load: listInvoices }),
+    defineView({
+      name: "invoices",
+      title: "Invoices",
+      query: InvoicesQuery,
+      definition: invoicesDefinition,
+      actions: ["mark_invoice_paid", "create_invoice"],
+      load: listInvoices,
+    }),
   ],
   actions: [
     defineAction<CreateInvoiceInput>({
@@ -26,7 +39,9 @@ export const billing: SdkService = {
       title: "Mark invoice paid",
       inputSchema: MarkInvoicePaidSchema,
       refresh: ["invoices"],
-      run: async (tx, { companyId, actor, input }) => ({ result: toPublicInvoice(await markInvoicePaid(tx, { companyId, actor, invoiceId: input.invoice_id })) }),
+      run: async (tx, { companyId, actor, input }) => ({
+        result: toPublicInvoice(await markInvoicePaid(tx, { companyId, actor, invoiceId: input.invoice_id })),
+      }),
     }),
   ],
 };

@@ -12,7 +12,10 @@ const emptyAsUnset = (v: unknown) => (v === "" ? undefined : v);
  */
 export const InvoicesQuery = z.object({
   status: z.preprocess(emptyAsUnset, z.enum(INVOICE_STATUSES).optional()),
-  currency: z.preprocess(emptyAsUnset, z.string().regex(new RegExp(CURRENCY_PATTERN), "must be an ISO 4217 code such as USD").default(DEFAULT_CURRENCY)),
+  currency: z.preprocess(
+    emptyAsUnset,
+    z.string().regex(new RegExp(CURRENCY_PATTERN), "must be an ISO 4217 code such as USD").default(DEFAULT_CURRENCY),
+  ),
   limit: PageQuery.shape.limit,
   after: z.preprocess(emptyAsUnset, PageQuery.shape.after),
 });
@@ -26,7 +29,13 @@ export const CreateInvoiceSchema: JsonSchemaObject = {
   required: ["customer", "line_items"],
   properties: {
     customer: { type: "string", title: "Customer", minLength: 1, maxLength: 200 },
-    currency: { type: "string", title: "Currency", pattern: CURRENCY_PATTERN, default: DEFAULT_CURRENCY, description: "an ISO 4217 code such as USD" },
+    currency: {
+      type: "string",
+      title: "Currency",
+      pattern: CURRENCY_PATTERN,
+      default: DEFAULT_CURRENCY,
+      description: "an ISO 4217 code such as USD",
+    },
     line_items: {
       type: "array",
       title: "Line items",
@@ -39,7 +48,12 @@ export const CreateInvoiceSchema: JsonSchemaObject = {
         properties: {
           description: { type: "string", title: "Description", minLength: 1, maxLength: 500 },
           quantity: { type: "integer", title: "Quantity", minimum: 1, maximum: 1_000_000 },
-          unit_price: { type: "string", title: "Unit price", pattern: MONEY_PATTERN, description: 'a decimal amount with at most two decimals, e.g. "1234.50"' },
+          unit_price: {
+            type: "string",
+            title: "Unit price",
+            pattern: MONEY_PATTERN,
+            description: 'a decimal amount with at most two decimals, e.g. "1234.50"',
+          },
         },
       },
     },

@@ -34,10 +34,24 @@ export const invoicesDefinition: SduiNode = {
         { key: "total", label: "Total", format: "money", currency: "$row.currency" },
         { key: "status", label: "Status", format: "badge", tones: { open: "warning", paid: "success" } },
       ],
-      row_actions: [{ type: "button", label: "Mark paid", action: "mark_invoice_paid", input: { invoice_id: "$row.id" }, confirm: "Mark this invoice as paid?" }],
+      row_actions: [
+        {
+          type: "button",
+          label: "Mark paid",
+          action: "mark_invoice_paid",
+          input: { invoice_id: "$row.id" },
+          confirm: "Mark this invoice as paid?",
+        },
+      ],
       empty: "No invoices yet",
       next: "$data.next",
     },
-    { type: "form", action: "create_invoice", title: "New invoice", submit_label: "Create invoice", fields: ["customer", "currency", "line_items"] },
+    {
+      type: "form",
+      action: "create_invoice",
+      title: "New invoice",
+      submit_label: "Create invoice",
+      fields: ["customer", "currency", "line_items"],
+    },
   ],
 };

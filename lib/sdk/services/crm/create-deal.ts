@@ -5,7 +5,10 @@ import { newId } from "@/lib/ids";
 import { parseMinor } from "@/lib/sdk/money";
 import type { CreateDealInput } from "./schemas";
 
-export async function createDeal(db: DbOrTx, args: { companyId: string; actor: string; input: CreateDealInput }): Promise<CrmDeal> {
+export async function createDeal(
+  db: DbOrTx,
+  args: { companyId: string; actor: string; input: CreateDealInput },
+): Promise<CrmDeal> {
   const { input } = args;
   const [row] = await db
     .insert(crmDeals)

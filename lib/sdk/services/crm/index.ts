@@ -2,7 +2,14 @@ import { defineAction, defineView, type SdkService } from "@/lib/sdk/types";
 import { createDeal } from "./create-deal";
 import { listDeals } from "./list-deals";
 import { loadPipeline } from "./load-pipeline";
-import { CreateDealSchema, DealsQuery, PipelineQuery, UpdateDealStageSchema, type CreateDealInput, type UpdateDealStageInput } from "./schemas";
+import {
+  CreateDealSchema,
+  DealsQuery,
+  PipelineQuery,
+  UpdateDealStageSchema,
+  type CreateDealInput,
+  type UpdateDealStageInput,
+} from "./schemas";
 import { toPublicDeal } from "./to-public-deal";
 import { updateDealStage } from "./update-deal-stage";
 import { dealsDefinition, pipelineDefinition } from "./views";
@@ -12,8 +19,22 @@ export const crm: SdkService = {
   name: "crm",
   title: "CRM",
   views: [
-    defineView({ name: "pipeline", title: "Pipeline", query: PipelineQuery, definition: pipelineDefinition, actions: ["update_deal_stage", "create_deal"], load: loadPipeline }),
-    defineView({ name: "deals", title: "Deals", query: DealsQuery, definition: dealsDefinition, actions: ["update_deal_stage"], load: listDeals }),
+    defineView({
+      name: "pipeline",
+      title: "Pipeline",
+      query: PipelineQuery,
+      definition: pipelineDefinition,
+      actions: ["update_deal_stage", "create_deal"],
+      load: loadPipeline,
+    }),
+    defineView({
+      name: "deals",
+      title: "Deals",
+      query: DealsQuery,
+      definition: dealsDefinition,
+      actions: ["update_deal_stage"],
+      load: listDeals,
+    }),
   ],
   actions: [
     defineAction<CreateDealInput>({

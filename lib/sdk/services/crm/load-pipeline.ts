@@ -54,7 +54,14 @@ export async function loadPipeline(db: DbOrTx, args: { companyId: string; query:
     },
     stages: DEAL_STAGES.map((s) => {
       const t = formatMinor(total([s]));
-      return { id: s, title: STAGE_TITLES[s], count: count([s]), total: t, total_text: `${t} ${currency}`, deals: deals.get(s)! };
+      return {
+        id: s,
+        title: STAGE_TITLES[s],
+        count: count([s]),
+        total: t,
+        total_text: `${t} ${currency}`,
+        deals: deals.get(s)!,
+      };
     }),
   };
 }

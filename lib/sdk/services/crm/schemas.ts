@@ -4,11 +4,20 @@ import { PageQuery } from "@/lib/pagination";
 import { CURRENCY_PATTERN, DEFAULT_CURRENCY, MONEY_PATTERN } from "@/lib/sdk/money";
 import type { JsonSchemaObject } from "@/lib/sdk/types";
 
-export const STAGE_TITLES: Record<DealStage, string> = { lead: "Lead", qualified: "Qualified", proposal: "Proposal", won: "Won", lost: "Lost" };
+export const STAGE_TITLES: Record<DealStage, string> = {
+  lead: "Lead",
+  qualified: "Qualified",
+  proposal: "Proposal",
+  won: "Won",
+  lost: "Lost",
+};
 
 /** A `""` filter value means no filter (widget/VOCABULARY.md `filter`). */
 const emptyAsUnset = (v: unknown) => (v === "" ? undefined : v);
-const Currency = z.preprocess(emptyAsUnset, z.string().regex(new RegExp(CURRENCY_PATTERN), "must be an ISO 4217 code such as USD").default(DEFAULT_CURRENCY));
+const Currency = z.preprocess(
+  emptyAsUnset,
+  z.string().regex(new RegExp(CURRENCY_PATTERN), "must be an ISO 4217 code such as USD").default(DEFAULT_CURRENCY),
+);
 
 /** `crm/pipeline`: totals are of deals in `currency` (default USD); counts are of every deal. */
 export const PipelineQuery = z.object({ currency: Currency });
@@ -22,8 +31,18 @@ export const DealsQuery = z.object({
 });
 export type DealsQuery = z.infer<typeof DealsQuery>;
 
-const money = { type: "string", pattern: MONEY_PATTERN, description: 'a decimal amount with at most two decimals, e.g. "1234.50"' };
-const currency = { type: "string", title: "Currency", pattern: CURRENCY_PATTERN, default: DEFAULT_CURRENCY, description: "an ISO 4217 code such as USD" };
+const money = {
+  type: "string",
+  pattern: MONEY_PATTERN,
+  description: 'a decimal amount with at most two decimals, e.g. "1234.50"',
+};
+const currency = {
+  type: "string",
+  title: "Currency",
+  pattern: CURRENCY_PATTERN,
+  default: DEFAULT_CURRENCY,
+  description: "an ISO 4217 code such as USD",
+};
 const stage = { type: "string", title: "Stage", enum: DEAL_STAGES };
 
 export const CreateDealSchema: JsonSchemaObject = {

@@ -15,8 +15,20 @@ export const pipelineDefinition: SduiNode = {
       direction: "horizontal",
       children: [
         { type: "stat", label: "Open deals", value: "$data.stats.open_count", format: "number" },
-        { type: "stat", label: "Open value", value: "$data.stats.open_value", format: "money", currency: "$data.currency" },
-        { type: "stat", label: "Won value", value: "$data.stats.won_value", format: "money", currency: "$data.currency" },
+        {
+          type: "stat",
+          label: "Open value",
+          value: "$data.stats.open_value",
+          format: "money",
+          currency: "$data.currency",
+        },
+        {
+          type: "stat",
+          label: "Won value",
+          value: "$data.stats.won_value",
+          format: "money",
+          currency: "$data.currency",
+        },
       ],
     },
     {
@@ -32,7 +44,13 @@ export const pipelineDefinition: SduiNode = {
       ],
       move: { action: "update_deal_stage", input: { deal_id: "$card.id", stage: "$column.id" } },
     },
-    { type: "form", action: "create_deal", title: "New deal", submit_label: "Create deal", fields: ["title", "contact", "amount", "currency", "stage"] },
+    {
+      type: "form",
+      action: "create_deal",
+      title: "New deal",
+      submit_label: "Create deal",
+      fields: ["title", "contact", "amount", "currency", "stage"],
+    },
   ],
 };
 
@@ -57,8 +75,21 @@ export const dealsDefinition: SduiNode = {
         { key: "stage_changed_by", label: "Moved by" },
       ],
       row_actions: [
-        { type: "button", label: "Won", action: "update_deal_stage", input: { deal_id: "$row.id", stage: "won" }, variant: "primary" },
-        { type: "button", label: "Lost", action: "update_deal_stage", input: { deal_id: "$row.id", stage: "lost" }, variant: "danger", confirm: "Mark this deal as lost?" },
+        {
+          type: "button",
+          label: "Won",
+          action: "update_deal_stage",
+          input: { deal_id: "$row.id", stage: "won" },
+          variant: "primary",
+        },
+        {
+          type: "button",
+          label: "Lost",
+          action: "update_deal_stage",
+          input: { deal_id: "$row.id", stage: "lost" },
+          variant: "danger",
+          confirm: "Mark this deal as lost?",
+        },
       ],
       empty: "No deals yet",
       next: "$data.next",

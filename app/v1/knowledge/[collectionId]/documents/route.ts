@@ -2,7 +2,13 @@ import { db } from "@/db/client";
 import { SCOPE } from "@/lib/auth/scopes";
 import { env } from "@/lib/env";
 import { apiRoute, routes } from "@/lib/http";
-import { createDocument, getActiveCollectionInCompany, listDocuments, receiveUpload, toPublicDocument } from "@/lib/knowledge";
+import {
+  createDocument,
+  getActiveCollectionInCompany,
+  listDocuments,
+  receiveUpload,
+  toPublicDocument,
+} from "@/lib/knowledge";
 
 type P = { collectionId: string };
 

@@ -8,7 +8,11 @@ type P = { threadId: string };
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: apiRoute<P>({ scope: SCOPE.chat }, async ({ req, auth, params }) => {
-    const page = await listRuns(db, { companyId: auth.companyId, threadId: params.threadId, query: readQuery(req, PageQuery) });
+    const page = await listRuns(db, {
+      companyId: auth.companyId,
+      threadId: params.threadId,
+      query: readQuery(req, PageQuery),
+    });
     return Response.json(toListResponse(page, (r) => toPublicRun(r.run, r.content)));
   }),
   POST: apiRoute<P>({ scope: SCOPE.chat, overlapRateLimit: true }, async ({ req, auth, params, admitted }) => {

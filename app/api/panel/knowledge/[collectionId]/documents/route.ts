@@ -1,7 +1,13 @@
 import { db } from "@/db/client";
 import { env } from "@/lib/env";
 import { panelRoute } from "@/lib/http";
-import { createDocument, getActiveCollectionInCompany, listDocuments, receiveUpload, toPublicDocument } from "@/lib/knowledge";
+import {
+  createDocument,
+  getActiveCollectionInCompany,
+  listDocuments,
+  receiveUpload,
+  toPublicDocument,
+} from "@/lib/knowledge";
 
 type P = { collectionId: string };
 

@@ -6,6 +6,10 @@ import { listMessages, MessageListQuery, toPublicMessage } from "@/lib/threads";
 type P = { threadId: string };
 
 export const GET = panelRoute<P>(async ({ req, auth, params }) => {
-  const page = await listMessages(db, { companyId: auth.companyId, threadId: params.threadId, query: readQuery(req, MessageListQuery) });
+  const page = await listMessages(db, {
+    companyId: auth.companyId,
+    threadId: params.threadId,
+    query: readQuery(req, MessageListQuery),
+  });
   return Response.json(toListResponse(page, toPublicMessage));
 });

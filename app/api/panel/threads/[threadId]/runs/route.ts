@@ -6,6 +6,10 @@ import { listRuns, toPublicRun } from "@/lib/runs";
 type P = { threadId: string };
 
 export const GET = panelRoute<P>(async ({ req, auth, params }) => {
-  const page = await listRuns(db, { companyId: auth.companyId, threadId: params.threadId, query: readQuery(req, PageQuery) });
+  const page = await listRuns(db, {
+    companyId: auth.companyId,
+    threadId: params.threadId,
+    query: readQuery(req, PageQuery),
+  });
   return Response.json(toListResponse(page, ({ run, content }) => toPublicRun(run, content)));
 });

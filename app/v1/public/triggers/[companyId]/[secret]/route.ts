@@ -1,7 +1,14 @@
 import { db } from "@/db/client";
 import { clientAddress } from "@/lib/http/client-ip";
 import { publicRoute, routes } from "@/lib/http";
-import { acceptEvent, authenticateTrigger, enforceWebhookRateLimit, idempotencyKeyOf, readTrigger, throttleInvalidTriggers } from "@/lib/webhooks";
+import {
+  acceptEvent,
+  authenticateTrigger,
+  enforceWebhookRateLimit,
+  idempotencyKeyOf,
+  readTrigger,
+  throttleInvalidTriggers,
+} from "@/lib/webhooks";
 
 type P = { companyId: string; secret: string };
 

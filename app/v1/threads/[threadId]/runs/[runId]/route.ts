@@ -7,7 +7,11 @@ type P = { threadId: string; runId: string };
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: apiRoute<P>({ scope: SCOPE.chat }, async ({ auth, params }) => {
-    const { run, content } = await getRun(db, { companyId: auth.companyId, threadId: params.threadId, runId: params.runId });
+    const { run, content } = await getRun(db, {
+      companyId: auth.companyId,
+      threadId: params.threadId,
+      runId: params.runId,
+    });
     return Response.json(toPublicRun(run, content));
   }),
 });

@@ -9,7 +9,12 @@ type P = { threadId: string; runId: string };
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: apiRoute<P>({ scope: SCOPE.chat }, async ({ req, auth, params }) => {
     const query = readQuery(req, StepListQuery);
-    const { run, page } = await listRunSteps(db, { companyId: auth.companyId, threadId: params.threadId, runId: params.runId, query });
+    const { run, page } = await listRunSteps(db, {
+      companyId: auth.companyId,
+      threadId: params.threadId,
+      runId: params.runId,
+      query,
+    });
     return Response.json(toListResponse(page, (s) => toPublicStep(run, s.step, s.index)));
   }),
 });
