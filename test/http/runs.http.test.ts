@@ -183,15 +183,13 @@ describe("POST /v1/threads/{id}/runs", () => {
     const threadId = await gw.thread(key, [{ role: "user", content: "first question" }]);
     // The previous run, as another server runs it: its claim row, then its persist transaction
     // (the answer stored, the row deleted), held open while the next run's claim arrives.
-    await db
-      .insert(activeRuns)
-      .values({
-        threadId,
-        runId: "run_previous_elsewhere",
-        companyId,
-        model: "gpt-4o-mini",
-        owner: "another-host:1:test",
-      });
+    await db.insert(activeRuns).values({
+      threadId,
+      runId: "run_previous_elsewhere",
+      companyId,
+      model: "gpt-4o-mini",
+      owner: "another-host:1:test",
+    });
     const previous = postgres(databaseUrl(), { max: 1, onnotice: () => {} });
     try {
       const tx = await previous.reserve();
