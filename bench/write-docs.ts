@@ -266,7 +266,11 @@ export async function renderBenchmarksPage(): Promise<string> {
     "Every bench uses the checkout's production build (building it when missing) and creates its own database: a fresh `cockpit_bench_…` database on the server of `DATABASE_URL` (dropped afterwards), else an embedded PostgreSQL in a temporary directory. The load generator, the server and the database share the machine's cores, so the rows report CPU per request and the unrelated load seen during the run. A goal missed is reported as MISS and never fails the command; an invalid run (errors, unexpected statuses, missing bills) exits 1.",
     "`npm run bench` runs them all in order (foundation, chat completions, large bodies, database outage, sandbox, knowledge, SDK, widget); `-- --<name>-only` runs one. The webhooks benches run on their own.",
   ];
-  const markdown = `${[...head, ...BENCHES.map(section)].join("\n\n")}\n`;
+  // A run is named by its commit; a timestamp a bench prints inside its own table is left out.
+  const markdown = `${[...head, ...BENCHES.map(section)].join("\n\n")}\n`.replace(
+    /\b20\d\d-\d\d-\d\d(?:[T ][\d:.]+Z?)?/g,
+    "…",
+  );
   // Formatted as `prettier --check .` expects, so a regenerated page passes the format check.
   const options = await prettier.resolveConfig(OUT);
   return prettier.format(markdown, { ...options, filepath: OUT });
