@@ -58,8 +58,8 @@ const webhookNumbers = (r: Result): string[] => [
     ["events", "done", "events/s", "lag 202 → run start, paced p50 / p99 ms"],
     [
       [
-        r.burst?.events,
-        r.burst?.done,
+        num(r.burst?.events, 0),
+        num(r.burst?.done, 0),
         num(r.burst?.events_per_s, 0),
         r.paced?.lag_p50_ms == null ? "–" : `${num(r.paced.lag_p50_ms)} / ${num(r.paced.lag_p99_ms)}`,
       ],
@@ -233,7 +233,7 @@ function runLine(r: Result): string {
     r.database?.mode ? `PostgreSQL ${r.database.mode === "embedded" ? "embedded" : "server"}` : null,
     r.git?.commit ? `commit ${String(r.git.commit).slice(0, 7)}` : null,
   ].filter(Boolean);
-  return parts.length ? `Latest run: ${parts.join(", ")}.` : "Latest run:";
+  return parts.length ? `Latest run: ${parts.join(", ")}.` : "Latest run.";
 }
 
 function verdicts(r: Result): string | null {
@@ -247,7 +247,12 @@ function verdicts(r: Result): string | null {
 
 function section(bench: Bench): string {
   const file = path.join(RESULTS_DIR, `${bench.file}-latest.json`);
-  const out = [`## ${bench.title}`, `\`${bench.command}\`: ${bench.measures}`, `**Goals.** ${bench.goals}`];
+  const out = [
+    `## ${bench.title}`,
+    `Run: \`${bench.command}\``,
+    `**Measures.** ${bench.measures}`,
+    `**Goals.** ${bench.goals}`,
+  ];
   if (!fs.existsSync(file)) return [...out, "No results yet."].join("\n\n");
   const r = JSON.parse(fs.readFileSync(file, "utf8")) as Result;
   out.push(`${runLine(r)} Source: \`bench/results/${bench.file}-latest.json\`.`);
