@@ -50,6 +50,7 @@ import { createCompany, createKeys, MAX_RPM, type CreatedKey } from "./lib/admin
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { measure, type Measurement } from "./lib/measure";
 import { RssSampler } from "./lib/proc";
+import { writeBenchmarksPage } from "./write-docs";
 import {
   appEnv,
   currentBuildId,
@@ -627,7 +628,11 @@ async function main(): Promise<number> {
 }
 
 main()
-  .then((code) => process.exit(code))
+  .then(async (code) => {
+    // Whatever ran, docs/benchmarks.md shows the latest results of every bench.
+    process.stdout.write(`wrote ${await writeBenchmarksPage()}\n`);
+    process.exit(code);
+  })
   .catch(async (err: unknown) => {
     process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
     await cleanupAll();

@@ -1,0 +1,292 @@
+/**
+ * Writes docs/benchmarks.md from bench/results/*-latest.json: how to run each bench (the templates
+ * below) and the numbers of its latest run. `npm run bench:docs`; `npm run bench` calls it at its end.
+ * The page carries no dates: a run is named by its commit when the JSON has one.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import prettier from "prettier";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const RESULTS_DIR = path.join(ROOT, "bench/results");
+const OUT = path.join(ROOT, "docs/benchmarks.md");
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- the result files are each bench's own shape */
+type Result = Record<string, any>;
+
+interface Bench {
+  /** File name in bench/results without `-latest.json`. */
+  file: string;
+  title: string;
+  command: string;
+  measures: string;
+  goals: string;
+  /** Markdown for the numbers beyond the verdicts and the bench's own table. */
+  numbers?: (r: Result) => string[];
+}
+
+const num = (v: unknown, digits = 1): string =>
+  typeof v === "number" && Number.isFinite(v)
+    ? v.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 })
+    : "–";
+
+function table(head: string[], rows: unknown[][]): string {
+  const cell = (v: unknown) => String(v ?? "–").replace(/\|/g, "\\|");
+  return [
+    `| ${head.join(" | ")} |`,
+    `| ${head.map(() => "---").join(" | ")} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+  ].join("\n");
+}
+
+const webhookNumbers = (r: Result): string[] => [
+  table(
+    ["load", "req/s", "p50 ms", "p99 ms", "errors"],
+    [
+      ["closed loop", num(r.trigger?.rps, 0), num(r.trigger?.p50_ms), num(r.trigger?.p99_ms), r.trigger?.errors],
+      ...((r.trigger_paced ?? []) as Result[]).map((p) => [
+        `steady ${p.rate} req/s`,
+        num(p.answers_per_s, 0),
+        num(p.p50_ms),
+        num(p.p99_ms),
+        p.errors,
+      ]),
+    ],
+  ),
+  table(
+    ["events", "done", "events/s", "lag 202 → run start, paced p50 / p99 ms"],
+    [
+      [
+        num(r.burst?.events, 0),
+        num(r.burst?.done, 0),
+        num(r.burst?.events_per_s, 0),
+        r.paced?.lag_p50_ms == null ? "–" : `${num(r.paced.lag_p50_ms)} / ${num(r.paced.lag_p99_ms)}`,
+      ],
+    ],
+  ),
+];
+
+const BENCHES: Bench[] = [
+  {
+    file: "foundation",
+    title: "Foundation: key auth and rate limit",
+    command: "npm run bench -- --foundation-only",
+    measures:
+      "`GET /api/health` (a bare route handler) against `GET /v1/me` (key auth, the per-key rate limit in PostgreSQL or Redis, one company lookup) on the production build, at 1 and 32 connections, with keys counted call by call and keys served in grants.",
+    goals:
+      "Auth and rate limit add under 1 ms at p50 (1 connection) and keep at least 60 % of the bare throughput (32 connections).",
+  },
+  {
+    file: "completions",
+    title: "Chat completions",
+    command: "npm run bench:completions",
+    measures:
+      "`POST /v1/chat/completions`, JSON and streamed, straight to a fake upstream (`direct`), through this gateway with persistence and billing on (`ours`), and through the Portkey gateway (`peer`) when it is installed; then `POST /v1/threads/{id}/runs` against the same upstream call. Every 2xx completion must have its ledger row.",
+    goals:
+      "Throughput at 32 connections at least the peer's; added p50 at 1 connection under 2 ms; added time to first streamed byte under 2 ms; runs at least 85 % of completions' throughput.",
+  },
+  {
+    file: "body-flood",
+    title: "Large bodies",
+    command: "npm run bench -- --body-flood-only",
+    measures:
+      "Event-loop delay (a `/api/health` probe every 20 ms) and server RSS while 10 clients send 30 MiB bodies, then while long runs of unbroken text go through completions, tool results and webhooks.",
+    goals: "Probe p99 under 100 ms; peak RSS under 400 MiB.",
+  },
+  {
+    file: "db-fault",
+    title: "Database outage",
+    command: "npm run bench:db-fault",
+    measures:
+      "20 clients of chat completions for 60 s with PostgreSQL behind a TCP proxy that cuts it for 10 s (`--fault-mode down|blackhole`): answers per phase, the slowest 503, the first 200 after the cut, readiness, and one ledger row per 200.",
+    goals:
+      "Every 503 within 2 s and with `Retry-After`; the first 200 within 2 s of the database's return; no other answer.",
+  },
+  {
+    file: "sandbox",
+    title: "Python sandbox",
+    command: "npm run bench -- --sandbox-only",
+    measures:
+      "Tool-call latency through the warm pool with 4 companies calling at once, with and without recycling; cold starts with and without the Pyodide snapshot; the pool's memory; what a forced tool call adds to a run.",
+    goals: "Warm calls p50 under 5 ms and p99 under 50 ms.",
+    numbers: (r) => [
+      table(
+        ["warm pool", "calls/s", "p50 ms", "p99 ms"],
+        ((r.warm ?? []) as Result[]).map((w) => [w.label, num(w.callsPerS, 0), num(w.p50Ms, 2), num(w.p99Ms)]),
+      ),
+      table(
+        ["cold start", "ms"],
+        [
+          ["boot without snapshot", num(r.cold?.withoutSnapshotMs, 0)],
+          ["make the snapshot", num(r.cold?.snapshotMakeMs, 0)],
+          ["boot from snapshot", num(r.cold?.fromSnapshotMs, 0)],
+        ],
+      ),
+      `Pool memory: ${num(r.memory?.poolRssMb, 0)} MiB for ${r.memory?.processes ?? "–"} processes. A forced tool call adds ${num(r.toolRun?.addedP50Ms)} ms at p50 to a run.`,
+    ],
+  },
+  {
+    file: "knowledge",
+    title: "Knowledge retrieval",
+    command: "npm run bench -- --knowledge-only",
+    measures:
+      "Retrieval quality on the Cranfield collection through the search endpoint against MiniSearch, search latency at 10,000 and 100,000 chunks, and indexing throughput. Needs the Cranfield files (`CRANFIELD_DIR`); without them the quality part is skipped.",
+    goals: "nDCG@10 at least 1.05 × the peer's; search p95 under 100 ms at 100,000 chunks without pgvector.",
+    numbers: (r) => [
+      table(
+        ["engine", "nDCG@10", "recall@10"],
+        [
+          ["ours", num(r.cranfield?.ours?.ndcg10, 4), num(r.cranfield?.ours?.recall10, 4)],
+          [
+            r.cranfield?.peer?.name,
+            num(r.cranfield?.peer?.quality?.ndcg10, 4),
+            num(r.cranfield?.peer?.quality?.recall10, 4),
+          ],
+        ],
+      ),
+      table(
+        ["chunks", "search p50 ms", "search p95 ms", "first search ms"],
+        ((r.latency?.results ?? []) as Result[]).map((l) => [
+          num(l.chunks, 0),
+          num(l.p50Ms),
+          num(l.p95Ms),
+          num(l.coldMs, 0),
+        ]),
+      ),
+      table(
+        ["indexing", "chunks", "docs/s", "chunks/s"],
+        ((r.indexing?.synthetic ?? []) as Result[]).map((s) => [
+          `${num(s.target, 0)} chunks`,
+          num(s.chunks, 0),
+          num(s.docsPerS),
+          num(s.chunksPerS, 0),
+        ]),
+      ),
+    ],
+  },
+  {
+    file: "sdk",
+    title: "SDK services",
+    command: "npm run bench -- --sdk-only",
+    measures:
+      "`GET /v1/sdk/view/…` and `POST /v1/sdk/action` latency and throughput at 1 and 32 connections over seeded data.",
+    goals: "None set: the numbers are for comparison between runs.",
+  },
+  {
+    file: "widget",
+    title: "Widget",
+    command: "npm run bench -- --widget-only",
+    measures:
+      "The widget bundle's gzipped size, and Chromium's time from the `<script>` tag to the first rendered view, cold and warm.",
+    goals: "Gzipped bundle under 15 KiB.",
+    numbers: (r) => [
+      table(
+        ["bundle bytes", "gzipped bytes", "goal"],
+        [[num(r.bundle?.bytes, 0), num(r.bundle?.gzipBytes, 0), `< ${num(r.bundle?.goalGzipBytes, 0)}`]],
+      ),
+      table(
+        ["first render", "median ms", "max ms"],
+        [
+          ["cold", num(r.firstRender?.cold?.medianMs), num(r.firstRender?.cold?.maxMs)],
+          ["warm", num(r.firstRender?.warm?.medianMs), num(r.firstRender?.warm?.maxMs)],
+        ],
+      ),
+    ],
+  },
+  {
+    file: "webhooks",
+    title: "Inbound webhooks",
+    command: "npm run bench:webhooks",
+    measures:
+      "`POST /v1/public/triggers/…` at 32 connections, closed loop and at steady rates, with the events processed by the server's jobs thread (a `local` agent run each); then events processed per second and the lag from the 202 to the run's start.",
+    goals: "Trigger p99 under 20 ms at a steady rate.",
+    numbers: webhookNumbers,
+  },
+  {
+    file: "webhooks-worker-process",
+    title: "Inbound webhooks, separate worker",
+    command: "npm run bench:webhooks -- --worker-process 10",
+    measures: "The same with the events left to a separate `npm run worker` at nice 10.",
+    goals: "As above.",
+    numbers: webhookNumbers,
+  },
+  {
+    file: "webhooks-no-runs",
+    title: "Inbound webhooks, no agent",
+    command: "npm run bench:webhooks -- --no-runs",
+    measures: "The same with events no agent matches: acceptance and routing alone.",
+    goals: "As above.",
+    numbers: webhookNumbers,
+  },
+];
+
+/** The machine and commit of a run, in the fields the benches use. */
+function runLine(r: Result): string {
+  const m: Result = r.machine ?? {};
+  const cpu = m.cpuModel ?? m.cpu ?? m.model ?? r.cpuModel;
+  const cpus = m.cpus ?? r.cpus;
+  const node = m.node ?? r.node;
+  const parts = [
+    cpus ? `${cpus} cores${cpu ? ` (${cpu})` : ""}` : null,
+    node ? `Node ${node}` : null,
+    r.database?.mode ? `PostgreSQL ${r.database.mode === "embedded" ? "embedded" : "server"}` : null,
+    r.git?.commit ? `commit ${String(r.git.commit).slice(0, 7)}` : null,
+  ].filter(Boolean);
+  return parts.length ? `Latest run: ${parts.join(", ")}.` : "Latest run.";
+}
+
+function verdicts(r: Result): string | null {
+  const list = (r.verdicts ?? []) as Result[];
+  if (!list.length) return null;
+  return table(
+    ["goal", "value", "target", "result"],
+    list.map((v) => [v.name, v.value == null ? "–" : `${num(v.value, 2)} ${v.unit ?? ""}`.trim(), v.target, v.result]),
+  );
+}
+
+function section(bench: Bench): string {
+  const file = path.join(RESULTS_DIR, `${bench.file}-latest.json`);
+  const out = [
+    `## ${bench.title}`,
+    `Run: \`${bench.command}\``,
+    `**Measures.** ${bench.measures}`,
+    `**Goals.** ${bench.goals}`,
+  ];
+  if (!fs.existsSync(file)) return [...out, "No results yet."].join("\n\n");
+  const r = JSON.parse(fs.readFileSync(file, "utf8")) as Result;
+  out.push(`${runLine(r)} Source: \`bench/results/${bench.file}-latest.json\`.`);
+  const v = verdicts(r);
+  if (v) out.push(v);
+  if (typeof r.table === "string") out.push("```text\n" + r.table.trimEnd() + "\n```");
+  if (bench.numbers) out.push(...bench.numbers(r));
+  return out.join("\n\n");
+}
+
+export async function renderBenchmarksPage(): Promise<string> {
+  const head = [
+    "# Benchmarks",
+    "<!-- Generated by `npm run bench:docs` (bench/write-docs.ts) from bench/results/*-latest.json; do not edit by hand. -->",
+    "This page is generated by `npm run bench:docs` from `bench/results/*-latest.json`; `npm run bench` rewrites it at its end.",
+    "The server benches run the checkout's production build. Every bench creates its own database: a fresh `cockpit_bench_…` database on the server of `DATABASE_URL` (dropped afterwards), else an embedded PostgreSQL in a temporary directory. The load generator, the server and the database share the machine's cores, so the rows report CPU per request and the unrelated load seen during the run. A goal missed is reported as MISS and never fails the command; an invalid run (errors, unexpected statuses, missing bills) exits 1.",
+    "`npm run bench` runs them all in order (foundation, chat completions, large bodies, database outage, sandbox, knowledge, SDK, widget); `-- --<name>-only` runs one. The webhooks benches run on their own.",
+    "Tools for investigating a result, whose output is not on this page: `npm run bench:webhooks -- --gc` lines each slow answer up with the server's garbage collections; `npm run bench:promoted -- --port P` samples what a server started with `--inspect=127.0.0.1:P` (through `BENCH_NODE_ARGS`) promotes to its old generation, by the app's source line; `bench/profile.ts`, `bench/breakdown.ts` and `bench/db-micro.ts` profile one endpoint, the steps of `/v1/me` and the database work alone.",
+  ];
+  // A run is named by its commit; a timestamp a bench prints inside its own table is left out.
+  const markdown = `${[...head, ...BENCHES.map(section)].join("\n\n")}\n`.replace(
+    /\b20\d\d-\d\d-\d\d(?:[T ][\d:.]+Z?)?/g,
+    "…",
+  );
+  // Formatted as `prettier --check .` expects, so a regenerated page passes the format check.
+  const options = await prettier.resolveConfig(OUT);
+  return prettier.format(markdown, { ...options, filepath: OUT });
+}
+
+export async function writeBenchmarksPage(): Promise<string> {
+  fs.writeFileSync(OUT, await renderBenchmarksPage());
+  return path.relative(ROOT, OUT);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.stdout.write(`wrote ${await writeBenchmarksPage()}\n`);
+}
