@@ -1,8 +1,7 @@
 /**
- * Runs once per server process before it serves requests: make sure the database is up and
- * migrated (embedded or DATABASE_URL), then start the process's background worker, whose first
- * pass gives back the credit leases of the process this one replaces (a server killed without
- * releasing them), so a restart never refuses calls for a dead process's holds. Node runtime only.
+ * Runs once per server process before serving: database up and migrated, then the background
+ * worker, whose first pass frees the credit leases of the process this one replaced, so a restart
+ * never refuses calls for a dead process's holds.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;

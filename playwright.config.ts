@@ -3,11 +3,9 @@ import sparticuz from "@sparticuz/chromium";
 import { defineConfig, devices } from "@playwright/test";
 
 /**
- * The browser comes from npm (CONTRACT 1): @sparticuz/chromium ships a Chromium inside the package
- * and unpacks it to a temp dir on first use (nothing downloads). CHROMIUM_PATH overrides it with a
- * browser of your own (e.g. Debian's /usr/bin/chromium). The package's own `args` are tuned for AWS
- * Lambda (--single-process closes the browser with its first context, --disable-web-security):
- * not used; ours below suffice.
+ * The browser comes from npm (CONTRACT 1): @sparticuz/chromium unpacks one on first use;
+ * CHROMIUM_PATH overrides it. The package's `args` target AWS Lambda (--single-process closes the
+ * browser with its first context), so ours are used.
  */
 const executablePath = process.env.CHROMIUM_PATH || (await sparticuz.executablePath());
 
@@ -23,9 +21,9 @@ function freePort(): Promise<number> {
 }
 
 /**
- * E2E_PORT, else a free port picked once by the runner: a fixed port (3210 once) failed a CI run
- * while something else held it, and two checkouts on one machine run their tests at once. The
- * worker processes load this file again and inherit the runner's env, so they see the same port.
+ * E2E_PORT, else a free port picked once by the runner, since a fixed port can be taken and two
+ * checkouts may test at once. Workers reload this file with the runner's env, so they see the same
+ * port.
  */
 process.env.E2E_PORT ||= String(await freePort());
 const PORT = Number(process.env.E2E_PORT);

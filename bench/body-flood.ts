@@ -1,5 +1,5 @@
 /**
- * Body-flood benchmark (issue 8, "Money and trust"): does the server stay responsive and bounded in
+ * Body-flood benchmark: does the server stay responsive and bounded in
  * memory while clients send it huge request bodies?
  *
  * The production server (scripts/server/main.mjs, as `npm start`) on its own database; for

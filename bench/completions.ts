@@ -165,11 +165,9 @@ const TARGET_ADDED_P50_MS = 2;
 const TARGET_ADDED_TTFB_MS = 2;
 const TARGET_RSS_MIB = 300;
 /**
- * "Flat": the RSS floor (the lowest sample of each FLOOR_WINDOW_S window, i.e. after the
- * collections in it) rises by less than this many MiB per minute over the soak. Not the slope
- * through every sample: under load RSS saws up and down by ~10 MiB every ~10 s as V8 collects, and
- * where the soak starts and ends in that cycle alone swung the all-samples slope between +2.4 and
- * -2.2 MiB/min on the same build; a leak shows as a rising floor.
+ * "Flat": the RSS floor (the lowest sample of each FLOOR_WINDOW_S window, i.e. after its
+ * collections) rises by less than this many MiB per minute over the soak. Not the slope through
+ * every sample, which GC's sawtooth swings either way; a leak shows as a rising floor.
  */
 const TARGET_RSS_SLOPE_MIB_PER_MIN = 2;
 const FLOOR_WINDOW_S = 10;

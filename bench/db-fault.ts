@@ -1,5 +1,5 @@
 /**
- * DB-fault benchmark (issue 9, "What it must show"): throughput and errors of chat completions
+ * DB-fault benchmark: throughput and errors of chat completions
  * through a PostgreSQL outage, and whether every answer was billed once it was over.
  *
  * The production server (scripts/server/main.mjs, as `npm start`) on its own database, with its

@@ -1,5 +1,5 @@
 /**
- * Knowledge benchmark (issue 13), printed and saved to bench/results/knowledge-latest.json:
+ * Knowledge benchmark, printed and saved to bench/results/knowledge-latest.json:
  *
  *  (a) Retrieval quality on Cranfield (CRANFIELD_DIR, default ../shared/data/cranfield next to the
  *      checkout; skipped with a message when absent): the 1,400 abstracts indexed with

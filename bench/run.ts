@@ -7,7 +7,7 @@
  *                    keys of 630/min, counted in the store call by call (the target rows)
  *   me (grants)      the same with 100,000/min keys, whose budget is taken from the store in grants
  *
- * Targets (foundation issue): auth + rate limit add < 1 ms at p50 (1 connection) and keep >= 60 %
+ * Targets: auth + rate limit add < 1 ms at p50 (1 connection) and keep >= 60 %
  * of the bare throughput (32 connections). MISS is reported, never fails the process; an invalid
  * run (non-2xx from /v1/me, load errors) or a setup error exits 1.
  *

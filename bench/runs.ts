@@ -8,10 +8,8 @@
  *                     first in odd ones); each connection on threads of its own (one active run per thread:
  *                     a second concurrent run on a thread answers 409), rotating over
  *                     THREADS_PER_CONNECTION threads of 20 messages, a fresh set for the warm-up
- *                     and for each repetition: every run appends its assistant message, and one
- *                     set for all grew its threads to ~50 messages by the fifth repetition (the
- *                     ratio fell 76 → 54 % with them), so the goal's "thread of 20 messages" held
- *                     only for the first; now a thread gets ~6 runs (20 → ~26 messages)
+ *                     and for each repetition, since every run appends its assistant message and
+ *                     the goal is about threads of 20 messages (a thread gets ~6 runs)
  *   run json @1c      p50 over `latencyRequests` sequential runs (autocannon, as the completions
  *                     rows) on a pool of 20-message threads, each used a handful of times;
  *                     "added" = run p50 − p50 of the same upstream call sent straight to the fake

@@ -1,5 +1,5 @@
 /**
- * "A run with one tool call against the same run without tools" (issue 12), through the real
+ * "A run with one tool call against the same run without tools", through the real
  * server over HTTP: `POST /v1/threads/{id}/runs` on the fake upstream, once with the company tool
  * `add(a, b)` forced (`tool_choice: {type: "function", function: {name: "add"}}`: the fake answers
  * with a call of it, the gateway runs it in the Python sandbox and makes the second model call with

@@ -1,5 +1,5 @@
 /**
- * Python sandbox benchmark (issue 12): tool calls through the warm pool of lib/sandbox, in process
+ * Python sandbox benchmark: tool calls through the warm pool of lib/sandbox, in process
  * (no server: the pool is what a tool call costs on top of a run).
  *
  *   cold start   a runner booting Pyodide from its files, making the memory snapshot, and booting
@@ -11,7 +11,7 @@
  *                add(a, b) runs in the sandbox against the same run without tools, p50 at 1
  *                connection and the difference (needs a production build: `next build`)
  *
- * Goals (issue 12, reported PASS/MISS, never failing the process): warm p50 < 5 ms and p99 < 50 ms
+ * Goals (reported PASS/MISS, never failing the process): warm p50 < 5 ms and p99 < 50 ms
  * with 4 companies calling at once, with the server's pool (SANDBOX_POOL_SIZE 4, SANDBOX_PREWARM 1)
  * and its default recycling (SANDBOX_MAX_CALLS 100): the goal row. A process at its call limit
  * hands over to a successor booting in the background (lib/sandbox/pool.ts); the recycles and the

@@ -1,5 +1,5 @@
 /**
- * SDK services benchmark (issue 14): view fetch and action latency through the production server
+ * SDK services benchmark: view fetch and action latency through the production server
  * (key auth, rate limit, scope check, the service's queries), at 1 and 32 connections.
  *
  *   view crm/pipeline       GET, 300 deals over five stages: two queries (sums by stage, 25 newest cards per stage)

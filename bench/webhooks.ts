@@ -1,5 +1,5 @@
 /**
- * Inbound webhooks benchmark (issue 15), printed and saved to bench/results/webhooks-latest.json:
+ * Inbound webhooks benchmark, printed and saved to bench/results/webhooks-latest.json:
  *
  *  (a) Trigger latency: POST /v1/public/triggers/{company}/{secret} at 32 connections for
  *      --duration seconds with the worker running in the same server (every 202 is an event and

@@ -1,5 +1,5 @@
 /**
- * Widget benchmark (issue 14): the size of /v1/sdk/sdui-embed.js and how long a page waits for it.
+ * Widget benchmark: the size of /v1/sdk/sdui-embed.js and how long a page waits for it.
  *
  *   bundle        the built module, minified and gzipped (level 9, what the route serves), and the
  *                 build time
@@ -9,7 +9,7 @@
  *                 fetch. Cold = a fresh browser context (no HTTP cache), warm = a reload (the
  *                 script revalidated by ETag: 304). Median and max of --runs each.
  *
- * Goal (issue 14, reported PASS/MISS, never failing the process): at most 15 KB gzipped.
+ * Goal (reported PASS/MISS, never failing the process): at most 15 KB gzipped.
  *
  *   npm run bench -- --widget-only [--widget-runs 10]
  *   tsx bench/widget.ts [--runs 10]

@@ -8,10 +8,8 @@ import { databaseUrl } from "./url";
 
 export type Db = PostgresJsDatabase<typeof schema>;
 
-/**
- * Pools per process, kept on globalThis so Next's dev reloads and test files that import this
- * module more than once share them instead of leaking connections.
- */
+// On globalThis so Next's dev reloads and test files importing this twice share pools instead of
+// leaking them.
 const globalForDb = globalThis as unknown as {
   __cockpitSql?: postgres.Sql;
   __cockpitDb?: Db;
@@ -22,10 +20,9 @@ const globalForDb = globalThis as unknown as {
 };
 
 /**
- * Outage behaviour (db/resilience.ts has the rest): a connection attempt gives up after
- * CONNECT_TIMEOUT_S instead of postgres.js's 30 s, and a pool that lost its server retries every
- * 50–500 ms instead of backing off to 20 s, so it reconnects within about half a second of the
- * server's return. Connections are recycled after 5–10 minutes (stale ones after a failover).
+ * Outage behaviour (see db/resilience.ts): connection attempts give up after CONNECT_TIMEOUT_S, a
+ * pool that lost its server retries quickly instead of backing off for long, and connections are
+ * recycled (stale after a failover).
  */
 const CONNECT_TIMEOUT_S = 2;
 const resilient = {
@@ -44,10 +41,9 @@ export const sql: postgres.Sql =
 export const db: Db = globalForDb.__cockpitDb ?? drizzle(sql, { schema });
 
 /**
- * The breaker's probe: a connection of its own, opened for each probe and closed after it, so
- * neither a pool stuck on a dead network nor a probe connection the server terminated while idle
- * can stand for the server's state. A probe runs only while the database is suspect or down
- * (every 250 ms) and for readiness checks.
+ * The breaker's probe opens a connection of its own per probe, so neither a stuck pool nor a
+ * server-closed idle connection stands for the server's state. Runs only while the database is
+ * suspect or down, and for readiness.
  */
 setDatabaseProbe(async () => {
   const probe = postgres(databaseUrl(), { ...resilient, max: 1, connect_timeout: 1, onnotice: () => {} });
@@ -59,11 +55,9 @@ setDatabaseProbe(async () => {
 });
 
 /**
- * A second, small pool whose commits do not wait for the WAL flush (synchronous_commit = off).
- * Only for writes whose loss in a crash is harmless, and which then never leave the database
- * inconsistent: rate-limit counters (a crash forgets the last milliseconds of counts) and credit
- * holds (a lost hold vanishes together with its reserved amount; any later durable commit, such as
- * the settle that ends it, flushes the hold's WAL first). Money moves only through `db`.
+ * A small pool with synchronous_commit = off, only for writes whose loss in a crash is harmless and
+ * leaves nothing inconsistent: rate-limit counters and credit holds (a later durable commit flushes
+ * them). Money moves only via `db`.
  */
 export const relaxedSql: postgres.Sql =
   globalForDb.__cockpitRelaxedSql ??
@@ -76,14 +70,9 @@ export const relaxedSql: postgres.Sql =
 export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSql, { schema });
 
 /**
- * One connection, relaxed like the pool above, for runs' claims only (lib/runs/claim-thread.ts:
- * one autocommitted statement each, never a transaction). Claims arriving together are pipelined
- * on it: postgres.js writes them in one go and the server's backend works through them without
- * sleeping between them. Measured at 32 connections (2 cores): the database's CPU per run 0.83–0.88
- * → 0.55–0.60 ms and the gateway's 1.56–1.69 → 1.29–1.42 ms against claims spread over the pool's
- * four connections. A claim waits only for a conflicting row's transaction (a run ending on the
- * same thread), which never waits for this connection, so one claim cannot hold the others for
- * longer than a commit.
+ * One relaxed connection for run claims only (single autocommitted statements). Claims arriving
+ * together are pipelined on it; a claim waits only for a conflicting run's end, which never waits
+ * for this connection.
  */
 export const claimSql: postgres.Sql =
   globalForDb.__cockpitClaimSql ??

@@ -8,14 +8,9 @@ interface SocketOptions {
 }
 
 /**
- * A socket for postgres.js whose writes within one tick leave in one system call.
- *
- * postgres.js writes a message of 1 KiB or more the moment it is built, and gathers smaller ones
- * until setImmediate. A group commit's batch (lib/persistence/group-commit.ts) pipelines its
- * statements in one tick, and a run's statement (its steps and messages as JSON) is larger than
- * 1 KiB: each went out in a write of its own. Corked for the rest of the tick, they leave together,
- * at the end of the tick that wrote them (no timer, no added wait). The kernel's cost of a write to
- * loopback is mostly per call, not per byte.
+ * A socket for postgres.js whose writes within one tick leave in one system call. postgres.js
+ * writes messages of 1 KiB or more at once, so a pipelined batch went out write by write; corked
+ * until the tick ends, they leave together.
  */
 export function corkedSocket(options: SocketOptions): net.Socket {
   const host = options.host[0] ?? "localhost";
@@ -35,10 +30,7 @@ export function corkedSocket(options: SocketOptions): net.Socket {
   return socket;
 }
 
-/**
- * postgres.js's `socket` option for a URL with one host (it tries several hosts in turn only with
- * its own sockets): a connection URL listing several keeps the default.
- */
+// Only for a single-host URL: postgres.js tries several hosts in turn only with its own sockets.
 export function corkedSocketOption(url: string): { socket?: typeof corkedSocket } {
   const hosts = /^[a-z]+:\/\/(?:[^@/]*@)?([^/?]*)/i.exec(url)?.[1] ?? "";
   return hosts.includes(",") ? {} : { socket: corkedSocket };

@@ -1,8 +1,7 @@
 /**
- * postgres.js 3.4 sends small writes from a setImmediate that can fire after the connection closed,
- * with its socket gone (porsager/postgres#1154, #1208). The TypeError escapes every caller as an
- * uncaught exception. The query it carried was already rejected, but that connection keeps a stale
- * write timer and never sends a small write again: its pool has to be replaced (renewPools).
+ * postgres.js 3.4 can send small writes after the connection closed (porsager/postgres#1154,
+ * #1208): the TypeError escapes as uncaught, and that connection never writes small messages again,
+ * so its pool is replaced (renewPools).
  */
 export function isClosedSocketWrite(err: unknown): boolean {
   if (!(err instanceof TypeError) || !err.message.includes("reading 'write'")) return false;

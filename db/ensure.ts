@@ -7,10 +7,7 @@ let ready: Promise<string> | undefined;
 
 const embeddedOptions = () => ({ port: dbEnv.EMBEDDED_PG_PORT, dataDir: embeddedDataDir(), database: "cockpit" });
 
-/**
- * The one "make sure the database is up" step that the server, the worker, the CLI and the tests
- * call: starts the embedded server when DATABASE_URL is unset, then migrates. Memoised per process.
- */
+/** The one "database is up" step of server, worker, CLI and tests: embedded start if needed, then migrate. Memoised. */
 export function ensureDatabase(): Promise<string> {
   ready ??= (async () => {
     if (usesEmbeddedDatabase()) await ensureEmbeddedDatabase(embeddedOptions());
@@ -25,11 +22,9 @@ export function ensureDatabase(): Promise<string> {
 }
 
 /**
- * ensureDatabase() for a process that uses the database until it exits (`npm start`, `npm run
- * dev`, `npm run worker`, `npm run admin`). On the embedded database the process is registered as
- * one of its users, and the returned release (call it once the process has stopped using the
- * database) stops the server when no other registered process is left. A database given by
- * DATABASE_URL is never started or stopped: release does nothing then.
+ * ensureDatabase() for a process that uses the database until it exits. On the embedded database
+ * the process registers as a user and the returned release stops the server when no user is left;
+ * with DATABASE_URL release does nothing.
  */
 export async function attachDatabase(): Promise<() => Promise<void>> {
   if (!usesEmbeddedDatabase()) {

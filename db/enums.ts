@@ -1,7 +1,4 @@
-/**
- * Every enumerated value of the data model, defined once. Types, zod enums and pgEnums derive from
- * these (STYLE: never write "active" or a scope name by hand).
- */
+/** Every enumerated value, defined once; types, zod enums and pgEnums derive from these. */
 export const SCOPE = { chat: "chat", view: "view", action: "action", admin: "admin" } as const;
 export const SCOPES = Object.values(SCOPE) as [Scope, ...Scope[]];
 export type Scope = (typeof SCOPE)[keyof typeof SCOPE];
@@ -86,7 +83,7 @@ export const DOCUMENT_KIND = {
 export const DOCUMENT_KINDS = Object.values(DOCUMENT_KIND) as [DocumentKind, ...DocumentKind[]];
 export type DocumentKind = (typeof DOCUMENT_KIND)[keyof typeof DOCUMENT_KIND];
 
-/** SDK service `crm`: the stages a deal moves through (issue 14). */
+/** SDK service `crm`: the stages a deal moves through. */
 export const DEAL_STAGE = {
   lead: "lead",
   qualified: "qualified",
@@ -103,9 +100,8 @@ export const INVOICE_STATUSES = Object.values(INVOICE_STATUS) as [InvoiceStatus,
 export type InvoiceStatus = (typeof INVOICE_STATUS)[keyof typeof INVOICE_STATUS];
 
 /**
- * An inbound webhook event's life (lib/webhooks): stored and enqueued (`accepted`), its agents
- * chosen (`routed`), their runs under way (`processing`), then `done` (every run completed, or no
- * agent matched), `failed` (a reason no retry fixes, e.g. 402) or `dead` (retries spent).
+ * An inbound event's life: `accepted`, `routed`, `processing`, then `done` (all runs completed or
+ * none matched), `failed` (no retry fixes it, e.g. 402) or `dead` (retries spent).
  */
 export const WEBHOOK_EVENT_STATUS = {
   accepted: "accepted",

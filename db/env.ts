@@ -1,9 +1,8 @@
 import { z } from "zod";
 
 /**
- * The database's part of the configuration, read here so that `db/` needs nothing from `lib/`.
- * lib/env.ts builds its schema on top of this one (`DatabaseEnv.extend`), so the server still
- * validates every variable at boot in one place and one message; the two parse the same rules.
+ * The database's configuration, read here so `db/` needs nothing from `lib/`; lib/env.ts extends
+ * this schema, so every variable is still validated at boot in one place.
  */
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 

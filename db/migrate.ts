@@ -8,8 +8,8 @@ import { syncCatalog } from "./catalog/sync";
 const MIGRATION_LOCK_ID = 727_001;
 
 /**
- * Applies the committed migrations, then loads the model catalog file. Idempotent; safe when several processes start at once: they
- * queue on one advisory lock held on a dedicated connection, and the later ones find nothing to do.
+ * Applies the committed migrations, then loads the model catalog. Idempotent; concurrent starts
+ * queue on an advisory lock held on a dedicated connection.
  */
 export async function runMigrations(url: string): Promise<void> {
   const conn = postgres(url, { max: 1, onnotice: () => {} });

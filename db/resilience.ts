@@ -1,32 +1,16 @@
 import type postgres from "postgres";
 
 /**
- * How the app behaves while PostgreSQL is away: fail fast, never hang.
- *
- * One circuit breaker per process watches every query drizzle sends (they all pass through
- * `unsafe`, which `guard` wraps) and every transaction:
- *  - a connection-class error (refused, reset, closed, timed out, 57P01 and friends) makes it probe
- *    the server at once on a separate connection (SELECT 1 within PROBE_TIMEOUT_MS); it opens when
- *    the probe fails (one dead connection is not an outage);
- *  - a query outstanding for longer than SLOW_MS makes it probe too: a silent network (a blackhole,
- *    where TCP gives no error for minutes) opens it as well; when it opens, the queries still
- *    waiting are rejected at once;
- *  - while it is open, every new query and transaction is rejected at once with
- *    DatabaseUnavailableError (the API answers 503 with Retry-After), instead of queueing behind the
- *    pool's reconnect backoff; a probe every PROBE_EVERY_MS closes it as soon as the server answers.
- * A query that fails on a connection the server terminated (57P01/57P02/57P03: it never ran) is
- * retried once, transparently, outside transactions; so is a read (SELECT) whose connection closed
- * under it. A write whose connection closed may have committed: it fails (→ 503), and the writes
- * that matter are idempotent (a run's persistence, by run id) or journaled.
- *
- * No imports from lib/: state changes are reported to listeners (lib/db-health logs them).
+ * How the app behaves while PostgreSQL is away: fail fast, never hang. One breaker per process
+ * watches every query (`unsafe`, wrapped by `guard`) and transaction. A connection-class error or a
+ * query outstanding past SLOW_MS (a silent network) triggers a probe on a separate connection; it
+ * opens only when the probe fails, then rejects new and waiting queries with
+ * DatabaseUnavailableError (503 with Retry-After) until a probe succeeds. A query on a
+ * server-terminated connection (57P01-3: never ran), or a read whose connection closed, is retried
+ * once outside transactions; a write may have committed, so it fails, and writes that matter are
+ * idempotent or journaled. No imports from lib/: state changes go to listeners.
  */
-/**
- * A call caught by a silent network waits SLOW_MS (+ a watchdog tick of SLOW_MS / 4) for the probe
- * to start and PROBE_TIMEOUT_MS for it to fail: ~1.75 s to its 503 (the probe keeps its 1 s: a
- * shorter one failed on a loaded CI box while connections were being terminated). At 1 s each, a query sent at
- * the very start of a blackhole got its 503 after 2.0–2.25 s (seen in CI: 2,007 ms).
- */
+/** A silent network is noticed after SLOW_MS plus a watchdog tick, then PROBE_TIMEOUT_MS for the probe to fail. */
 export const SLOW_MS = 600;
 export const PROBE_TIMEOUT_MS = 1_000;
 export const PROBE_EVERY_MS = 250;
@@ -63,11 +47,9 @@ const RETRYABLE_CODES = new Set(["57P01", "57P02", "57P03"]);
 const LOST_CODES = new Set(["CONNECTION_CLOSED", "ECONNRESET", "EPIPE"]);
 const READ_ONLY = /^\s*select\b/i;
 /**
- * A probe whose own connection was cut (its backend terminated by an administrator or a pooler, its
- * socket reset) heard from a server that is there: it is tried once more on a new connection before
- * the breaker opens. Seen in CI: an administrator's sweep of the app's backends caught a probe's
- * brand-new connection, and the breaker declared an outage that answered 16–41 requests 503.
- * A refused or timed-out connection, or a server that is starting or stopping (57P03), is not retried.
+ * A probe whose own connection was cut heard from a live server, so it is retried once on a new
+ * connection before the breaker opens. Refused or timed-out connections, or 57P03 (starting or
+ * stopping), are not retried.
  */
 const CUT_CODES = new Set([...LOST_CODES, ...[...RETRYABLE_CODES].filter((c) => c !== "57P03")]);
 
@@ -164,9 +146,9 @@ class Breaker {
   }
 
   /**
-   * Runs one probe at a time; true when the server answered in time. A probe that times out while
-   * other queries were being answered meanwhile found a slow server, not a gone one (a starved
-   * machine, a pool queue): the breaker stays closed, since 503s would only add to the load.
+   * Runs one probe at a time; true when the server answered in time. A timeout while other queries
+   * were answered means a slow server, not a gone one: the breaker stays closed, since 503s would
+   * only add load.
    */
   check(): Promise<boolean> {
     this.probing ??= (async () => {
@@ -199,11 +181,7 @@ class Breaker {
     return this.probing;
   }
 
-  /**
-   * A query failed: after a connection-class error, probe at once. One dead connection (recycled by
-   * a proxy, terminated by an administrator) is not an outage: the breaker opens only when the
-   * server itself does not answer.
-   */
+  /** After a connection-class error, probe at once; one dead connection is not an outage, only an unanswering server is. */
   failure(err: unknown) {
     if (this.state === "up" && isConnectionError(err) && !(err instanceof DatabaseUnavailableError)) void this.check();
   }
@@ -287,10 +265,7 @@ function guarded<T>(start: () => PromiseLike<T>, retry: boolean, readOnly = fals
 type Sql = postgres.Sql;
 type Unsafe = Sql["unsafe"];
 
-/**
- * What `unsafe` returns to drizzle: awaitable, with `.values()` (the only method drizzle calls on
- * it). The query is created when it is awaited, so a refused one never reaches the pool.
- */
+/** What `unsafe` returns to drizzle: awaitable with `.values()`, created only when awaited so a refused query never reaches the pool. */
 function lazyQuery(make: (values: boolean) => PromiseLike<unknown>, retry: boolean, readOnly: boolean) {
   let values = false;
   let promise: Promise<unknown> | undefined;
@@ -326,9 +301,8 @@ const ALL_POOLS = Symbol.for("cockpit.db-guarded-pools");
 const gp = globalThis as { [ALL_POOLS]?: (() => void)[] };
 const swappers: (() => void)[] = (gp[ALL_POOLS] ??= []);
 /**
- * After an outage in which queries were given up on, every guarded pool starts afresh: its old
- * connections may be stuck behind a dead network (TCP gives up on them only after minutes, and
- * postgres.js would queue new queries behind them). The old pool is left to finish or time out.
+ * After an outage that abandoned queries, every guarded pool starts afresh: old connections may sit
+ * behind a dead network for minutes. The old pool is left to finish or time out.
  */
 onDbStateChange((state, _reason, abandoned) => {
   if (state === "up" && abandoned) for (const swap of swappers) swap();
@@ -341,8 +315,8 @@ export function renewPools(): void {
 
 /**
  * A pool under the breaker: drizzle's queries (`unsafe`) and transactions (`begin`) go through it;
- * everything else (tagged templates, listen, end…) goes to the current postgres.js pool. `make`
- * builds a pool (preparedByDefault applied, so prepared statements run underneath).
+ * everything else goes to the current postgres.js pool. `make` builds a pool with preparedByDefault
+ * applied.
  */
 export function guard(make: () => Sql): Sql {
   let current = make();

@@ -1,9 +1,6 @@
 import { dbEnv } from "./env";
 
-/**
- * The connection URL: DATABASE_URL when set, else the embedded server's fixed local address
- * (started on demand by ensureDatabase()). Known synchronously, so the client can be built at import.
- */
+/** DATABASE_URL, else the embedded server's fixed address; known synchronously so the client can be built at import. */
 export function databaseUrl(): string {
   return dbEnv.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${dbEnv.EMBEDDED_PG_PORT}/cockpit`;
 }

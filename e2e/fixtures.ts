@@ -14,9 +14,8 @@ import { WebhooksPage } from "./pages/webhooks-page";
 import { admin } from "./support/admin-cli";
 
 /**
- * A company with credits and a panel user, made through the operator CLI once per worker (each CLI
- * call boots the app's code: ~1.5 s of CPU). Tests share it, so each one only looks at rows it made
- * itself (unique key names, balances read before and after), never at the company's totals.
+ * A company with credits and a panel user, made once per worker through the operator CLI (slow to
+ * boot). Tests share it, so each looks only at rows it made itself, never at the company's totals.
  */
 export interface Tenant {
   companyId: string;

@@ -1,8 +1,8 @@
 import { expect, test } from "./fixtures";
 
 /**
- * Issue 13's panel journey: drop three files on a new collection, watch each upload's progress
- * bar and then its status turn ready without reloading, try the test retrieval box, delete one.
+ * The panel journey: drop three files on a new collection, watch each upload's progress and status
+ * turn ready without reloading, try the test retrieval box, delete one.
  */
 test("drop three files into a collection, watch them turn ready, test retrieval, delete one", async ({
   tenant,

@@ -1,7 +1,7 @@
 import { expect, test } from "./fixtures";
 import { admin } from "./support/admin-cli";
 
-/** The catalog snapshot (db/catalog/models-2026-05-18.json), in the page's group order. */
+/** The catalog snapshot in db/catalog/, in the page's group order. */
 const GROUPS = { openai: 16, openrouter: 38, google: 8, anthropic: 4, mistral: 4, deepseek: 2, local: 2 };
 
 interface WireModel {

@@ -34,7 +34,7 @@ test("the tool editor checks the schema as you type and says only the standard l
   await expect(refused.getByTestId("tool-run-error")).toContainText("required property 'b'");
 });
 
-/** Issue 12's journey: the real sandbox checks and runs the code, the tool loop calls it in a run. */
+/** The real sandbox checks and runs the code, and the tool loop calls it in a run. */
 test("create a tool in the editor, test-run it, bind it to a profile, run a thread with that profile and see the tool call in its run steps", async ({
   request,
   tenant,

@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
 
-/** Issue 15's journey: an agent and its endpoint made in the panel, a sender POSTs, the event turns done and its thread opens. */
+/** An agent and its endpoint made in the panel, a sender POSTs, the event turns done and its thread opens. */
 test("create an agent and a webhook in the panel, POST to its URL, watch the event turn done and open the woken thread", async ({
   request,
   tenant,

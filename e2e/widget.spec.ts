@@ -4,8 +4,8 @@ import { WidgetHostPage } from "./pages/widget-host-page";
 import { HOSTILE_CSS, hostHtml, startHostSite, type HostSite } from "./support/host-site";
 
 /**
- * Issue 14: the real widget script and the real crm service, on a plain HTML page of another
- * origin. The e2e server issues 5-second tokens (playwright.config.ts), so renewals happen here.
+ * The real widget script and crm service on a plain HTML page of another origin. The e2e server
+ * issues short-lived tokens (playwright.config.ts), so renewals happen here.
  */
 let site: HostSite;
 

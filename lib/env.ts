@@ -2,9 +2,9 @@ import { z } from "zod";
 import { DatabaseEnv, parseEnvWith } from "@/db/env";
 
 /**
- * The only reader of process.env besides db/env.ts. Parsed once at import; a bad value throws at
- * boot with a message naming the variable (CONTRACT 2). The database's variables (DATABASE_URL,
- * DATA_DIR, EMBEDDED_PG_PORT) are declared in db/env.ts, so `db/` reads them without `lib/`.
+ * The only reader of process.env besides db/env.ts (which holds the database's variables so `db/`
+ * needs no `lib/`). Parsed once at import; a bad value throws at boot naming the variable (CONTRACT
+ * 2).
  */
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
@@ -27,15 +27,11 @@ const ServerEnv = DatabaseEnv.extend({
       .default("127.0.0.1"),
   ),
   /**
-   * How many reverse proxies in front of the server append to X-Forwarded-For; 0 (default) trusts
-   * none and takes the client address from the socket. With N, the client is the Nth address from
-   * the right (what the outermost trusted proxy saw); entries further left are the client's to forge.
+   * Reverse proxies that append to X-Forwarded-For. 0 uses the socket address; with N the client is
+   * the Nth address from the right, and entries further left are the client's to forge.
    */
   TRUST_PROXY: intWithDefault(0, 0, 10),
-  /**
-   * Lifetime of the JWTs from POST /v1/sdk/token (CONTRACT 5.2: 300 s). Tests shorten it to watch
-   * the widget renew its token.
-   */
+  /** Lifetime of POST /v1/sdk/token's JWTs (CONTRACT 5.2); tests shorten it to watch the widget renew. */
   SDK_TOKEN_TTL_S: intWithDefault(300, 2, 86_400),
   /** Window of the panel's sign-in throttle (failures per email and client address, per email, per client address). */
   LOGIN_THROTTLE_WINDOW_S: intWithDefault(900, 1, 86_400),
@@ -48,13 +44,11 @@ const ServerEnv = DatabaseEnv.extend({
   ),
   LOCAL_MODELS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"]).default("1")),
   MAX_UPLOAD_MB: intWithDefault(50, 1, 1024),
-  /** Where uploaded documents' bytes are kept (one file per document); default `<DATA_DIR>/knowledge`. Split web/worker hosts share it. */
+  /** Uploaded documents' bytes, one file each; default `<DATA_DIR>/knowledge`. Split web/worker hosts must share it. */
   KNOWLEDGE_STORAGE_DIR: optionalString,
   /**
-   * Durable indexing jobs (pg-boss, schema `pgboss`): a job without progress for
-   * KNOWLEDGE_JOB_EXPIRE_S is failed by pg-boss's maintenance (every JOBS_MAINTENANCE_S) and
-   * retried, KNOWLEDGE_JOB_RETRIES times with backoff from KNOWLEDGE_JOB_RETRY_DELAY_S, then the
-   * document is `failed`. A process without jobs checks for work every JOBS_IDLE_CHECK_S.
+   * Indexing jobs (pg-boss): a job idle for KNOWLEDGE_JOB_EXPIRE_S is failed by maintenance and
+   * retried KNOWLEDGE_JOB_RETRIES times with backoff, then the document is `failed`.
    */
   KNOWLEDGE_JOB_EXPIRE_S: intWithDefault(120, 1, 3600),
   KNOWLEDGE_JOB_RETRIES: intWithDefault(3, 0, 20),
@@ -63,17 +57,16 @@ const ServerEnv = DatabaseEnv.extend({
   KNOWLEDGE_JOB_MAX_S: intWithDefault(1800, 10, 86_400),
   JOBS_MAINTENANCE_S: intWithDefault(30, 1, 3600),
   JOBS_IDLE_CHECK_S: intWithDefault(5, 1, 3600),
-  /** How often an idle job worker asks for work when no producer wakes it (a fallback: producers wake workers in every process). */
+  /** Idle poll interval of a job worker; a fallback, since producers wake workers in every process. */
   JOBS_POLL_S: intWithDefault(2, 1, 3600),
   /** Documents one worker process indexes at once. */
   KNOWLEDGE_WORKER_CONCURRENCY: intWithDefault(2, 1, 32),
   /** For tests (0 otherwise): each indexing attempt waits this long first, so a test can kill a worker mid-job. */
   KNOWLEDGE_TEST_INDEX_DELAY_MS: intWithDefault(0, 0, 600_000),
   /**
-   * Inbound webhooks (lib/webhooks): accepted events per minute per endpoint (an endpoint's own
-   * `rate_limit_per_minute` wins), how long a rotated-out secret keeps working, and the
-   * `webhook-event` jobs: expiry without progress, retries on upstream failures with backoff from
-   * WEBHOOK_JOB_RETRY_DELAY_S (then the event is `dead`), and events one process works on at once.
+   * Inbound webhooks: accepted events per minute per endpoint (the endpoint's own limit wins),
+   * rotated-secret grace, and `webhook-event` job expiry, retries (then `dead`) and per-process
+   * concurrency.
    */
   WEBHOOK_RATE_LIMIT_PER_MINUTE: intWithDefault(600, 1, 1_000_000),
   WEBHOOK_SECRET_GRACE_S: intWithDefault(86_400, 0, 30 * 86_400),
@@ -83,10 +76,7 @@ const ServerEnv = DatabaseEnv.extend({
   WEBHOOK_JOB_MAX_S: intWithDefault(600, 10, 86_400),
   /** 0: this process accepts events but leaves their processing to other processes (`npm run worker`). */
   WEBHOOK_WORKER_CONCURRENCY: intWithDefault(4, 0, 64),
-  /**
-   * Set by the production server (scripts/server/main.mjs), not by hand: the built jobs thread
-   * (lib/jobs/jobs-thread.ts). Unset (`next dev`, `npm run worker`, JOBS_THREAD=0): no jobs thread.
-   */
+  /** Set by scripts/server/main.mjs, not by hand: the built jobs thread. Unset: no jobs thread. */
   COCKPIT_JOBS_THREAD_FILE: optionalString,
   /** Upstream HTTP: connect timeout, time to first byte (response headers), idle gap between stream chunks. */
   UPSTREAM_CONNECT_TIMEOUT_MS: intWithDefault(10_000, 1, 600_000),
@@ -96,24 +86,9 @@ const ServerEnv = DatabaseEnv.extend({
   UPSTREAM_RETRIES: intWithDefault(2, 0, 10),
   UPSTREAM_RETRY_BASE_MS: intWithDefault(200, 0, 60_000),
   /**
-   * Slug of the vision-capable model that describes images for models that do not take them
-   * (lib/runs/stages/multimodal.ts); billed to the company like any call. Unset: OCR text and the
-   * image's size and type only, no model call.
-   */
-  /**
-   * The Python sandbox (lib/sandbox): at most SANDBOX_POOL_SIZE Deno processes; after the first tool
-   * call SANDBOX_PREWARM clean ones are kept booted. A call waits up to SANDBOX_QUEUE_TIMEOUT_MS for
-   * a process, runs up to SANDBOX_TIMEOUT_MS (then SIGKILL); a process is killed at once for RSS
-   * over SANDBOX_MAX_RSS_MB or for more than SANDBOX_IDLE_CPU_MS + 200 ms of CPU beyond its allowance
-   * (one thread while in a call, none while idle; an account draining at 5 % of wall time, read from
-   * /proc ticks of 10 ms), which a timer or thread left running fills within a second however often
-   * its company calls. At about SANDBOX_MAX_CALLS calls (80 to 100 %, per process) or
-   * SANDBOX_MAX_AGE_S it hands over: a successor for the same company boots in the background (from
-   * 90 % of the limit, at most max(1, SANDBOX_PREWARM) boots at a time, beyond SANDBOX_POOL_SIZE
-   * while it boots) and the old process serves its company until the successor is ready. Past 4 ×
-   * its call limit or SANDBOX_MAX_AGE_S + 60 s the company's calls wait for the successor, so under
-   * a sustained burst a process lives max(limit, boot time) and at most 4 × the limit.
-   * SANDBOX_MAX_CALLS=1 stays strict: a fresh process for every call.
+   * Python sandbox pool. A process is killed on timeout, RSS or CPU beyond its allowance (so a
+   * leftover thread dies), and is replaced near SANDBOX_MAX_CALLS or SANDBOX_MAX_AGE_S by a
+   * successor booted in the background. SANDBOX_MAX_CALLS=1 means a fresh process for every call.
    */
   SANDBOX_POOL_SIZE: intWithDefault(4, 1, 64),
   SANDBOX_PREWARM: intWithDefault(1, 0, 64),
@@ -126,7 +101,7 @@ const ServerEnv = DatabaseEnv.extend({
   SANDBOX_IDLE_CPU_MS: intWithDefault(50, 0, 60_000),
   /** cpu cgroup quota of each sandbox process in % of one core, where the host allows (root); 0: none. */
   SANDBOX_CPU_QUOTA_PERCENT: intWithDefault(100, 0, 6400),
-  /** Python's heap (WebAssembly memory) per process; 512 MiB keeps a 3 GB allocation a clean MemoryError. */
+  /** Python's heap (WebAssembly memory) per process: a larger allocation is a clean MemoryError. */
   SANDBOX_WASM_MAX_MB: intWithDefault(512, 64, 4096),
   SANDBOX_STDOUT_MAX_BYTES: intWithDefault(65_536, 0, 16 * 1024 * 1024),
   SANDBOX_RESULT_MAX_BYTES: intWithDefault(1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -134,25 +109,19 @@ const ServerEnv = DatabaseEnv.extend({
   SANDBOX_UID: intWithDefault(65534, -1, 2 ** 31 - 1),
   SANDBOX_GID: intWithDefault(65534, -1, 2 ** 31 - 1),
   /**
-   * The knowledge parser (lib/knowledge/parse): one child process per file, at most PARSE_CONCURRENCY
-   * at once. A child is SIGKILLed after PARSE_TIMEOUT_MS, when its RSS passes PARSE_MEMORY_MB + 256
-   * (its V8 heap is capped at PARSE_MEMORY_MB; buffers and wasm live outside it), or when its reply
-   * passes PARSE_MAX_OUTPUT_MB.
+   * Knowledge parser: one child per file, at most PARSE_CONCURRENCY. A child is SIGKILLed on
+   * timeout, on RSS past PARSE_MEMORY_MB + 256 (buffers and wasm live outside the V8 heap cap), or
+   * a reply past PARSE_MAX_OUTPUT_MB.
    */
   PARSE_TIMEOUT_MS: intWithDefault(60_000, 100, 3_600_000),
   PARSE_MEMORY_MB: intWithDefault(512, 64, 16_384),
   PARSE_CONCURRENCY: intWithDefault(2, 1, 64),
   PARSE_MAX_OUTPUT_MB: intWithDefault(32, 1, 1024),
+  /** Vision model that describes images for models that do not take them; unset: OCR text, size and type only. */
   VISION_MODEL: optionalString,
-  /**
-   * Knowledge embeddings (lib/knowledge/embeddings.ts): `<group>:<model>` of a provider group with an
-   * OpenAI-compatible `/embeddings` (`openai:text-embedding-3-small`); unset: the offline default.
-   */
-  /**
-   * Chunks the retrieval caches of one process hold in all (lib/knowledge/search-cache.ts, ~4 KB
-   * each with the offline embedding); least recently searched companies are dropped beyond it.
-   */
+  /** Chunks one process's retrieval caches hold in all; least recently searched companies are dropped beyond it. */
   KNOWLEDGE_CACHE_CHUNKS: intWithDefault(400_000, 1_000, 100_000_000),
+  /** `<group>:<model>` of a group with an OpenAI-compatible `/embeddings`; unset: the offline default. */
   EMBEDDING_MODEL: z.preprocess(
     emptyAsUndefined,
     z
@@ -168,7 +137,7 @@ const ServerEnv = DatabaseEnv.extend({
   TOOL_MAX_CALLS_PER_ROUND: intWithDefault(8, 1, 128),
   /** Tool calls executed per run; past it the calls get an error result and the next model call offers no tools. */
   TOOL_MAX_CALLS_PER_RUN: intWithDefault(32, 1, 1024),
-  /** O₮ billed per CPU-second of company tools' Python (measured by the host); 0 bills nothing. */
+  /** O₮ billed per CPU-second of company tools' Python, as the host counts it; 0 bills nothing. */
   TOOL_CPU_OT_PER_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1_000_000).default(0)),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,

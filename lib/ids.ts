@@ -2,10 +2,8 @@ import { randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/**
- * Random bytes drawn from a pooled buffer: one crypto call per 4 KiB instead of one per id (ids are
- * minted several times per request, and each randomBytes() call showed up in profiles).
- */
+// Random bytes from a pooled buffer: one crypto call per pool instead of one per id, as ids are
+// minted often.
 const POOL_SIZE = 4096;
 let pool = randomBytes(POOL_SIZE);
 let offset = 0;

@@ -1,17 +1,9 @@
 // @ts-check
 /**
- * Removes secrets from a line of log output, whoever wrote it: our pino logger (lib/log.ts), and,
- * through the production server's stdout/stderr (scripts/server/main.mjs), Next.js, Auth.js and
- * anything else that prints. Plain JavaScript so the server script can import it outside the
- * Next.js bundle. What is removed:
- * - a webhook trigger's secret, the last segment of `/v1/public/triggers/{company}/{secret}`
- *   (also percent-encoded, as in a callbackUrl);
- * - values of query parameters whose name says key, token, secret, password, signature, auth,
- *   session or code;
- * - Authorization, x-api-key, Cookie and Set-Cookie header values, and any `Bearer`/`Basic` credential;
- * - the password in a URL's user info (`postgres://user:password@host`, `redis://:password@host`);
- * - strings shaped like our secrets wherever they appear: `sk-…` keys, `whs_`/`whsec_` webhook
- *   secrets, JWTs.
+ * Removes secrets from any log line (pino's, and via scripts/server/main.mjs everything on
+ * stdout/stderr); plain JS for that script. Removed: trigger secrets in
+ * `/v1/public/triggers/{company}/{secret}`, secret-named query values, auth and cookie headers,
+ * `Bearer`/`Basic` credentials, URL passwords, and `sk-…`, `whs_`/`whsec_` and JWT shapes.
  */
 const CENSOR = "[redacted]";
 

@@ -1,10 +1,9 @@
 import pino from "pino";
 
 /**
- * Errors as logged: pino's standard shape, minus anything that carries a statement's parameters
- * (a user's prompt, a model's answer). drizzle's DrizzleQueryError puts the SQL and its params in
- * its message (and so its stack); postgres.js errors carry `parameters` and `query`. The cause
- * chain is kept, cleaned the same way.
+ * Errors as logged: pino's shape minus statement parameters (prompts, answers), which drizzle puts
+ * in its message and stack and postgres.js in `parameters` and `query`. The cause chain is cleaned
+ * the same way.
  */
 const PARAMS = /\nparams:[\s\S]*$/;
 const MAX_TEXT = 300;

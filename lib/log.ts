@@ -4,11 +4,8 @@ import { redactSecrets } from "./log-redact.mjs";
 import { safeErr } from "./log-serializers";
 
 /**
- * Structured logs on stderr (stdout belongs to the CLI's JSON output). Anything that may carry a
- * secret is redacted by path; callers never log keys, tokens or raw headers in the first place.
- * Errors never carry a statement's parameters (prompts, answers): see safeErr. Every line is passed
- * through redactSecrets last, for what a path or message carries (a trigger URL's secret, a key
- * quoted in an error).
+ * Structured logs on stderr (stdout is the CLI's JSON). Secrets are redacted by path and every line
+ * goes through redactSecrets last; errors never carry statement parameters (safeErr).
  */
 export const log = pino(
   {

@@ -19,8 +19,8 @@ export interface Page<T> {
 }
 
 /**
- * Keyset pagination on (created_at, id), so pages stay stable while rows are inserted. `after` is
- * the id of the last item seen; it must satisfy the same `where` (company scope included).
+ * Keyset pagination on (created_at, id), stable while rows are inserted. `after` is the last id
+ * seen and must match the same `where` (company scope included).
  */
 export async function cursorPage<T extends PgTable>(
   db: DbOrTx,

@@ -1,7 +1,4 @@
-/**
- * TanStack Query keys of the panel, built in one place so an invalidation always matches the
- * queries it means (a prefix invalidates every query below it).
- */
+/** TanStack Query keys in one place, so an invalidation matches the queries it means (a prefix covers those below). */
 export const queryKeys = {
   guardrails: {
     all: ["guardrails"] as const,

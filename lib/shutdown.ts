@@ -1,7 +1,6 @@
 /**
- * Work to do when the production server stops. scripts/server/main.mjs runs these hooks after the
- * requests in flight have ended (SIGINT/SIGTERM), before it exits. The registry lives on
- * globalThis because the server script is outside the Next.js bundle that loads our modules.
+ * Work run when the production server stops, after requests in flight ended. The registry lives on
+ * globalThis since scripts/server/main.mjs is outside the Next.js bundle.
  */
 export type ShutdownHook = () => Promise<unknown> | unknown;
 
@@ -12,11 +11,7 @@ export function onShutdown(hook: ShutdownHook): void {
   (g[KEY] ??= []).push(hook);
 }
 
-/**
- * Runs the registered hooks, each failure passed to `onError`. The production server runs its own
- * copy of this (scripts/server/main.mjs is outside the bundle, with a time limit); the jobs thread
- * (lib/jobs/thread-main.ts) runs its isolate's hooks through this one.
- */
+/** Runs the hooks, passing failures to `onError`; main.mjs has its own copy, the jobs thread uses this one. */
 export async function runShutdownHooks(onError: (err: unknown) => void): Promise<void> {
   const hooks = (globalThis as { [KEY]?: ShutdownHook[] })[KEY] ?? [];
   await Promise.all(
@@ -31,9 +26,9 @@ export async function runShutdownHooks(onError: (err: unknown) => void): Promise
 }
 
 /**
- * Calls still running when the server's SHUTDOWN_GRACE_MS runs out (streams): scripts/server/main.mjs
- * calls every registered cancel then, and each call ends as a client cancel would (billed for what
- * was generated, thread and credit released) but still tells its client, with an error frame.
+ * Calls still running when SHUTDOWN_GRACE_MS ends: each registered cancel ends its call as a client
+ * cancel would (billed, thread and credit released) but still tells its client, with an error
+ * frame.
  */
 interface GraceEnd {
   ended: boolean;

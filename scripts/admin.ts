@@ -1,8 +1,7 @@
 /**
- * Operator CLI (CONTRACT 3): exactly one JSON object on stdout; logs and errors on stderr.
- * Works while the server runs, against DATABASE_URL or the embedded database. It registers as a
- * user of the embedded database for the length of the command, so a server stopping meanwhile
- * leaves the database up, and a command run with nothing else up leaves nothing running.
+ * Operator CLI (CONTRACT 3): one JSON object on stdout, logs on stderr. It registers as an
+ * embedded-database user for the command, so a stopping server leaves the database up and a lone
+ * command leaves nothing running.
  */
 import { ZodError } from "zod";
 import { db, sql } from "@/db/client";
@@ -11,10 +10,8 @@ import { ADMIN_USAGE, runAdminCommand } from "@/lib/cli/admin-commands";
 import { AppError } from "@/lib/errors";
 import { zodToAppError } from "@/lib/http/error-response";
 
-/**
- * The message of a failed command. A failed query's own message carries its parameters (a new
- * user's password hash, for one), so only the database's reason is shown, never the statement.
- */
+// A failed query's message carries its parameters (a password hash), so only the database's reason
+// is shown.
 function errorMessage(err: unknown): string {
   if (err instanceof ZodError) return zodToAppError(err).message;
   if (err instanceof AppError) return err.message;

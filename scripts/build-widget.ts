@@ -1,7 +1,7 @@
 /**
- * Builds the widget (widget/src, widget/VOCABULARY.md) into `.widget/sdui-embed.js`: one minified
- * ES module, served by app/v1/sdk/sdui-embed.js. Run by `npm start`, `npm test`, `npm run build`
- * and the bench before the server starts (~0.1 s). `tsx scripts/build-widget.ts` prints the sizes.
+ * Builds the widget into `.widget/sdui-embed.js`, one minified ES module served by
+ * app/v1/sdk/sdui-embed.js; run before the server starts. `tsx scripts/build-widget.ts` prints the
+ * sizes.
  */
 import { build } from "esbuild";
 import fs from "node:fs";

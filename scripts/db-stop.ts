@@ -1,8 +1,7 @@
 /**
- * `npm run db:stop`: stops the embedded PostgreSQL of this project (`<DATA_DIR>/pg`), for instance
- * one left running by a process that was killed. Works as root (the server runs as the `postgres`
- * OS user there, and `pg_ctl` refuses root): the postmaster is signalled directly. Refuses while
- * a process of the project still uses it, unless `--force`. A DATABASE_URL database is never touched.
+ * `npm run db:stop`: stops this project's embedded PostgreSQL (e.g. one left by a killed process),
+ * signalling the postmaster directly so root works. Refuses while a project process uses it, unless
+ * `--force`; never DATABASE_URL's.
  */
 import path from "node:path";
 import { embeddedDatabaseUsers, stopEmbeddedDatabase } from "@/db/embedded";

@@ -1,12 +1,10 @@
 #!/usr/bin/env node
 /**
- * Keeps `npm ci` working on machines whose npm registry mirror carries only the Linux builds of
- * platform-specific optional packages (@next/swc-*, @tailwindcss/oxide-*). `npm install` then
- * leaves the other platforms' entries out of package-lock.json, and `npm ci` refuses the lock as
- * "out of sync". This adds a lock entry for each missing optional platform package, marked with
- * its os/cpu so npm skips it on every other machine without fetching anything.
- *
- * Run after any `npm install` that touches these packages: `node scripts/lock-platform-stubs.mjs`.
+ * Keeps `npm ci` working where the registry mirror has only Linux builds of platform packages
+ * (@next/swc-*,
+ * @tailwindcss/oxide-*): adds the missing lock entries, marked by os/cpu so npm skips them
+ * elsewhere. Run after any `npm install` that touches these packages: `node
+ * scripts/lock-platform-stubs.mjs`.
  */
 import fs from "node:fs";
 

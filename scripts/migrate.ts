@@ -1,7 +1,6 @@
 /**
- * `npm run db:migrate`: applies db/migrations (the server, worker and CLI also do on start). On the
- * embedded database it is a registered user for the length of the run, so a database it had to
- * start is stopped again, and one that runs for another process stays up.
+ * `npm run db:migrate` (server, worker and CLI also migrate on start). Registered as an
+ * embedded-database user for the run, so a database it started is stopped again.
  */
 import { attachDatabase } from "@/db/ensure";
 

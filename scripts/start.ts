@@ -1,15 +1,9 @@
 /**
- * `npm start` (CONTRACT 1): zero config. Database up and migrated (embedded when DATABASE_URL is
- * unset), demo data seeded on first run (printed once), a production build made if none exists,
- * then the production server (scripts/server/main.mjs: Next.js plus the fast lane) on PORT; the
- * background worker runs inside the server process (instrumentation.ts), so it lives and dies with it.
- * `--dev` runs `next dev` instead of building.
- *
- * On the embedded database this process registers as one of its users before starting it; on
- * SIGINT/SIGTERM the signal goes to the server, and once the server has exited this process
- * unregisters, which stops the embedded server unless another process of the project (a separate
- * `npm run worker`, a second `npm start`) still uses it. A database given by DATABASE_URL is never
- * stopped.
+ * `npm start` (CONTRACT 1): zero config. Database up and migrated, demo data seeded on first run, a
+ * production build if none exists, then scripts/server/main.mjs on PORT with the background worker
+ * in-process. `--dev` runs `next dev`. It registers as an embedded-database user, so once the
+ * server exits the database stops unless another project process still uses it; a DATABASE_URL
+ * database is never stopped.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";

@@ -1,7 +1,6 @@
 /**
- * `npm run worker`: the background worker alone, for deployments that split web and worker. On the
- * embedded database it is one of the database's registered users: `npm start` stopping leaves the
- * database up for it, and when it stops last it stops the database (see scripts/start.ts).
+ * `npm run worker`: the background worker alone, for split web/worker deployments. It registers as
+ * an embedded-database user, so the database stays up for it and stops when it stops last.
  */
 import { attachDatabase } from "@/db/ensure";
 import { log } from "@/lib/log";

@@ -66,7 +66,7 @@ export function loadCranfield(dir = CRANFIELD_DIR): Cranfield | null {
 }
 
 export interface Quality {
-  /** nDCG@10 with gain 2^(5−grade) − 1 (the measure). */
+  /** nDCG@10 with gain 2^(5−grade) − 1 (the goal's measure). */
   ndcg10: number;
   /** nDCG@10 with gain 5 − grade (the collection README's). */
   ndcg10Linear: number;

@@ -33,8 +33,8 @@ function EditAgentForm({
   onDone: () => void;
 }) {
   const { busy, error, setError, run } = usePanelAction();
-  // The agent's profile may no longer be offered (deleted, or its model cleared): keep it selectable
-  // so saving another field does not change it.
+  // Keep the agent's current profile selectable even when no longer offered, so saving another
+  // field keeps it.
   const options = profiles.some((p) => p.id === agent.conductor_profile_id)
     ? profiles
     : [{ id: agent.conductor_profile_id, name: agent.profile_name }, ...profiles];

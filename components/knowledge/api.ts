@@ -43,9 +43,8 @@ export const searchRequest = (collectionId: string, body: { query: string; top_k
   fetchJson<PlainList<SearchHit>>(`${base(collectionId)}/search`, { method: "POST", body: JSON.stringify(body) });
 
 /**
- * Uploads one file with XMLHttpRequest, whose upload events report progress (fetch has none):
- * `onProgress` gets the fraction sent, 0..1. Resolves with the document (202), rejects with the
- * server's error (413, 415, …) as an ApiError.
+ * Uploads with XMLHttpRequest, whose upload events report progress (fetch has none); `onProgress`
+ * gets 0..1. Resolves with the document (202), rejects with the server's error as an ApiError.
  */
 export function uploadDocument(
   collectionId: string,

@@ -5,9 +5,8 @@ import { queryKeys } from "@/lib/query-keys";
 import { resetModelRequest, updateModelRequest, type ModelOverrideBody } from "./api";
 
 /**
- * Override mutations of one slug. No optimistic update: the row shows the server's view once the
- * refetch lands, and the mutation stays pending until then (onSuccess returns the refetch), so a
- * switch never flips back and forth. The playground's model list shares the query and follows.
+ * Override mutations of one slug. No optimistic update: the mutation stays pending until the
+ * refetch lands, so a switch never flips back and forth.
  */
 export function useModelMutations(slug: string) {
   const queryClient = useQueryClient();

@@ -29,10 +29,7 @@ export async function fetchJson<T>(url: string, init: RequestInit = {}): Promise
   return body as T;
 }
 
-/**
- * The ApiError of a failed answer (`body` = its parsed JSON, if any). A 401 means the session
- * expired while the page was open: the user is sent back to sign in.
- */
+/** The ApiError of a failed answer; a 401 means the session expired, so the user is sent to sign in. */
 export function toApiError(status: number, body: unknown): ApiError {
   const error = (body as ErrorBody | null)?.error;
   if (status === 401 && typeof window !== "undefined") window.location.assign("/login");

@@ -1,9 +1,6 @@
 import { formatDate, formatDateTime, formatRelative } from "./format";
 
-/**
- * A Unix-seconds time as text. Rendered on the server and again in the browser, whose time zone
- * and clock differ: the text may legitimately change on hydration, hence suppressHydrationWarning.
- */
+/** A Unix-seconds time as text; server and browser clocks and zones differ, hence suppressHydrationWarning. */
 export function Timestamp({
   unix,
   style = "datetime",

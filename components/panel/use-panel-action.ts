@@ -4,9 +4,8 @@ import { useRouter } from "next/navigation";
 import { useCallback, useState } from "react";
 
 /**
- * A panel form's action state: `run(fn)` marks it busy, clears the last error, awaits `fn`, then
- * refreshes the page's server data; a throw becomes `error` (its message). Resolves with what `fn`
- * returned, or undefined when it threw.
+ * A panel form's action state: `run(fn)` marks busy, clears the error, awaits `fn`, then refreshes
+ * server data; a throw becomes `error`. Resolves with `fn`'s result, or undefined when it threw.
  */
 export function usePanelAction() {
   const router = useRouter();

@@ -10,9 +10,8 @@ export interface PricesPerM {
 }
 
 /**
- * What an answer costs at the model's prices: (prompt − cached) × input + cached × cached input +
- * completion × output, per 1M tokens. The gateway's own formula and rounding (whole µO₮), so the
- * figure matches the ledger row of the call.
+ * An answer's cost at the model's prices, with the gateway's formula and rounding (whole µO₮), so
+ * it matches the call's ledger row.
  */
 export function answerCostOt(usage: ChatUsage, prices: PricesPerM): number {
   return microToOt(

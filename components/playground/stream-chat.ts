@@ -60,10 +60,9 @@ export interface StreamOutcome {
 }
 
 /**
- * Sends the conversation to the panel's playground endpoint as a streamed chat completion and
- * calls `onDelta` with each piece of text as it arrives. Resolves at [DONE] with the usage frame
- * (`stream_options.include_usage`). Rejects with an ApiError for an error answer (402, a disabled
- * model…) or an error frame, and with the abort reason when `signal` fires (the "stop" button).
+ * Streams the conversation through the playground endpoint, calling `onDelta` per text piece;
+ * resolves at [DONE] with the usage frame. Rejects with an ApiError for an error answer or frame,
+ * or the abort reason on "stop".
  */
 export async function streamChat(
   request: PlaygroundRequest,

@@ -28,10 +28,7 @@ export interface AnswerTurn {
 
 export type Turn = UserTurn | AnswerTurn;
 
-/**
- * The conversation as the API gets it: the system prompt, then every user message and every
- * answer that produced text (a failed answer is left out; a stopped one is kept as far as it got).
- */
+/** The conversation as the API gets it: system prompt, user messages and answers with text (failed ones left out). */
 export function toWireMessages(system: string, turns: Turn[]): WireMessage[] {
   const out: WireMessage[] = [];
   if (system.trim()) out.push({ role: "system", content: system.trim() });

@@ -15,10 +15,7 @@ export interface CollectionOption {
   name: string;
 }
 
-/**
- * Create (no `profile`) or edit dialog; `models` = the slugs the company can call, `tools` = its
- * active tools' names, `collections` = its active knowledge collections.
- */
+/** Create (no `profile`) or edit; `models`, `tools` and `collections` are what the company can use. */
 export function ProfileDialog({
   models,
   tools,

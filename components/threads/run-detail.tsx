@@ -14,8 +14,8 @@ import { RunStatusBadge } from "./run-status-badge";
 const POLL_MS = 2000;
 
 /**
- * One run: its answer, error, fired rules and its steps as a timeline. `listed` is the run as the
- * runs table has it (kept fresh there); a run reached from an older message is fetched on its own.
+ * One run: answer, error, fired rules and steps as a timeline. `listed` is the runs table's copy; a
+ * run reached from an older message is fetched on its own.
  */
 export function RunDetail({
   threadId,

@@ -12,10 +12,7 @@ import { Timestamp } from "@/components/panel/timestamp";
 import { queryKeys } from "@/lib/query-keys";
 import { fetchThread, fetchThreads, SOURCE_TABS, type PublicThread, type ThreadPage } from "./api";
 
-/**
- * The company's threads, newest first, by source, paged with "Load more". A search by exact id
- * replaces the list with that one thread (and selects it).
- */
+/** The company's threads, newest first, paged with "Load more"; a search by exact id shows just that thread. */
 export function ThreadList({
   initialPage,
   loadedAt,

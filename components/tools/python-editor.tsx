@@ -19,9 +19,8 @@ const COLOURS: Record<PyTokenKind, string> = {
 const LAYER = "m-0 block w-full px-3 py-2.5 font-mono text-xs leading-5 whitespace-pre [tab-size:4]";
 
 /**
- * A textarea over a highlighted <pre> (no editor dependency): the textarea's own text is
- * transparent, so the caret and selection are native and the colours come from the layer below.
- * Tab indents by four spaces; Escape then Tab leaves the editor (keyboard users are not trapped).
+ * A transparent textarea over a highlighted <pre> (no editor dependency), so caret and selection
+ * stay native. Tab indents four spaces; Escape then Tab leaves, so keyboard users are not trapped.
  */
 export function PythonEditor({
   id,

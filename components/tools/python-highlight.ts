@@ -1,7 +1,4 @@
-/**
- * A small Python tokenizer for the editor's highlighting: enough to colour what a tool function
- * is made of (keywords, strings, comments, numbers, decorators, the defined name), never a parser.
- */
+/** A small Python tokenizer for highlighting what a tool function is made of; never a parser. */
 export type PyTokenKind = "keyword" | "builtin" | "string" | "comment" | "number" | "decorator" | "defname" | "plain";
 export interface PyToken {
   kind: PyTokenKind;

@@ -8,10 +8,7 @@ import { errorMessage } from "@/components/panel/fetch-json";
 import { runToolRequest } from "./api";
 import { parseSchemaText } from "./schema-editor";
 
-/**
- * "Run with these arguments": the editor's draft (saved or not) runs in the company's sandbox as
- * a run's tool call would, arguments checked against the draft schema first.
- */
+/** "Run with these arguments": the draft runs in the company's sandbox as a tool call would, arguments checked first. */
 export function TryTool({
   name,
   code,

@@ -2,10 +2,7 @@
 
 import { useEffect, useRef } from "react";
 
-/**
- * A live `<cockpit-widget>` made by the real script (/v1/sdk/sdui-embed.js, loaded once as a module),
- * created imperatively: React leaves the custom element and its shadow root alone.
- */
+/** A live `<cockpit-widget>` from the real script, created imperatively: React leaves custom elements alone. */
 export function WidgetPreview({
   gateway,
   service,

@@ -14,9 +14,8 @@ import { WidgetPreview } from "./widget-preview";
 const KEY_RE = /^sk-cp-[0-9A-Za-z]{40}$/;
 
 /**
- * /widgets: every service's views, each with a live preview by the real widget script and its embed
- * code. Previews and snippets use a view + action key made here, never the admin's session: what
- * the preview shows is what the embedded widget will show.
+ * /widgets: every service's views with a live preview and embed code. Both use a view + action key
+ * made here, never the admin's session, so the preview shows what the embedded widget will.
  */
 export function WidgetsView({ services }: { services: ServiceSummary[] }) {
   const [gateway, setGateway] = useState("");

@@ -45,9 +45,9 @@ export function readCatalog(): CatalogFile {
 const micro = (ot: number) => Math.round(ot * 1_000_000);
 
 /**
- * Upserts the catalog file into `models` in one statement (idempotent; run at every start under
- * the migration lock). Slugs that left the file are marked deprecated, never deleted: old ledger
- * rows and overrides keep pointing at them.
+ * Upserts the catalog file into `models` in one statement, at every start under the migration lock.
+ * Slugs that left the file are deprecated, never deleted: ledger rows and overrides still point at
+ * them.
  */
 export async function syncCatalog(conn: postgres.Sql): Promise<void> {
   const catalog = readCatalog();

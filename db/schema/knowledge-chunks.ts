@@ -6,19 +6,15 @@ const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
 
 /**
- * Indexed chunks of knowledge documents (issue 13), the rows retrieval reads. Collection and
- * document live in the API's tables; their ids are copied here without foreign keys, and the
- * filename and folder are denormalised so a search result needs no join. Deleting a document
- * deletes its rows (lib/knowledge/index-chunks), so every row here is retrievable.
+ * Indexed chunks, the rows retrieval reads. Collection and document ids are copied without foreign
+ * keys and filename and folder denormalised, so results need no join; deleting a document deletes
+ * its rows.
  */
 export const knowledgeChunks = pgTable(
   "knowledge_chunks",
   {
     id: text("id").primaryKey(),
-    /**
-     * Bumped on every insert and re-index of a row (`seq = DEFAULT` in the upsert): the search
-     * cache of each process loads the rows above the highest seq it holds (lib/knowledge/search-cache.ts).
-     */
+    /** Bumped on every insert and re-index (`seq = DEFAULT`): each process's search cache loads rows above its highest seq. */
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
     companyId: text("company_id").notNull(),
     collectionId: text("collection_id").notNull(),
@@ -53,9 +49,8 @@ export const knowledgeChunks = pgTable(
 export type KnowledgeChunk = typeof knowledgeChunks.$inferSelect;
 
 /**
- * One counter per company, bumped in every transaction that changes its chunks: a search compares
- * it with its cache's in one primary-key read, and counts the company's chunks only when it moved.
- * The bump's row lock also orders a company's indexing transactions' commits.
+ * One counter per company, bumped by every transaction changing its chunks, so a search checks its
+ * cache in one primary-key read; the bump's row lock also orders the company's indexing commits.
  */
 export const knowledgeChunkVersions = pgTable("knowledge_chunk_versions", {
   companyId: text("company_id").primaryKey(),

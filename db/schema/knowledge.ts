@@ -29,9 +29,8 @@ export const knowledgeCollections = pgTable(
 );
 
 /**
- * An uploaded document (SPEC "Knowledge document"). Its bytes are a file under
- * KNOWLEDGE_STORAGE_DIR (`storage_key`, relative), written and fsynced before this row commits;
- * the indexing job is enqueued in the same transaction as the row (lib/knowledge/documents).
+ * An uploaded document (SPEC "Knowledge document"): bytes in a file under KNOWLEDGE_STORAGE_DIR,
+ * fsynced before this row commits; its indexing job is enqueued in the same transaction.
  */
 export const knowledgeDocuments = pgTable(
   "knowledge_documents",

@@ -43,10 +43,7 @@ export const reservations = pgTable(
     amountMicro: microOt("amount_micro").notNull(),
     status: reservationStatusEnum("status").notNull().default(RESERVATION_STATUS.held),
     referenceId: text("reference_id"),
-    /**
-     * The process holding it (a credit lease: lib/billing/lease-owner.ts), so another process can
-     * release it as soon as that process is known to be gone; null: only expires_at frees it.
-     */
+    /** The process holding it (lib/billing/lease-owner.ts), so it can be released once that process is gone; null: only expires_at frees it. */
     owner: text("owner"),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     createdAt: createdAt(),

@@ -7,10 +7,7 @@ import { companies } from "./companies";
 export const modelStatusEnum = pgEnum("model_status", MODEL_STATUSES);
 export const providerProtocolEnum = pgEnum("provider_protocol", PROVIDER_PROTOCOLS);
 
-/**
- * The system catalog, loaded from db/catalog/*.json at start. Prices are µO₮ per million tokens
- * (1 O₮ = $0.001, so $1.25/M = 1,250 O₮/M = 1,250,000,000 µO₮/M).
- */
+/** The system catalog from db/catalog/*.json. Prices are µO₮ per million tokens ($1.25/M = 1,250,000,000 µO₮/M). */
 export const models = pgTable("models", {
   slug: text("slug").primaryKey(),
   providerGroup: text("provider_group").notNull(),
@@ -38,9 +35,9 @@ export const models = pgTable("models", {
 });
 
 /**
- * A company admin's changes to the catalog, made on the panel: hide a slug, enable a disabled one.
- * Never a price (CONTRACT 7): the price a call is held and billed at is the operator's, so a tenant
- * that could write one could call any model for free. Prices live in `model_prices`.
+ * A company admin's catalog changes: hide a slug, enable a disabled one. Never a price (CONTRACT
+ * 7): calls are held and billed at the operator's price, so a tenant-written one would mean free
+ * calls. Prices live in `model_prices`.
  */
 export const modelOverrides = pgTable(
   "model_overrides",
@@ -58,11 +55,7 @@ export const modelOverrides = pgTable(
   (t) => [primaryKey({ columns: [t.companyId, t.slug] })],
 );
 
-/**
- * The operator's per-company price of a slug (CLI `model price`), replacing the catalog's; µO₮ per
- * million tokens like `models`. Written only by lib/models/set-model-price.ts, which no panel or
- * API route calls.
- */
+/** The operator's per-company price of a slug (CLI `model price`), µO₮ per million tokens; no panel or API route writes it. */
 export const modelPrices = pgTable(
   "model_prices",
   {

@@ -3,10 +3,7 @@ import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from "dri
 import { createdAt } from "./columns";
 import { companies } from "./companies";
 
-/**
- * Reusable presets (SPEC "Profile"). Ids are UUIDs, not prefixed ids (CONTRACT 4). Rows are never
- * deleted: agents refer to a profile by id and must keep resolving it (SPEC section 3).
- */
+/** Reusable presets (SPEC "Profile"), with UUID ids (CONTRACT 4). Never deleted: agents must keep resolving them by id. */
 export const profiles = pgTable(
   "profiles",
   {
@@ -18,7 +15,7 @@ export const profiles = pgTable(
     systemPrompt: text("system_prompt").notNull().default(""),
     /** A catalog slug, checked against the company's view of the catalog when written. */
     modelSlug: text("model_slug"),
-    /** Stored as given; validated to belong to the company once knowledge and tools exist (issue 11). */
+    /** Stored as given; the verbs check they are the company's active collections. */
     knowledgeBaseIds: text("knowledge_base_ids")
       .array()
       .notNull()

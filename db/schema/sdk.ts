@@ -7,10 +7,7 @@ import { companies } from "./companies";
 export const dealStageEnum = pgEnum("deal_stage", DEAL_STAGES);
 export const invoiceStatusEnum = pgEnum("invoice_status", INVOICE_STATUSES);
 
-/**
- * Money of the SDK services is integer minor units of `currency` (cents for USD): sums and
- * products stay exact, and the API shows them as two-decimal strings (lib/sdk/money.ts).
- */
+/** SDK money is integer minor units of `currency`, exact in sums and products; shown as two-decimal strings. */
 const minorUnits = (name: string) => bigint(name, { mode: "number" });
 
 /** A deal of the `crm` SDK service (lib/sdk/services/crm). */
@@ -95,11 +92,10 @@ export const sdkInvoices = pgTable(
 );
 
 /**
- * One row per (company, idempotency_key) of POST /v1/sdk/action. The claim is inserted in the
- * transaction that performs the action and holds its result when that transaction commits, so a
- * committed row is always a finished action; a concurrent repeat waits on the primary key until
- * then and reads the result instead of acting. A failed action rolls its claim back with it.
- * Rows are kept (no sweep yet); the contract promises at least 24 h.
+ * One row per (company, idempotency_key) of POST /v1/sdk/action, inserted in the action's
+ * transaction and holding its result, so a committed row is a finished action and a concurrent
+ * repeat waits on the key, then reads the result. Rows are kept; the contract promises at least 24
+ * h.
  */
 export const sdkActionRuns = pgTable(
   "sdk_action_runs",

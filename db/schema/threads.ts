@@ -28,9 +28,9 @@ export const threads = pgTable(
     source: threadSourceEnum("source").notNull(),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     /**
-     * The seq the next message gets. Every writer of messages bumps it in the same statement that
-     * inserts them (`UPDATE … RETURNING`), so the thread row's lock, held only for that statement's
-     * transaction, orders concurrent adds: seqs never collide and a bulk add is never interleaved.
+     * The next message's seq, bumped in the statement that inserts messages (`UPDATE … RETURNING`),
+     * so the row lock orders concurrent adds: seqs never collide and a bulk add is never
+     * interleaved.
      */
     nextSeq: integer("next_seq").notNull().default(0),
     createdAt: createdAt(),
@@ -78,12 +78,10 @@ export const runs = pgTable(
 );
 
 /**
- * The runs of persistent threads while they execute, one row each (lib/runs/claim-thread.ts). The
- * primary key on thread_id is the rule "one active run per thread": a second claim conflicts (409).
- * A run's `runs` row is written once, when it ends, in the same statement that deletes its row
- * here (lib/runs/persist-run.ts), so a finished run costs `runs` one insert, never an insert and a
- * non-HOT update, and the claim takes no foreign-key row locks. No foreign keys: rows live seconds,
- * and every path that ends a run (persist, cancel, reconciler) deletes them.
+ * Runs of persistent threads while they execute. The primary key on thread_id is "one active run
+ * per thread" (409). The `runs` row is written once when the run ends, in the statement deleting
+ * its row here, so `runs` gets one insert and the claim takes no foreign-key locks. No foreign
+ * keys: rows live seconds and every ending path deletes them.
  */
 export const activeRuns = pgTable("active_runs", {
   threadId: text("thread_id").primaryKey(),
@@ -119,9 +117,8 @@ export const messages = pgTable(
     /** Order within the thread (0, 1, …; see threads.next_seq); messages inserted in one statement share created_at. */
     seq: integer("seq").notNull().default(0),
     /**
-     * o200k tokens of the message's texts (role, text, tool calls, name; not framing or images), counted
-     * when it was added, so a run's history budget sums stored numbers instead of tokenizing the
-     * thread again. NULL for messages stored without a count (completions' records): counted on read.
+     * o200k tokens of the message's texts (not framing or images), counted when added so a history
+     * budget sums stored numbers; NULL for completions' records, counted on read.
      */
     tokens: integer("tokens"),
     createdAt: createdAt(),
@@ -134,10 +131,9 @@ export const messages = pgTable(
 const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
 
 /**
- * The bytes of `data:` images of persistent threads, by content: a stored message keeps the image
- * as `sha256:<hex>` (lib/runs/storable-content.ts) and a run reads the bytes back from here for the
- * messages it sends. Per company, so one company's image is never served to another; the same image
- * added twice is stored once.
+ * `data:` image bytes of persistent threads by content: a message stores `sha256:<hex>` and runs
+ * read bytes back from here. Per company, so one company's image is never served to another;
+ * duplicates are stored once.
  */
 export const messageImages = pgTable(
   "message_images",

@@ -3,10 +3,7 @@ import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex } from "dr
 import { createdAt } from "./columns";
 import { companies } from "./companies";
 
-/**
- * A company's Python function tools (SPEC "Tool"). Rows are never deleted: a soft delete sets
- * `deleted_at` (and `is_active` false) so run records that name the tool stay intact (SPEC section 3).
- */
+/** A company's Python tools (SPEC "Tool"). Never deleted: a soft delete keeps run records naming the tool intact. */
 export const tools = pgTable(
   "tools",
   {
@@ -27,9 +24,9 @@ export const tools = pgTable(
   },
   (t) => [
     index("tools_company_created_idx").on(t.companyId, t.createdAt, t.id),
-    // SPEC: a name is unique per company among active tools. The database is the guarantee, so
-    // concurrent identical POSTs create one row (the others find it), and the tool loop resolves
-    // a name to at most one tool. Deactivated and deleted tools do not hold their name.
+    // SPEC: a name is unique per company among active tools. The index is the guarantee, so
+    // concurrent identical POSTs create one row and the tool loop resolves a name to at most one
+    // tool.
     uniqueIndex("tools_active_name_per_company")
       .on(t.companyId, t.name)
       .where(sql`${t.isActive} AND ${t.deletedAt} IS NULL`),

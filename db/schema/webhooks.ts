@@ -20,10 +20,7 @@ import { profiles } from "./profiles";
 export const webhookEventStatusEnum = pgEnum("webhook_event_status", WEBHOOK_EVENT_STATUSES);
 export const webhookRunStatusEnum = pgEnum("webhook_run_status", WEBHOOK_RUN_STATUSES);
 
-/**
- * An agent (SPEC 5.6): a company's profile woken by events. `topics` are patterns of dot-separated
- * segments (`orders.*`); the profile keeps resolving after its soft delete (profiles are never deleted).
- */
+/** An agent (SPEC 5.6): a company's profile woken by events; `topics` are segment patterns (`orders.*`). */
 export const agents = pgTable(
   "agents",
   {
@@ -47,9 +44,9 @@ export const agents = pgTable(
 );
 
 /**
- * An inbound endpoint `/v1/public/triggers/{company_id}/{secret}`. Only the SHA-256 of the secret
- * is stored; after a rotation the previous hash keeps working until `rotated_at` + the grace period
- * (WEBHOOK_SECRET_GRACE_S). Bound to an agent, or (no agent) publishing to the company's bus.
+ * An endpoint `/v1/public/triggers/{company_id}/{secret}`; only the secret's SHA-256 is stored, and
+ * the previous hash works until `rotated_at` + WEBHOOK_SECRET_GRACE_S. Bound to an agent, or
+ * publishing to the company's bus.
  */
 export const webhooks = pgTable(
   "webhooks",
@@ -64,9 +61,9 @@ export const webhooks = pgTable(
     previousSecretHash: text("previous_secret_hash"),
     rotatedAt: timestamp("rotated_at", { withTimezone: true }),
     /**
-     * Standard Webhooks signing: with `require_signature`, a delivery must carry `webhook-id`,
-     * `webhook-timestamp` (within 5 minutes) and `webhook-signature` (HMAC-SHA256 over
-     * `id.timestamp.body` with this `whsec_` secret, which HMAC needs in the clear).
+     * Standard Webhooks signing: with `require_signature` a delivery carries `webhook-id`, a recent
+     * `webhook-timestamp` and `webhook-signature` (HMAC-SHA256 of `id.timestamp.body`, so the
+     * secret is kept in the clear).
      */
     signingSecret: text("signing_secret"),
     requireSignature: boolean("require_signature").notNull().default(false),
@@ -86,9 +83,8 @@ export const webhooks = pgTable(
 );
 
 /**
- * One accepted delivery. Stored with its `webhook-event` job in one transaction before the 202.
- * `idempotency_key` (Idempotency-Key or webhook-id) is unique per webhook; a key older than 24 h
- * is cleared by the next delivery that reuses it (lib/webhooks/accept-event.ts).
+ * One accepted delivery, stored with its job before the 202. `idempotency_key` is unique per
+ * webhook; a key older than 24 h is cleared by the next delivery reusing it.
  */
 export const webhookEvents = pgTable(
   "webhook_events",
@@ -122,10 +118,9 @@ export const webhookEvents = pgTable(
 );
 
 /**
- * The agents an event woke: one row per (event, agent), inserted when the event is routed, so a
- * job that runs twice finds the claim. `run_id` is chosen and committed (with the thread) before
- * the run starts: a re-delivered job resumes that run id instead of starting another one, and a
- * new run id replaces it only after the previous run failed for a reason worth retrying.
+ * The agents an event woke, one row per (event, agent), so a job run twice finds the claim.
+ * `run_id` is committed before the run starts, so a re-delivered job resumes it; it is replaced
+ * only after a retryable failure.
  */
 export const webhookEventRuns = pgTable(
   "webhook_event_runs",

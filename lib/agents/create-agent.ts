@@ -6,9 +6,10 @@ import { getConductorProfile } from "./internal";
 import type { CreateAgentInput } from "./schemas";
 
 /**
- * A new active agent running the company's profile `conductor_profile_id` (a soft-deleted profile
- * is allowed: it keeps resolving by id). Its runs use the profile's model, so the profile must name one.
- * @throws not_found (param conductor_profile_id) for another company's or an unknown profile; 400 without a model.
+ * A new active agent on the company's profile (a soft-deleted one still resolves by id); the
+ * profile must name a model.
+ * @throws not_found (param conductor_profile_id) for another company's or an unknown profile; 400
+ * without a model.
  */
 export async function createAgent(db: DbOrTx, args: { companyId: string; input: CreateAgentInput }): Promise<Agent> {
   const { input } = args;

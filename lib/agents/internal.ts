@@ -26,9 +26,10 @@ export async function getAgentInCompany(
 }
 
 /**
- * The company's profile an agent may run (a soft-deleted profile is allowed: it keeps resolving by
- * id). Its runs use the profile's model, so the profile must name one.
- * @throws not_found (param conductor_profile_id) for another company's or an unknown profile; 400 without a model.
+ * The company's profile an agent may run (a soft-deleted one still resolves by id); it must name a
+ * model.
+ * @throws not_found (param conductor_profile_id) for another company's or an unknown profile; 400
+ * without a model.
  */
 export async function getConductorProfile(
   db: DbOrTx,

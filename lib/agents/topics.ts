@@ -1,12 +1,9 @@
 import { z } from "zod";
 
 /**
- * Event topics are dot-separated segments of `[A-Za-z0-9_-]` (`orders.created`), at most 200
- * characters. An agent's topic patterns use the same segments plus two wildcards:
- *  - `*` matches exactly one segment (`orders.*` matches `orders.created`, not `orders` nor
- *    `orders.eu.created`);
- *  - `>`, only as the last segment, matches one or more segments (`orders.>` matches
- *    `orders.created` and `orders.eu.created`, not `orders`; `>` alone matches every topic).
+ * Topics are dot-separated segments of `[A-Za-z0-9_-]`. Patterns add `*` (exactly one segment) and
+ * a last `>` (one or more segments): `orders.*` matches `orders.created`, `orders.>` also
+ * `orders.eu.created`, neither `orders`.
  */
 export const TOPIC_MAX_CHARS = 200;
 const SEGMENT = "[A-Za-z0-9_-]+";

@@ -7,13 +7,11 @@ import type { UpdateAgentInput } from "./schemas";
 import { defaultWebhookName } from "./webhook-name";
 
 /**
- * PATCH semantics: only the fields given change, each checked as at creation. Pausing
- * (`is_active: false`) means nothing wakes the agent (neither its bound webhooks nor the bus);
- * events already routed to it still run. A change applies to events routed after it commits. A
- * rename renames the agent's endpoints still named after it (lib/agents/webhook-name.ts), in the
+ * PATCH: only the given fields change, checked as at creation. Pausing stops new wake-ups; events
+ * already routed still run. A rename also renames the endpoints still named after the agent, in the
  * same transaction.
- * @throws not_found for another company's agent (checked first, whatever the body says);
- * not_found (param conductor_profile_id) for another company's profile; 400 for a profile without a model.
+ * @throws not_found for another company's agent (checked first) or profile; 400 for a profile
+ * without a model.
  */
 export async function updateAgent(
   db: DbOrTx,

@@ -1,7 +1,6 @@
 /**
- * The name an endpoint gets when none is given: after the agent it is bound to, or the bus. An
- * endpoint still carrying it follows its binding (the agent renamed, the endpoint rebound); a
- * name someone chose is never changed.
+ * The default endpoint name: after its agent, or the bus. An endpoint still carrying it follows its
+ * binding; a name someone chose is never changed.
  */
 export function defaultWebhookName(agentName: string | null): string {
   return agentName === null ? "Company bus webhook" : `${agentName} webhook`;

@@ -1,9 +1,7 @@
 import type { Scope } from "@/db/enums";
 
-/**
- * Who is calling, as every route and verb sees it. Kept apart from authenticate.ts, which needs
- * lib/keys to resolve a key: lib/keys needs these types too, and would otherwise import back.
- */
+// Apart from authenticate.ts, which imports lib/keys: lib/keys needs these types too and would
+// import back.
 /** `system`: the service acting for a company on its own (an agent woken by a webhook), no key nor user behind it. */
 export const CREDENTIAL = { key: "key", jwt: "jwt", session: "session", system: "system" } as const;
 export type Credential = (typeof CREDENTIAL)[keyof typeof CREDENTIAL];

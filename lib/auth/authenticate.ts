@@ -27,9 +27,9 @@ export function bearerToken(req: Request): string {
 }
 
 /**
- * Resolves an SDK key or an SDK JWT into the caller's company and scopes. A JWT is only as good as
- * its parent key: it is refused as soon as that key is revoked or expires.
- * @throws unauthenticated (401) for every missing, malformed, unknown, revoked or expired credential.
+ * Resolves an SDK key or JWT into the caller's company and scopes; a JWT dies with its parent key.
+ * @throws unauthenticated (401) for every missing, malformed, unknown, revoked or expired
+ * credential.
  */
 export async function authenticate(req: Request): Promise<AuthContext> {
   const token = bearerToken(req);

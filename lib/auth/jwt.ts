@@ -10,11 +10,7 @@ const ISSUER = "cockpit-gateway";
 const AUDIENCE = "cockpit-sdk";
 /** CONTRACT 5.2: 300 s; SDK_TOKEN_TTL_S in the environment (tests shorten it). */
 export const SDK_TOKEN_TTL_S = env.SDK_TOKEN_TTL_S;
-/**
- * How far in the future a token's `iat` may be: the clocks of the server that minted it and the
- * one checking it may differ this much. Beyond it the token is refused, or it would live longer
- * than SDK_TOKEN_TTL_S (`exp` is set from `iat`).
- */
+/** Allowed clock skew on a token's `iat`; more would let a token outlive SDK_TOKEN_TTL_S (`exp` derives from `iat`). */
 export const CLOCK_SKEW_S = 5;
 
 let keyBytes: Uint8Array | undefined;

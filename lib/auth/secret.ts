@@ -6,9 +6,8 @@ import { env } from "@/lib/env";
 let cached: string | undefined;
 
 /**
- * AUTH_SECRET, or one generated on first use and persisted under DATA_DIR so every process (server,
- * worker, CLI) and every restart signs and verifies with the same secret. `wx` makes the first
- * writer win when two processes start at once; the loser reads the winner's file.
+ * AUTH_SECRET, or one generated once under DATA_DIR so every process and restart shares it. `wx`
+ * makes the first writer win when two processes start at once; the loser reads its file.
  */
 export function authSecret(): string {
   if (cached) return cached;

@@ -5,10 +5,9 @@ import type { DbOrTx } from "@/db/types";
 import { log } from "@/lib/log";
 
 /**
- * Cross-process cache invalidation over PostgreSQL LISTEN/NOTIFY: one listening connection per
- * process; payload `<topic>:<id>`. Until the listener is connected, `isLive()` is false and caches
- * must not serve entries; a (re)connect fires every `onReset` because notifications may have been
- * missed while it was down.
+ * Cross-process cache invalidation over LISTEN/NOTIFY (payload `<topic>:<id>`). Caches must not
+ * serve while `isLive()` is false; each (re)connect fires `onReset`, since notifications may have
+ * been missed.
  */
 const CHANNEL = "cockpit_invalidate";
 type Handler = (id: string) => void;

@@ -13,8 +13,8 @@ const live = registerCache(
 );
 
 /**
- * A company's identity (id, name) for hot paths such as GET /v1/me; cached per process and evicted
- * everywhere on change. Never use it for the balance: that lives in the ledger.
+ * A company's id and name for hot paths, cached per process and evicted everywhere on change; never
+ * the balance.
  * @throws not_found
  */
 export async function getCompanyIdentity(companyId: string): Promise<Pick<Company, "id" | "name">> {

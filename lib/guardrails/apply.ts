@@ -12,16 +12,13 @@ export interface GuardrailOutcome {
   blocked: boolean;
 }
 
-/**
- * Characters times rules scanned on the event loop; more goes to the CPU worker. RE2's DFA in
- * JavaScript reads some 30–130 ns a character, so this keeps one call's scan near 30 ms.
- */
+// Characters × rules scanned on the event loop; more goes to the CPU worker so one call cannot
+// stall the loop.
 const INLINE_SCAN_UNITS = 256 * 1024;
 
 /**
- * Applies one stage's rules, in creation order, to a list of texts (the parts of a prompt, or an
- * answer): see applyCompiledRules. Large texts are scanned off the event loop, so no prompt can
- * hold every other request while a company's rules read it.
+ * Applies one stage's rules in creation order (see applyCompiledRules). Large texts are scanned off
+ * the event loop so one company's rules cannot hold every other request.
  */
 export async function applyRules(rules: readonly CompiledRule[], texts: readonly string[]): Promise<GuardrailOutcome> {
   const chars = texts.reduce((n, t) => n + t.length, 0);

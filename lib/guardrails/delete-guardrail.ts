@@ -6,8 +6,8 @@ import { notFound } from "@/lib/errors";
 import { announceRulesChanged } from "./rule-cache";
 
 /**
- * Deletes a rule for good: `is_active: false` (PATCH) is how a rule is switched off and kept. Runs
- * that it fired on keep its id and name in their `applied_rules`.
+ * Deletes a rule for good (PATCH `is_active: false` keeps it); runs it fired on keep its id and
+ * name.
  * @throws not_found for another company's rule or an unknown id.
  */
 export async function deleteGuardrail(db: DbOrTx, args: { companyId: string; ruleId: string }): Promise<GuardrailRule> {

@@ -1,17 +1,14 @@
 // @ts-check
 /**
- * The form guardrail rules also match on, so Unicode disguises do not slip past them: compatibility
- * forms decomposed (fullwidth `ｓ` → `s`, `ﬁ` → `fi`), combining marks, format and default-ignorable
- * characters removed (`se\u200bcret`, `se\u00adcret`, `se\u0301cret`), and common Cyrillic and
- * Greek look-alikes mapped to Latin (`ѕecret`). Each folded UTF-16 unit keeps the original span it
- * came from, so a match in the folded text redacts exactly the original characters.
- * Plain JavaScript: the CPU worker (lib/workers/cpu-worker.mjs) loads it as is.
+ * The form rules also match on, so Unicode disguises do not slip past: compatibility forms
+ * decomposed, marks and invisible characters removed, Cyrillic/Greek look-alikes mapped to Latin.
+ * Each folded unit keeps its original span, so a redaction covers exactly the original characters.
+ * Plain JS: the CPU worker loads it as is.
  */
 
 /**
- * The folded text and where each part came from: segment k starts at folded offset `at[k]` and
- * original offset `from[k]`; a `width` of 0 maps unit to unit (text kept as it was), another
- * width maps every unit of the segment to the one original character of that width.
+ * Segment k starts at folded offset `at[k]` and original offset `from[k]`; `width` 0 maps unit to
+ * unit, another width maps every unit of the segment to the one original character of that width.
  * @typedef {{ text: string; at: number[]; from: number[]; width: number[] }} FoldedText
  */
 
@@ -116,8 +113,7 @@ function foldCodePoint(cp) {
 }
 
 /**
- * The folded form of `text`, or null when folding changes nothing (ASCII text, the common case:
- * a single linear test, no copy). Kept stretches are sliced, not copied unit by unit.
+ * The folded form of `text`, or null when folding changes nothing (ASCII text, the common case).
  * @param {string} text
  * @returns {FoldedText | null}
  */
@@ -177,7 +173,7 @@ function segmentAt(folded, unit) {
   return lo;
 }
 
-/** The original offset of folded unit `unit`: [first, end) of the original it stands for. @param {FoldedText} folded @param {number} unit */
+/** [first, end) of the original that folded unit `unit` stands for. @param {FoldedText} folded @param {number} unit */
 function originalOf(folded, unit) {
   const k = segmentAt(folded, unit);
   const from = /** @type {number} */ (folded.from[k]);

@@ -1,18 +1,14 @@
 // @ts-check
 /**
- * Guardrail matching, in plain JavaScript so that the server and the CPU worker
- * (lib/workers/cpu-worker.mjs, where large texts are scanned) run the same code.
- *
- * User-written patterns never run on a backtracking engine. Regexes use RE2 syntax through re2js,
- * whose matching is linear in the input; the caps below bound the program. Keywords are literals.
- * Every rule matches the text as written and its folded form (lib/guardrails/fold-text.mjs), so
- * fullwidth, look-alike, invisible and combining characters do not hide a match.
+ * Guardrail matching in plain JS, shared by the server and the CPU worker. Patterns never run on a
+ * backtracking engine: regexes use RE2 via re2js (linear), keywords are literals; rules match the
+ * text and its folded form.
  */
 import { RE2JS, RE2JSException } from "re2js";
 import { foldText, originalSpan } from "./fold-text.mjs";
 
 export const MAX_PATTERN_LENGTH = 500;
-/** RE2's own measure of a compiled regex's cost (instructions); `\w{1,1000}` alone is 2,001, an e-mail pattern about 10. */
+/** RE2's cost of a compiled regex (instructions): `\w{1,1000}` alone exceeds it, an e-mail pattern is far below. */
 export const MAX_PROGRAM_SIZE = 2_000;
 export const REDACTED = "[REDACTED]";
 
@@ -70,10 +66,9 @@ const WORD_CHAR = /[\p{L}\p{N}_]/u;
 const escapeLiteral = (s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 
 /**
- * Keywords match case-insensitively as whole words: "secret" matches "Secret," but not "secrets"
- * (the Scunthorpe problem). The boundary is only required at an end of the keyword that is itself
- * a letter, digit or underscore, so "$$$" still matches inside longer text. A fixed literal with
- * one-character lookarounds is linear on V8's engine.
+ * Keywords match case-insensitively as whole words ("secret" not in "secrets"). The boundary
+ * applies only at an end that is a word character, so "$$$" still matches; literal plus
+ * one-character lookarounds stays linear.
  * @param {string} keyword @returns {Engine}
  */
 function keywordEngine(keyword) {
@@ -133,8 +128,8 @@ function compileRegex(pattern) {
 }
 
 /**
- * Keywords are folded like the text; a regex runs unchanged on both forms (its author decides
- * case with `(?i)`, and a folded pattern could change its meaning).
+ * Keywords are folded like the text; a regex runs unchanged on both forms (folding it could change
+ * its meaning).
  * @param {RuleMatch} match @returns {Matcher} @throws {PatternError} when the pattern is refused
  */
 export function compileMatcher(match) {
@@ -151,9 +146,8 @@ export function compileMatcher(match) {
 }
 
 /**
- * Applies one stage's rules, in creation order, to a list of texts. `flag` only records; `redact`
- * replaces every match in every text, and later rules see the redacted text; the first `block`
- * that matches stops evaluation. Unchanged texts are returned as the same strings.
+ * `flag` only records; `redact` replaces every match and later rules see the result; the first
+ * matching `block` stops. Unchanged texts come back as the same strings.
  * @param {readonly CompiledRule[]} rules @param {readonly string[]} texts @returns {RulesOutcome}
  */
 export function applyCompiledRules(rules, texts) {

@@ -49,8 +49,8 @@ function compileRow(row: GuardrailRule): CompiledRule | null {
     const match = { type: row.matchType, pattern: row.pattern };
     return { id: row.id, name: row.name, stage: row.stage, action: row.action, match, matcher: compileMatcher(match) };
   } catch (err) {
-    // Patterns are validated before they are stored; one that no longer compiles (a stricter
-    // engine version) is skipped and logged rather than failing every call of the company.
+    // A stored pattern that no longer compiles (stricter engine) is skipped, not a failure of every
+    // call of the company.
     log.error({ err, ruleId: row.id }, "stored guardrail pattern does not compile; rule skipped");
     return null;
   }
@@ -78,9 +78,8 @@ export function peekCompanyRules(companyId: string): CompanyRules | undefined {
 }
 
 /**
- * The company's active rules: from the per-process cache (no query in the common case, companies
- * without rules included), else one query. While the invalidation listener is not connected the
- * cache is bypassed, so a change is never missed.
+ * The company's active rules, from the per-process cache or one query. The cache is bypassed while
+ * the invalidation listener is down, so a change is never missed.
  */
 export async function companyRules(companyId: string): Promise<CompanyRules> {
   const hit = peekCompanyRules(companyId);

@@ -12,10 +12,7 @@ export interface GuardrailTrial {
   text: string;
 }
 
-/**
- * Dry run of one stage on a sample text: the same active rules, in the same order and with the same
- * evaluation as runs and completions use, and no model call.
- */
+/** Dry run of one stage on a sample text: the same rules and evaluation as runs use, no model call. */
 export async function tryGuardrails(args: { companyId: string; input: TryGuardrailsInput }): Promise<GuardrailTrial> {
   const rules = await companyRules(args.companyId);
   const outcome = await applyRules(rules[args.input.stage], [args.input.text]);

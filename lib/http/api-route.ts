@@ -19,8 +19,8 @@ export interface ApiContext<P extends Params> {
   params: P;
   requestId: string;
   /**
-   * Settles once the rate limiter admitted the call (rejects with the 429). Already settled unless
-   * the route asked for `overlapRateLimit`; such a route must await it before any side effect.
+   * Settles once the rate limiter admitted the call (rejects with the 429). A route with
+   * `overlapRateLimit` must await it before any side effect.
    */
   admitted: Promise<void>;
 }
@@ -57,9 +57,8 @@ function smallBody(req: Request): boolean {
 const ADMITTED: Promise<void> = Promise.resolve();
 
 /**
- * The wrapper of every keyed /v1 route: key or JWT → company and scopes, rate limit, scope check,
- * params, then the handler; every error becomes the OpenAI error body. Nothing of this is repeated
- * in handlers.
+ * The wrapper of every keyed /v1 route: auth, rate limit, scope check, params, then the handler;
+ * every error becomes the OpenAI error body.
  */
 
 export function apiRoute<P extends Params = Params>(
@@ -67,9 +66,8 @@ export function apiRoute<P extends Params = Params>(
     /** `scope: null` = any valid credential (the token exchange). */
     scope: Scope | null;
     /**
-     * Let the handler run (parse, validate, prepare) while the rate-limit statement is in flight;
-     * it awaits `admitted` before its first side effect. Saves a database round trip of latency.
-     * A 429 still wins over anything the handler answered meanwhile.
+     * Let the handler parse and prepare while the rate-limit statement is in flight, saving a round
+     * trip; it awaits `admitted` before its first side effect, and a 429 still wins.
      */
     overlapRateLimit?: boolean;
   },

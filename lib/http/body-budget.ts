@@ -1,13 +1,9 @@
 import { AppError } from "@/lib/errors";
 
 /**
- * Bounds the request-body bytes this process holds at once across all requests (32 MiB: one
- * body at the completion limit at a time, since the worker parses one at a time), so ten clients
- * sending 30 MiB each cannot take the server's memory (they raised RSS from 168 to 736 MiB). A
- * body takes its share while it is read and parsed; a request that finds the budget spent waits
- * its turn (first come, first served, without reading its body) and gets a 503 with Retry-After
- * when its turn does not come within BODY_WAIT_MS. Bodies up to SMALL_BODY_BYTES never wait: the
- * ordinary API call is not queued behind anyone's upload.
+ * Caps the request-body bytes held at once across all requests, so many large uploads cannot
+ * exhaust memory. A request waits its turn (FIFO, body unread) and gets a 503 with Retry-After
+ * after BODY_WAIT_MS; bodies up to SMALL_BODY_BYTES never wait.
  */
 export const BODY_BUDGET_BYTES = 32 * 1024 * 1024;
 export const SMALL_BODY_BYTES = 64 * 1024;

@@ -4,10 +4,9 @@ import { isIPv4, isIPv6 } from "node:net";
 import { env } from "@/lib/env";
 
 /**
- * The production server (scripts/server/main.mjs) serves each request inside an AsyncLocalStorage
- * holding the socket's remote address, the one address a client cannot choose: route handlers
- * never see the socket, and X-Forwarded-For is whatever the client wrote unless a proxy we trust
- * wrote it.
+ * scripts/server/main.mjs runs each request in an AsyncLocalStorage holding the socket's remote
+ * address, the one address a client cannot choose (X-Forwarded-For is whatever the client wrote
+ * unless a trusted proxy did).
  */
 const REQUEST_PEER = Symbol.for("cockpit.request-peer");
 type PeerStore = AsyncLocalStorage<{ address: string | null }>;
@@ -17,10 +16,7 @@ function socketAddress(): string | null {
   return store?.getStore()?.address ?? null;
 }
 
-/**
- * The address counters are kept by: IPv4 as is (an IPv4-mapped IPv6 address as its IPv4), IPv6 as
- * its /64, since one subscriber usually holds a whole /64. Null for anything that is not an address.
- */
+/** The address counters are kept by: IPv4 (mapped IPv6 as IPv4), or IPv6's /64, since a subscriber holds a /64. */
 export function addressKey(address: string | null | undefined): string | null {
   if (!address) return null;
   const bare = address
@@ -43,9 +39,8 @@ export function addressKey(address: string | null | undefined): string | null {
 }
 
 /**
- * The client's address. With `trustedProxies` = 0 (TRUST_PROXY unset) the socket's, whatever
- * X-Forwarded-For says. With N proxies in front, each appending the address it saw, the client is
- * the Nth entry from the right; entries further left are the client's own to forge.
+ * With `trustedProxies` = 0 the socket's address, whatever X-Forwarded-For says; with N, the Nth
+ * entry from the right, since entries further left are the client's to forge.
  */
 export function resolveClientAddress(args: {
   socket: string | null;

@@ -1,7 +1,4 @@
-/**
- * CONTRACT 4: every /v1 route allows any origin; auth is by Bearer header, never by cookie, so an
- * open origin grants nothing a page could not already do with the key it holds.
- */
+// CONTRACT 4: any origin, since auth is a Bearer header, never a cookie.
 export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers":

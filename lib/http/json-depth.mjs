@@ -1,14 +1,13 @@
 // @ts-check
 /**
- * Deepest nesting of arrays and objects a JSON body may have. Validators and the code after them
- * walk JSON recursively, and thousands of levels overflow the stack (a RangeError, a 500). Plain
- * JavaScript: the CPU worker (lib/workers/cpu-worker.mjs) checks the bodies it parses too.
+ * Deepest JSON nesting a body may have: validators walk JSON recursively and deep nesting overflows
+ * the stack. Plain JS so the CPU worker checks the bodies it parses too.
  */
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Whether JSON text nests arrays/objects deeper than `max`: one pass over the text, no recursion
- * (brackets inside strings do not count).
+ * Whether JSON text nests deeper than `max`: one pass, no recursion, brackets inside strings
+ * ignored.
  * @param {string} text @param {number} max
  */
 export function jsonNestsDeeper(text, max) {

@@ -21,9 +21,8 @@ function originHost(origin: string | null): string | null {
 }
 
 /**
- * Cookie-authenticated JSON endpoints of the panel. Because the browser sends the cookie on its
- * own, a state-changing call must come from our own origin (CSRF): Sec-Fetch-Site or Origin.
- * Anything else, an Origin that cannot be parsed included, is a 403.
+ * The browser sends the panel cookie on its own, so a state-changing call must come from our origin
+ * (CSRF), per Sec-Fetch-Site or Origin; anything else, an unparsable Origin included, is a 403.
  */
 function assertSameOrigin(req: Request): void {
   if (SAFE_METHODS.has(req.method)) return;

@@ -3,10 +3,8 @@ import { isStorableText } from "@/lib/persistence/pg-text";
 
 type Params = Record<string, string | string[] | undefined>;
 
-/**
- * The route's path parameters. One holding what no stored id or slug can contain (a NUL, an
- * unpaired surrogate: `%00`, `%ED%A0%80`) names nothing: 404 here, not a failed query later.
- */
+// A parameter holding what no id or slug can contain (NUL, an unpaired surrogate) is a 404 here,
+// not a failed query.
 export async function readParams<P extends Params>(params: Promise<Params> | undefined): Promise<P> {
   // Next.js passes no params to a route without dynamic segments (and the fast lane passes {}).
   const p = (await params) ?? {};
@@ -19,10 +17,8 @@ export async function readParams<P extends Params>(params: Promise<Params> | und
   return p as P;
 }
 
-/**
- * A parameter that may arrive percent-encoded once more (a slug holding `/`): decoded when it is
- * valid percent-encoding, as it came otherwise (then it names nothing and the lookup says 404).
- */
+// Decoded once more when it is valid percent-encoding (a slug holding `/`), else kept: then it
+// names nothing.
 export function decodeParam(value: string): string {
   try {
     return decodeURIComponent(value);

@@ -4,8 +4,8 @@ import { AppError } from "@/lib/errors";
 import { consumeRateLimit, rateLimitHeaders } from "@/lib/rate-limit/limiter";
 
 /**
- * Counts the call against its key's per-minute budget (a JWT spends its parent key's budget).
- * Returns the x-ratelimit-* headers for the response. @throws rate_limited (429) with Retry-After.
+ * Counts the call against its key's per-minute budget (a JWT spends its parent key's) and returns
+ * the x-ratelimit-* headers. @throws rate_limited (429) with Retry-After.
  */
 export async function enforceRateLimit(auth: AuthContext): Promise<Record<string, string> | undefined> {
   if (!auth.keyId || !auth.rateLimitPerMinute) return undefined;

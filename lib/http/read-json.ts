@@ -7,9 +7,9 @@ export { jsonNestsDeeper, MAX_JSON_DEPTH };
 
 export const DEFAULT_JSON_LIMIT_BYTES = 1024 * 1024;
 /**
- * Once a body holds a share of the body budget (lib/http/body-budget.ts) it must arrive at this
- * average rate after a grace period, else it is a 408: 30 MiB may take 35 s, not the 300 s of
- * Node's request timeout during which a trickling client would keep other large bodies waiting.
+ * Minimum average rate, after a grace period, for a body holding a share of the body budget; slower
+ * is a 408, so a trickling client cannot keep other large bodies waiting until Node's request
+ * timeout.
  */
 export const MIN_BODY_BYTES_PER_S = 1024 * 1024;
 export const SLOW_BODY_GRACE_MS = 5_000;
@@ -28,8 +28,7 @@ export interface RawBody {
 
 /**
  * Reads the body with a hard byte cap, whatever Content-Length claims. A body above
- * SMALL_BODY_BYTES (declared, or once it grows past it) first takes its size from the
- * process-wide body budget, waiting its turn before reading on (503 if the turn does not come).
+ * SMALL_BODY_BYTES first takes its size from the body budget (503 if its turn does not come).
  */
 export async function readBody(req: Request, limit: number): Promise<RawBody> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
@@ -114,9 +113,8 @@ async function readCapped(req: Request, limit: number): Promise<string> {
 }
 
 /**
- * Parses a JSON body against a zod schema. Malformed JSON → 400 `invalid_json`; schema errors are
- * ZodErrors the route wrapper maps to 400 with `param`; too large → 413.
- * With `optional`, an empty body parses as `{}`.
+ * Malformed JSON → 400 `invalid_json`; schema errors are ZodErrors the wrapper maps to 400 with
+ * `param`; too large → 413. With `optional`, an empty body parses as `{}`.
  */
 export async function readJson<S extends z.ZodType>(
   req: Request,
@@ -128,8 +126,8 @@ export async function readJson<S extends z.ZodType>(
 }
 
 /**
- * JSON text → a plain object. Malformed JSON or a non-object → 400 `invalid_json`; nested deeper
- * than MAX_JSON_DEPTH → 400 `json_too_deep`, before anything parses it; with `optional`, empty text is `{}`.
+ * Malformed JSON or a non-object → 400 `invalid_json`; deeper than MAX_JSON_DEPTH → 400
+ * `json_too_deep`, checked before parsing; with `optional`, empty text is `{}`.
  */
 export function parseJsonObject(text: string, optional = false): Record<string, unknown> {
   if (jsonNestsDeeper(text, MAX_JSON_DEPTH)) {

@@ -6,9 +6,9 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 type Method = (typeof METHODS)[number];
 
 /**
- * Completes a route module: the given handlers, an OPTIONS preflight, and a 405 in the OpenAI error
- * body for every other method (Next's own 405 has an empty body).
- * Usage: `export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({ GET: apiRoute(…) })`.
+ * The given handlers, an OPTIONS preflight, and a 405 in the OpenAI error body for the rest (Next's
+ * has no body). Usage: `export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({ GET:
+ * apiRoute(…) })`.
  */
 export function routes(handlers: Partial<Record<Method, RouteHandler>>): Record<Method | "OPTIONS", RouteHandler> {
   const allowed = METHODS.filter((m) => handlers[m]);

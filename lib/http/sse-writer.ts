@@ -13,9 +13,8 @@ export interface SseWriter {
 }
 
 /**
- * The body of an SSE response (chat completions, runs). Frames produced in one turn of the event
- * loop (upstream chunks that arrived together) go out as one write: a socket write per frame was
- * the largest CPU cost of streaming at low load. `onCancel` runs when the client goes away.
+ * An SSE response body. Frames produced in one event-loop turn go out as one write, since a write
+ * per frame is costly; `onCancel` runs when the client goes away.
  */
 export function sseWriter(onCancel: () => void): SseWriter {
   let controller!: ReadableStreamDefaultController<Uint8Array>;

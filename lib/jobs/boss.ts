@@ -10,11 +10,9 @@ export const JOBS_SCHEMA = "pgboss";
 const g = globalThis as { __cockpitBoss?: Promise<PgBoss> };
 
 /**
- * The process's pg-boss, started on first use (an upload, or the worker seeing work): a server
- * that never indexes never opens its pool nor runs its maintenance. pg-boss keeps its own `pg`
- * pool, outside db/resilience.ts's breaker: its errors (the database away) are logged, never
- * thrown at the process, and its pool reconnects by itself. A failed start is forgotten, so the
- * next use tries again.
+ * The process's pg-boss, started on first use, so a server that never indexes opens no pool. Its
+ * own `pg` pool sits outside the db breaker; its errors are logged, never thrown. A failed start is
+ * forgotten and retried.
  */
 export function getBoss(): Promise<PgBoss> {
   g.__cockpitBoss ??= startBoss().catch((err: unknown) => {
@@ -55,13 +53,9 @@ async function startBoss(): Promise<PgBoss> {
 }
 
 /**
- * pg-boss 10 takes the next job with `ORDER BY priority DESC, created_on, id LIMIT n FOR UPDATE
- * SKIP LOCKED`, but its only fetch index is on (name, start_after): every fetch reads and sorts the
- * queue's whole backlog. Behind a burst of 10,000 webhook events a fetch took 7 ms of PostgreSQL's
- * CPU, so draining a backlog cost time quadratic in its length and starved the trigger's writes.
- * This index hands the fetch its rows in order (one index step, skipping the locked ones). Made on
- * the partitioned parent, so every queue's partition has it, those created later included; once
- * per database, under an advisory lock so servers starting together do not race on the name.
+ * pg-boss's fetch sorts the queue's whole backlog (its index is on (name, start_after)), so
+ * draining a backlog is quadratic. This index returns rows in fetch order. Made once on the
+ * partitioned parent, under an advisory lock so servers starting together do not race.
  */
 async function ensureFetchOrderIndex(boss: PgBoss): Promise<void> {
   await boss.getDb().executeSql(

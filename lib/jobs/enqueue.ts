@@ -12,7 +12,8 @@ function toStatement(text: string, values: unknown[]): SQL {
   const chunks = parts.map((part, i) => {
     if (i % 2 === 0) return sql.raw(part);
     const value = values[Number(part) - 1] ?? null;
-    // pg sends undefined as NULL and objects as JSON; drizzle would drop the one and postgres.js mangle the other.
+    // pg sends undefined as NULL and objects as JSON; drizzle would drop the first and postgres.js
+    // mangle the second.
     const param =
       value !== null && typeof value === "object" && !(value instanceof Date) ? JSON.stringify(value) : value;
     return sql`${param}`;
@@ -32,10 +33,9 @@ function executorFor(db: DbOrTx, onCount?: (count: number) => void): PgBoss.Db {
 }
 
 /**
- * Enqueues a job through `db`: inside a transaction, the job commits or rolls back with the
- * caller's rows (an upload's document and its indexing job are one commit, so a crash after the
- * answer loses nothing). Starts this process's pg-boss first (creating its schema and queues on a
- * fresh database); the workers are woken once the caller's transaction had its chance to commit.
+ * Enqueues through `db`, so inside a transaction the job commits or rolls back with the caller's
+ * rows. Starts this process's pg-boss first; workers are woken once the caller's transaction could
+ * commit.
  */
 export async function enqueueJob<T extends object>(db: DbOrTx, queue: QueueDefinition<T>, data: T): Promise<string> {
   const boss = await getBoss();
@@ -47,10 +47,10 @@ export async function enqueueJob<T extends object>(db: DbOrTx, queue: QueueDefin
 }
 
 /**
- * Enqueues one job per element of `data` with ONE statement through `db` (pg-boss's multi-row
- * insert), for callers writing many rows in one transaction (lib/webhooks/accept-event.ts). The
- * queue's send options apply to each job as `send` would apply them.
- * @throws when the statement stored fewer jobs than asked (pg-boss's insert skips rather than fails).
+ * One job per element of `data` in ONE statement through `db`, for callers writing many rows in one
+ * transaction; the queue's send options apply to each job.
+ * @throws when the statement stored fewer jobs than asked (pg-boss's insert skips rather than
+ * fails).
  */
 export async function enqueueJobs<T extends object>(db: DbOrTx, queue: QueueDefinition<T>, data: T[]): Promise<void> {
   if (data.length === 0) return;
@@ -90,7 +90,7 @@ export async function enqueueJobs<T extends object>(db: DbOrTx, queue: QueueDefi
   setImmediate(wakeJobWorkers);
 }
 
-/** Starts pg-boss and creates the queues ahead of a transaction that will enqueue (keeps that work out of the transaction). */
+/** Starts pg-boss and creates the queues ahead of a transaction that will enqueue, keeping that work out of it. */
 export async function prepareJobs(): Promise<void> {
   await ensureQueues(await getBoss());
 }

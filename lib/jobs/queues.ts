@@ -11,25 +11,18 @@ export interface JobRun<T> {
   signal: AbortSignal;
 }
 
-/**
- * A queue a domain defines and the worker serves. Send options (expiry, retries) travel with each
- * job rather than the queue row, so changing them in config takes effect for new jobs at once.
- */
+/** A queue a domain defines and the worker serves. Send options travel with each job, so config changes apply at once. */
 export interface QueueDefinition<T extends object> {
   name: string;
   sendOptions: () => Omit<PgBoss.SendOptions, "db">;
   /**
-   * While a handler runs, its process keeps the job alive (a heartbeat pushes pg-boss's expiry
-   * forward), up to this many seconds; a process that dies or stops beating lets the job expire
-   * after its `expireInSeconds` and be retried elsewhere.
+   * Seconds a running handler keeps its job alive by heartbeat; a process that dies or stops
+   * beating lets the job expire after `expireInSeconds` and be retried elsewhere.
    */
   maxRunSeconds: () => number;
   /** Concurrent handlers per process. */
   concurrency: () => number;
-  /**
-   * Served on the production server's jobs thread (lib/jobs/jobs-thread.ts) rather than its main
-   * thread: for handlers whose work (a model run) would otherwise share the requests' heap and event loop.
-   */
+  /** Served on the jobs thread, for handlers (a model run) that should not share the requests' heap and event loop. */
   thread?: boolean;
   /** Throwing makes pg-boss retry the job (until its retry limit, then its dead letter queue). */
   handle: (job: JobRun<T>) => Promise<void>;

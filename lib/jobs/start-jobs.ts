@@ -36,11 +36,9 @@ export function ensureQueues(boss: PgBoss): Promise<void> {
 }
 
 /**
- * pg-boss 10 has no heartbeat: a job is expired `expire_in` after it started, however alive its
- * worker. A long legitimate job (a large document's embeddings) would be failed and run twice, so
- * while the handler runs this process moves the job's start forward every third of its expiry;
- * a killed or frozen process stops doing so and its job expires on time. After `maxRunSeconds`
- * the beats stop and the handler's signal aborts.
+ * pg-boss 10 has no heartbeat: it expires a job `expire_in` after its start, so a long job would
+ * run twice. This moves the start forward every third of the expiry until `maxRunSeconds`, then
+ * aborts the handler's signal.
  */
 function heartbeat(
   name: string,
@@ -84,10 +82,7 @@ let nextNotified = 0;
 const WAKE_CHANNEL = "cockpit_jobs";
 const wake = (gw.__cockpitJobsWake ??= { token: randomUUID(), pending: new Set() });
 
-/**
- * Wakes one idle worker of the queue in this thread, if it has any (also the jobs thread's answer
- * to a wake message); on the server's main thread, a `thread` queue's wake goes to the jobs thread.
- */
+/** Wakes one idle worker of the queue in this thread; on the main thread, a `thread` queue's wake goes to the jobs thread. */
 export function notifyLocalWorker(name: string): void {
   if (queueNames(threadQueues()).includes(name)) {
     ensureJobsThread();
@@ -103,13 +98,9 @@ export function notifyLocalWorker(name: string): void {
 }
 
 /**
- * pg-boss 10 waits its polling interval after every fetch, a job found included: a worker handling
- * a stream of short jobs (webhook events) would take one every JOBS_POLL_S. A worker that just
- * finished a job is told to fetch again at once, and a producer calls this right after its commit
- * (the 202-to-run lag): one idle worker of the queue wakes here at once, and every other process
- * is told over NOTIFY (sent once per queue per turn of the event loop, after this commit), so a
- * job lands at once on whichever process has a worker free (a separate `npm run worker` included)
- * instead of at its next poll.
+ * pg-boss 10 waits its polling interval even after finding a job. Called after a job or a
+ * producer's commit: wakes one local idle worker and tells other processes over NOTIFY (once per
+ * queue per tick), so a job starts at once.
  */
 export function notifyJobWorkers(name: string): void {
   notifyLocalWorker(name);
@@ -133,10 +124,7 @@ function onWakeNotice(payload: string): void {
   notifyLocalWorker(name);
 }
 
-/**
- * The queues this thread works on: a concurrency of 0 leaves a queue to other processes, and the
- * production server's main thread leaves those marked `thread` to its jobs thread (lib/jobs/jobs-thread.ts).
- */
+/** The queues this thread serves: concurrency 0 leaves a queue to other processes, and the main thread leaves `thread` ones. */
 const servedQueues = () => {
   const delegating = delegatesToJobsThread();
   return definedQueues().filter((q) => q.concurrency() > 0 && !(delegating && q.thread));
@@ -201,7 +189,7 @@ export function wakeJobWorkers(): void {
   });
 }
 
-/** The queues among `names` holding a job not yet finished (created, retry or active): one indexed probe per name, in one statement. */
+/** The queues among `names` holding an unfinished job: one indexed probe per name, in one statement. */
 async function queuesWithWork(names: string[]): Promise<Set<string>> {
   if (names.length === 0) return new Set();
   const [table] = await db.execute<{ ok: boolean }>(sql`SELECT to_regclass(${`${JOBS_SCHEMA}.job`}) IS NOT NULL AS ok`);
@@ -217,11 +205,9 @@ async function queuesWithWork(names: string[]): Promise<Set<string>> {
 }
 
 /**
- * The job side of a process's background worker (lib/worker/start-worker.ts). pg-boss stays
- * asleep until there is work: every JOBS_IDLE_CHECK_S one cheap query asks whether a queue holds
- * an unfinished job (enqueued by any process, or left active by a process that died); then the
- * workers start and stay. Several processes may serve the same queues (pg-boss hands each job to
- * one of them with SKIP LOCKED). Returns the function that stops it.
+ * The job side of a background worker: pg-boss sleeps until a cheap query every JOBS_IDLE_CHECK_S
+ * finds an unfinished job, then the workers start and stay. SKIP LOCKED lets several processes
+ * share queues. Returns a stop.
  */
 export function startJobs(): () => Promise<void> {
   let busy = false;

@@ -1,11 +1,7 @@
 /**
- * The jobs thread's entry (built by scripts/server/jobs-thread-build.mjs, started by
- * lib/jobs/jobs-thread.ts): serves the queues marked `thread` (webhook events) as `npm run worker`
- * would, inside the server process. It is the server process for everything it holds: it takes
- * the main thread's lease owner (credit leases, active runs), so the reconcilers never mistake
- * either thread's holds for a dead process's, and its bill journal is its own file next to the
- * main thread's. Stopped by a `stop` message: the job workers stop, then its shutdown hooks
- * (leases released, journal drained) run, then the thread ends.
+ * The jobs thread's entry: serves the queues marked `thread` inside the server process. It shares
+ * the main thread's lease owner so reconcilers never take its holds for a dead process's, keeps its
+ * own bill journal, and on `stop` stops its workers, then runs its shutdown hooks.
  */
 // First: the globals the modules below read (lease owner, wake-up token).
 import "./thread-setup";

@@ -14,10 +14,8 @@ const exceeds = (param: string, message: string) =>
   new AppError("invalid_request", `${param}: ${message}`, { param, wireCode: "exceeds_creator_key" });
 
 /**
- * The limits of a key created by another key (CONTRACT 5.5): never more scopes, a higher rate limit
- * or a later expiry than the creator, so a key that leaks can only hand out what it already holds.
- * Defaults are capped the same way: no rate limit → the default but at most the creator's; no expiry
- * → the creator's expiry.
+ * A key made by a key (CONTRACT 5.5) never gets more scopes, rate limit or expiry than its creator,
+ * so a leaked key hands out only what it holds; defaults are capped the same way.
  * @throws invalid_request (400) naming the field that asks for more than the creator holds.
  */
 export function boundByCreator(

@@ -8,8 +8,8 @@ import { createKey } from "./create-key";
 import { getKeyInCompany } from "./internal";
 
 /**
- * Key creation through the API needs a long-lived key (CONTRACT 4): a 5-minute token lives in a
- * browser, and letting it mint keys would turn a leaked token into a permanent credential.
+ * Minting keys needs a long-lived key (CONTRACT 4): a short-lived token sits in a browser and must
+ * not turn into a permanent credential.
  * @throws forbidden (403) for a JWT (or anything that is not an SDK key).
  */
 export function requireKeyCredential(auth: AuthContext): string {
@@ -22,9 +22,8 @@ export function requireKeyCredential(auth: AuthContext): string {
 }
 
 /**
- * `POST /v1/sdk/keys`: a key creates a key that never exceeds it (scopes, rate limit, expiry; see
- * boundByCreator). The panel and the operator CLI, which act for the company's admin and the
- * operator rather than for a key, call createKey directly.
+ * `POST /v1/sdk/keys`: a key creates a key bounded by itself (boundByCreator). The panel and CLI
+ * call createKey.
  * @throws forbidden for a JWT; invalid_request naming the field that exceeds the creator.
  */
 export async function createChildKey(

@@ -6,9 +6,9 @@ import { requireSubset } from "@/lib/auth/scopes";
 import { AppError } from "@/lib/errors";
 
 /**
- * Swaps a long-lived SDK key for a 5-minute JWT (CONTRACT 5.2), optionally with fewer scopes.
- * @throws unauthenticated when the caller is itself a JWT (no token chains); forbidden when asking
- * for a scope the key lacks.
+ * Swaps an SDK key for a short-lived JWT (CONTRACT 5.2), optionally with fewer scopes.
+ * @throws unauthenticated when the caller is itself a JWT (no token chains); forbidden for a scope
+ * the key lacks.
  */
 export async function exchangeToken(auth: AuthContext, args: { scopes?: Scope[] }) {
   if (auth.credential !== CREDENTIAL.key || !auth.keyId) {

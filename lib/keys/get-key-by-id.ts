@@ -4,10 +4,7 @@ import { apiKeys, type ApiKey } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { notFound } from "@/lib/errors";
 
-/**
- * Operator lookup across companies: only for the CLI, which acts for the operator, never for a
- * tenant. Tenant code uses getKeyInCompany.
- */
+/** Operator lookup across companies, for the CLI only; tenant code uses getKeyInCompany. */
 export async function getKeyById(db: DbOrTx, args: { keyId: string }): Promise<ApiKey> {
   const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, args.keyId)).limit(1);
   if (!row) throw notFound("SDK key");

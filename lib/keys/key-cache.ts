@@ -85,8 +85,8 @@ const touched = new Map<string, number>();
 const TOUCH_EVERY_MS = 60_000;
 
 /**
- * Records last use at most once a minute per key and process: an UPDATE of one hot row per request
- * would serialise every call of a busy key. Fire and forget; a failure is logged, never surfaced.
+ * Records last use at most once a minute per key and process, since an UPDATE per request would
+ * serialise a busy key's calls. Fire and forget; a failure is logged.
  */
 export function markKeyUsed(keyId: string): void {
   const now = Date.now();

@@ -8,7 +8,7 @@ import { getKeyInCompany } from "./internal";
 import { announceKeyRevoked } from "./key-cache";
 
 /**
- * Revokes a key; its JWTs stop working at once because every JWT check re-reads its parent key.
+ * Its JWTs stop working at once, since every JWT check re-reads the parent key.
  * @throws not_found for another company's key, conflict when already revoked.
  */
 export async function revokeKey(db: DbOrTx, args: { companyId: string; keyId: string }): Promise<ApiKey> {

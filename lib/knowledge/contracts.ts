@@ -1,12 +1,8 @@
 /**
- * The seams of the knowledge subsystem (issue 13), so its parts can be built and tested apart:
+ * The seams of the knowledge subsystem, so its parts can be built and tested apart:
  *
- *   upload (lib/knowledge/documents, API) ─store + enqueue─▶ job (lib/knowledge/jobs, pg-boss)
- *     ─▶ parse (lib/knowledge/parse: a capped child process)  → ParsedDocument
- *     ─▶ chunk + embed + index (lib/knowledge/index-chunks)   → rows in knowledge_chunks
- *   retrieval (lib/knowledge/search) ◀─ the pipeline's retrieval stage, the search endpoint
- *
- * Each part keeps its own tables and migrations; these types are what crosses between them.
+ *   upload (documents) ─store + enqueue─▶ job (jobs) ─▶ parse (capped child) → ParsedDocument
+ *     ─▶ chunk + embed + index (index-chunks) → knowledge_chunks ◀─ retrieval (search)
  */
 
 /** The stages a document's indexing goes through; a failed document's `error` names one. */
@@ -37,10 +33,7 @@ export const DOCUMENT_KIND = {
 } as const;
 export type DocumentKind = (typeof DOCUMENT_KIND)[keyof typeof DOCUMENT_KIND];
 
-/**
- * One structural piece of a parsed document, in reading order. Spreadsheet rows come as `row`
- * segments carrying their sheet and the sheet's header row, so a chunk of rows makes sense alone.
- */
+/** One structural piece of a document, in reading order; a `row` carries its sheet and header so it makes sense alone. */
 export interface Segment {
   kind: "heading" | "paragraph" | "row" | "table";
   text: string;
@@ -63,7 +56,7 @@ export interface ParsedDocument {
 
 /** A chunk as indexed: its text, its place and its source. */
 export interface ChunkInput {
-  /** 0-based position in the document: with the document id, the chunk's unique key (re-indexing never duplicates). */
+  /** 0-based position in the document; with the document id, the chunk's key (re-indexing never duplicates). */
   position: number;
   text: string;
   tokens: number;
@@ -100,9 +93,9 @@ export interface SearchArgs {
   topK: number;
   signal?: AbortSignal;
   /**
-   * Takes the cost of the query's embedding when the embedder is billed (a run bills it with its own
-   * call); absent, it is billed as a `usage` entry of its own. Either way its credit is held before
-   * the provider is called: a company that cannot pay gets 402.
+   * Takes the query embedding's cost when billed (a run bills it with its own call); absent, it is
+   * billed as its own `usage` entry. Either way the credit is held before the provider call, so a
+   * company that cannot pay gets 402.
    */
   payQuery?: (cost: QueryEmbeddingCost) => void;
 }

@@ -11,9 +11,8 @@ import type { Embedder } from "./embeddings";
 const COUNT_UP_TO_BYTES = 64 * 1024;
 
 /**
- * The search query's vector. A billed embedder's call is held first (402 before any provider call
- * when the company cannot pay), then paid: through `args.payQuery` (a run's own bill), else as a
- * `usage` entry of its own, drawn from that hold.
+ * The query's vector. A billed embedder's cost is held first (402 before any provider call), then
+ * paid through `args.payQuery` or as its own `usage` entry.
  * @throws AppError insufficient_balance (402).
  */
 export async function embedQuery(db: DbOrTx, args: SearchArgs, emb: Embedder): Promise<Float32Array> {

@@ -28,13 +28,14 @@ const offline: Embedder = {
 
 /** Inputs per `/embeddings` call (OpenAI accepts up to 2048). */
 const BATCH = 256;
-/** Requested `dimensions` for models that take it (text-embedding-3-*): the search cache holds float32 vectors per company, so keep them short. */
+/** Requested `dimensions` for models that take it: the search cache holds float32 vectors per company. */
 const PROVIDER_DIM = 512;
 
 /**
- * A provider group's OpenAI-compatible `/embeddings` (`EMBEDDING_MODEL=openai:text-embedding-3-small`),
- * with the group's base URL and key from the provider configuration, billed at `microPerM`.
- * @throws AppError upstream_error when the group is unknown or has no key, or the model's price is unknown.
+ * A provider group's OpenAI-compatible `/embeddings` with its base URL and key, billed at
+ * `microPerM`.
+ * @throws AppError upstream_error when the group is unknown or has no key, or the model's price is
+ * unknown.
  */
 export function providerEmbedder(
   spec: string,

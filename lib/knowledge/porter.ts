@@ -1,8 +1,7 @@
 /**
- * The classic Porter (1980) stemmer, "An algorithm for suffix stripping", as in the reference
- * implementation at tartarus.org/martin/PorterStemmer. Pure: used by the offline embedding's
- * features and by the retrieval bench's peer (MiniSearch configured for English). Lowercase
- * ASCII words in, stems out; words of one or two letters are returned unchanged.
+ * The Porter (1980) stemmer, after tartarus.org/martin/PorterStemmer: lowercase ASCII words in,
+ * stems out; words of one or two letters unchanged. Used by the offline embedding and the retrieval
+ * bench's peer.
  */
 
 const isConsonantAt = (w: string, i: number): boolean => {
@@ -103,10 +102,7 @@ const STEP4 = [
   "ize",
 ];
 
-/**
- * Longer words are returned unchanged: no English word is this long, and the measure of a run of
- * `y` walks back over the run at each letter (quadratic, and recursion as deep as the run).
- */
+/** Longer words are returned unchanged: no English word is this long, and a long run of `y` would be quadratic. */
 export const MAX_STEM_CHARS = 64;
 
 export function porterStem(word: string): string {

@@ -5,21 +5,12 @@ import { env } from "@/lib/env";
 import { createSimdDot, type SimdDot } from "./simd-dot";
 
 /**
- * Per-process, per-company retrieval index over `knowledge_chunks`: BM25 postings read from the
- * stored `tsv` (PostgreSQL's `english` lexemes and their positions) and the float32 vectors in one
- * contiguous array for an exact dense scan. PostgreSQL stays the source of truth: search reads its
- * results back from the table (so a deleted row is never returned), and every search first reads
- * the company's version (knowledge_chunk_versions, bumped by every change); when it moved, the
- * table's fingerprint of the company (count, sum and max of `seq`) is compared with the cache's:
- *   - a higher max seq: load the rows above it (new and re-indexed rows; a re-indexed row gets a
- *     new seq, and its old slot dies);
- *   - still different (deletions, or a transaction that committed after a later seq was loaded):
- *     reconcile against the company's (id, seq) list: kill gone slots, load missing rows.
- * Dead slots are skipped and compacted away by a full reload once they outnumber the live ones.
- *
- * Vectors live in a WebAssembly.Memory laid out as [query: 64 KiB][vectors: capacity × stride
- * float32][scores: capacity float32], so one SIMD call scores them all (lib/knowledge/simd-dot.ts);
- * `stride` is the dimension rounded up to a multiple of 4, zero-padded.
+ * Per-process, per-company retrieval index: BM25 postings from the stored `tsv` and float32 vectors
+ * in one WebAssembly.Memory scored by one SIMD call. PostgreSQL stays the truth: results are read
+ * back from the table, and when the company's version moved the cache compares the table's seq
+ * fingerprint, loads rows above its max seq, else reconciles (id, seq). Dead slots are compacted by
+ * a full reload once they outnumber live ones. Memory layout: [query: 64 KiB][vectors: capacity ×
+ * stride float32][scores: capacity float32], stride a multiple of 4.
  */
 
 interface Slot {
@@ -139,11 +130,7 @@ function grow(ix: CompanyIndex, need: number) {
   ix.vectors = new Float32Array(ix.memory.buffer, VECTORS_AT, cap * ix.stride);
 }
 
-/**
- * Lexemes and their frequencies from tsvector text output: `'flow':3,7 'mach':1 'it''s':4`. A
- * scanner rather than a regex: it runs over every lexeme of a company when its cache loads
- * (100,000 chunks: 5.4 M lexemes, 2.6 s with a regex).
- */
+/** Lexemes and frequencies from tsvector text (`'flow':3,7 'it''s':4`); a scanner, since a regex is slow on a full load. */
 export function parseTsvector(text: string): Map<string, number> {
   const out = new Map<string, number>();
   const n = text.length;

@@ -16,9 +16,8 @@ import {
 } from "./search-cache";
 
 /**
- * Retrieval tuning. Each was measured on Cranfield (bench/knowledge.ts, numbers in README
- * "Retrieval"); values were kept at round, conventional settings where the curve was flat, since
- * Cranfield is a development set and retrieval is judged on other collections too.
+ * Retrieval tuning, chosen with bench/knowledge.ts on Cranfield; round, conventional values where
+ * the curve was flat, since Cranfield is a development set.
  */
 export const RETRIEVAL = {
   /** BM25: 1.2 / 0.75 are the textbook defaults; k1 up to 2 scored a little higher on Cranfield, not kept. */
@@ -97,7 +96,7 @@ function bm25(
   return touched;
 }
 
-/** Four accumulators: V8 keeps them in registers, ~25 % faster than one on the dense scan. */
+/** Four accumulators: V8 keeps them in registers, faster than one on the dense scan. */
 function dot(vectors: Float32Array, base: number, q: Float32Array, dim: number): number {
   let a0 = 0;
   let a1 = 0;
@@ -115,9 +114,8 @@ function dot(vectors: Float32Array, base: number, q: Float32Array, dim: number):
 }
 
 /**
- * Every slot's dot product with `q` (dead and out-of-scope slots too: skipping them costs more
- * than scoring them), in one WebAssembly SIMD call, or in JS without SIMD. The returned view is
- * scratch of the index: read it before the next await.
+ * Every slot's dot product with `q` (dead and out-of-scope slots too: cheaper than skipping), in
+ * one SIMD call or JS. The returned view is the index's scratch: read it before the next await.
  */
 function scanVectors(ix: CompanyIndex, q: Float32Array, slotCount: number): Float32Array {
   if (ix.simd) {
@@ -133,10 +131,9 @@ function scanVectors(ix: CompanyIndex, q: Float32Array, slotCount: number): Floa
 }
 
 /**
- * Hybrid retrieval over the given collections of one company: BM25 over PostgreSQL's `english`
- * lexemes, an exact dense scan of the company's vectors with pseudo-relevance feedback, fused by
- * reciprocal rank, floored, best first. Results are read back from `knowledge_chunks` filtered by
- * company and collections, so a deleted chunk or another company's row is never returned.
+ * Hybrid retrieval: BM25 plus an exact dense scan with pseudo-relevance feedback, fused by
+ * reciprocal rank. Results are read back filtered by company and collections, so a deleted or
+ * foreign chunk is never returned.
  */
 export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions = {}): Promise<RetrievedChunk[]> {
   if (args.collectionIds.length === 0 || !args.query.trim()) return [];

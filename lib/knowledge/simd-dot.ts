@@ -1,10 +1,7 @@
 /**
- * Dot products for the dense scan in WebAssembly SIMD (f32x4), ~3× the plain JS loop on the
- * 100,000-chunk bench: the company's vectors live in a WebAssembly.Memory (lib/knowledge/search-cache.ts)
- * and one call scores them all. The module is 150 bytes, hand-assembled below so nothing is
- * compiled at build time; `scan(vec, q, out, count, stride)` writes `count` float32 scores to
- * `out`, each the dot product of `stride` floats at `vec + i·stride·4` with those at `q` (byte
- * addresses; `stride` a multiple of 4).
+ * Dot products for the dense scan in WebAssembly SIMD (f32x4), hand-assembled so nothing compiles
+ * at build time. `scan(vec, q, out, count, stride)` writes `count` float32 scores to `out`: byte
+ * addresses, `stride` a multiple of 4.
  *
  *   (func $dot (param $p i32) (param $q i32) (param $n i32) (result f32) (local $acc v128) (local $end i32)
  *     end = p + n·4; loop while p < end: acc = f32x4.add(acc, f32x4.mul(v128.load p, v128.load q)); p += 16; q += 16

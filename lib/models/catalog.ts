@@ -6,9 +6,8 @@ import type { DbOrTx } from "@/db/types";
 import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";
 
 /**
- * The system catalog changes only at start (catalog file sync), so each process keeps it in
- * memory and re-reads it every few minutes. Per-company overrides and operator prices are cached
- * per company and evicted everywhere by NOTIFY when the company's admin or the operator changes them.
+ * The system catalog only changes at start, so it is re-read every few minutes; per-company
+ * overrides and prices are cached per company and evicted everywhere by NOTIFY.
  */
 const CATALOG_TTL_MS = 5 * 60_000;
 let catalog: { bySlug: Map<string, Model>; list: Model[]; at: number } | undefined;
@@ -40,10 +39,7 @@ export interface CompanyModelSettings {
 const SETTINGS_TTL_MS = 60_000;
 const TOPIC = "company_models";
 const settings = new Map<string, { value: CompanyModelSettings; at: number }>();
-/**
- * Bumped by every invalidation (of any company: invalidations are rare): a read that started before
- * one must not be cached, since it may predate the change that caused it (an operator's new price).
- */
+/** Bumped by every invalidation: a read that started before one must not be cached, as it may predate the change. */
 let generation = 0;
 const settingsLive = registerCache(
   TOPIC,

@@ -14,10 +14,7 @@ export interface TokenUsage {
 
 const M = 1_000_000n;
 
-/**
- * Exact cost in µO₮, rounded half up once at the end. BigInt because tokens × price can pass
- * 2^53 (1M tokens × $75/M = 7.5·10¹⁶ µO₮·tokens/M).
- */
+/** Exact cost in µO₮, rounded half up once at the end; BigInt because tokens × price can pass 2^53. */
 export function costMicro(usage: TokenUsage, prices: Prices): number {
   const cached = BigInt(Math.min(usage.cachedTokens, usage.promptTokens));
   const uncached = BigInt(usage.promptTokens) - cached;

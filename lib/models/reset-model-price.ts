@@ -8,8 +8,8 @@ import { getCatalogModel } from "./internal";
 import type { Prices } from "./pricing";
 
 /**
- * Drops the operator's price of one slug for one company: its calls go back to the catalog price,
- * which is returned. Idempotent.
+ * Drops the operator's price of one slug for one company, returning the catalog price now in force.
+ * Idempotent.
  * @throws not_found for an unknown company or a slug not in the catalog.
  */
 export async function resetModelPrice(db: DbOrTx, args: { companyId: string; slug: string }): Promise<Prices> {

@@ -50,9 +50,9 @@ export function refuseDisabled(eff: EffectiveModel, slug: string, param = "model
 }
 
 /**
- * Turns a requested slug into what the pipeline needs, as this company sees the catalog.
- * @throws 404 model_not_found (unknown or hidden); 400 for a disabled slug, naming its
- * replacement; 400 when the slug's provider group has no API key configured.
+ * A requested slug as this company sees the catalog.
+ * @throws 404 model_not_found (unknown or hidden); 400 for a disabled slug, naming its replacement;
+ * 400 when the slug's provider group has no API key.
  */
 export async function resolveModel(args: { companyId: string; slug: string }): Promise<ResolvedModel> {
   const { slug } = args;

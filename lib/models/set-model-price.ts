@@ -8,15 +8,15 @@ import { announceCompanyModelsChanged } from "./catalog";
 import { getCatalogModel } from "./internal";
 import type { Prices } from "./pricing";
 
-/** O₮ per 1M tokens; the bound keeps tokens × price exact and far from any real list price ($1,000/M tokens). */
+/** O₮ per 1M tokens; the bound keeps tokens × price exact and far above any real list price. */
 export const OtPerM = z.number().finite().min(0).max(1_000_000);
 
 export const ModelPriceInput = z.object({ input: OtPerM, cached_input: OtPerM, output: OtPerM });
 export type ModelPriceInput = z.infer<typeof ModelPriceInput>;
 
 /**
- * The operator's price of one slug for one company (CLI `model price`), replacing the catalog's for
- * every later call of that company, in every process. Operator-only: no panel or API route calls it.
+ * The operator's price of one slug for one company (CLI `model price`), in every process. No panel
+ * or API route calls it.
  * @throws not_found for an unknown company or a slug not in the catalog.
  */
 export async function setModelPrice(

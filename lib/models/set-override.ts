@@ -6,10 +6,8 @@ import type { DbOrTx } from "@/db/types";
 import { announceCompanyModelsChanged, catalogModels } from "./catalog";
 import { AppError } from "@/lib/errors";
 
-/**
- * Prices are the operator's (CONTRACT 7): a price field in a panel body is refused outright, never
- * ignored, so a client built against the old panel learns its change did not happen.
- */
+// Prices are the operator's (CONTRACT 7): a price field in a panel body is refused, not ignored, so
+// the client learns.
 const OperatorOnly = z
   .never({
     error:

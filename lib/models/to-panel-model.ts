@@ -19,11 +19,9 @@ function catalogPosition(slug: string): number | null {
 }
 
 /**
- * The panel's view of a model: the public object with this company's overrides and prices applied,
- * plus what the catalog says without them (so the panel can show the operator's price for the
- * company next to the list price, read-only, and know a slug is disabled upstream even after the
- * company enabled it), and whether the gateway has a key for the provider group (calls to an
- * unconfigured group fail with 400).
+ * The panel's view of a model: this company's overrides and prices applied, the catalog's values
+ * alongside (to show the list price and an upstream disable), and whether the provider group has a
+ * key.
  */
 export function toPanelModel(e: EffectiveModel) {
   const m = e.model;

@@ -5,11 +5,9 @@ import { loadImage, type LoadedImage } from "./load-image";
 import { ocrImage } from "./ocr";
 
 /**
- * The `local` group's image description: deterministic and offline, so the whole multimodal path
- * is testable without a vision model. It is what a `local` model "sees" of an image, and what a
- * run's image note records: `<width>x<height> <mime>` plus the OCR text, e.g.
- * `240x96 image/png, text: "HELLO WORLD"`. The local model answers with these notes
- * (lib/providers/local/respond.ts: "I received 1 image. Extracted from them: …").
+ * The `local` group's deterministic, offline image description, so multimodal is testable without a
+ * vision model: `<width>x<height> <mime>` plus the OCR text, e.g. `240x96 image/png, text: "HELLO
+ * WORLD"`.
  */
 
 export interface ImageDescription {
@@ -36,9 +34,9 @@ export function localDescription(img: {
 export { decodeDataImage } from "./load-image";
 
 /**
- * Loads one `image_url` (data: URI or HTTPS URL, the latter through the SSRF-safe fetcher), reads
- * its text and describes it.
- * @throws AppError 400 naming `fetch.param` for a refused or unreadable image; 503 from OCR when busy.
+ * Loads one `image_url` (data: URI, or HTTPS through the SSRF-safe fetcher) and describes it.
+ * @throws AppError 400 naming `fetch.param` for a refused or unreadable image; 503 from OCR when
+ * busy.
  */
 export async function describeImageLocally(url: string, fetch: FetchImageOptions): Promise<ImageDescription> {
   return describeLoadedImage(await loadImage(url, fetch), fetch.param);

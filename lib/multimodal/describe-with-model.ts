@@ -27,8 +27,8 @@ export function visionMessages(image: LoadedImage, detail?: string): ChatMessage
 }
 
 /**
- * One image described by a vision-capable model, through the provider layer (retries and
- * fallbacks as for any call). Usage is the provider's, else counted with the tokenizer.
+ * One image described by a vision model through the provider layer (retries and fallbacks as any
+ * call).
  * @throws AppError upstream_error (502) when every upstream failed; the signal's reason.
  */
 export async function describeImageWithModel(

@@ -7,10 +7,9 @@ import { selfSignedCert } from "@/test/support/self-signed-cert";
 import { fetchImage, type FetchImageOptions } from "./fetch-image";
 
 /**
- * Real HTTPS on loopback. Loopback is refused by design, so the tests pass the one escape the
- * fetcher has: the exact `127.0.0.1:<port>` of the image server and its self-signed CA, in code.
- * A second server (the "internal" one) is never allowed; its connection count proves a refused
- * redirect or spelling never reached it.
+ * Real HTTPS on loopback, which is refused by design, so tests pass the fetcher's one escape in
+ * code. A second "internal" server is never allowed; its connection count proves refused requests
+ * never reached it.
  */
 
 const PARAM = "messages.0.content.1.image_url";

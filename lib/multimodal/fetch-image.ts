@@ -35,12 +35,10 @@ export interface FetchedImage {
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Fetches an `image_url` URL given by a tenant, SSRF-safely: HTTPS only, every hop's address
- * checked as it is connected to (lib/net), at most `maxRedirects` redirects, a byte and a time cap,
- * and only bytes that are a PNG, JPEG, GIF or WebP image.
- *
+ * Fetches a tenant's image URL SSRF-safely: HTTPS only, every hop's address checked at connect
+ * (lib/net), bounded redirects, byte and time caps, and only PNG, JPEG, GIF or WebP bytes.
  * @throws AppError 400 `invalid_image_url` naming `param` for any refused or failed fetch; the
- * caller's abort reason when `signal` aborts.
+ * abort reason.
  */
 export async function fetchImage(rawUrl: string, opts: FetchImageOptions): Promise<FetchedImage> {
   const maxBytes = opts.maxBytes ?? IMAGE_FETCH_DEFAULTS.maxBytes;
@@ -113,10 +111,9 @@ export async function fetchImage(rawUrl: string, opts: FetchImageOptions): Promi
 }
 
 /**
- * The checks that need no connection (scheme, credentials, literal IP addresses in every spelling),
- * for URLs handed on to a vision provider unfetched: a URL that names a private address outright
- * is refused early, though the provider would fetch it from its own network, not ours. Host names
- * are not resolved (that is the provider's DNS).
+ * The connection-free checks (scheme, credentials, literal IPs in every spelling) for URLs a vision
+ * provider fetches itself: a URL naming a private address outright is refused early. Host names are
+ * not resolved.
  * @throws AppError 400 `invalid_image_url` naming `param`.
  */
 export function checkImageUrl(rawUrl: string, param: string): void {

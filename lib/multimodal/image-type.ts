@@ -1,7 +1,4 @@
-/**
- * The image formats every vision provider we route to accepts (PNG, JPEG, GIF, WebP), told by their
- * magic bytes, never by a Content-Type header or a file name.
- */
+/** The formats every vision provider we route to accepts, told by magic bytes, never by Content-Type or file name. */
 export const IMAGE_MIME = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 export type ImageMime = (typeof IMAGE_MIME)[number];
 

@@ -12,8 +12,8 @@ export interface LoadedImage {
 }
 
 /**
- * The bytes of one `image_url`: a `data:` URI decoded, an HTTPS URL fetched through the SSRF-safe
- * fetcher. Either way the bytes are a PNG, JPEG, GIF or WebP image by their magic bytes.
+ * The bytes of one `image_url` (data: URI or HTTPS via the SSRF-safe fetcher), checked by magic
+ * bytes.
  * @throws AppError 400 `invalid_image_url` naming `opts.param`; the caller's abort reason.
  */
 export async function loadImage(url: string, opts: FetchImageOptions): Promise<LoadedImage> {

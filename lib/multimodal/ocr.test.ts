@@ -40,8 +40,7 @@ describe("ocrImage", () => {
 describe("terminateOcr", () => {
   it("fails the job in flight instead of leaving it pending, and the next job starts a new worker", async () => {
     const { png } = renderTextPng(["HELLO WORLD"]);
-    // A page long enough to still be in the worker 20 ms after it was handed over (one line takes
-    // ~20 ms on a fast machine, so a one-line job could finish before the stop).
+    // Long enough to still be in the worker when stopped: a one-line job could finish first.
     const { png: page } = renderTextPng(
       Array.from({ length: 60 }, () => "HELLO WORLD TOTAL 1234 HELLO WORLD"),
       8,

@@ -10,16 +10,10 @@ import { onShutdown } from "@/lib/shutdown";
 import { sniffImageType } from "./image-type";
 
 /**
- * OCR with tesseract.js (WebAssembly in a worker thread, off the event loop). The English LSTM
- * data comes from the `@tesseract.js-data/eng` package on disk: `langPath` is a directory, so the
- * worker reads the file instead of fetching it, and `cacheMethod: "none"` keeps it from reading or
- * writing a cache; nothing is downloaded at install or run time. The tesseract core (wasm) is
- * `require`d from node_modules by the worker.
- *
- * One worker per process, created on first use and terminated at shutdown. A tesseract worker runs
- * one job at a time, so jobs queue; at most MAX_QUEUED wait, further ones are refused (503) instead
- * of piling up behind a slow image. A job over the time cap terminates the worker (tesseract cannot
- * cancel a job); the next job starts a fresh one.
+ * OCR with tesseract.js in a worker thread, English data read from `@tesseract.js-data/eng` on
+ * disk, no cache, nothing downloaded. One worker per process runs one job at a time: past
+ * MAX_QUEUED waiting jobs a call gets 503, and a job over the time cap terminates the worker
+ * (tesseract cannot cancel), so the next starts a fresh one.
  */
 
 // Resolved from the project directory, like lib/workers/cpu-pool.ts: inside the Next.js bundle
@@ -74,11 +68,10 @@ export async function terminateOcr(): Promise<void> {
 onShutdown(terminateOcr);
 
 /**
- * The text in an image (PNG, JPEG, GIF, WebP given as bytes, never a path or URL: tesseract.js would
- * read or fetch those itself).
- *
- * @throws AppError 400 (naming `param`) for bytes that are not such an image or are too large to
- * OCR; 503 `ocr_busy` when MAX_QUEUED jobs already wait, `ocr_timeout` past the time cap.
+ * The text in an image given as bytes (never a path or URL, which tesseract.js would read or fetch
+ * itself).
+ * @throws AppError 400 (naming `param`) for bytes that are not such an image or are too large; 503
+ * `ocr_busy` when MAX_QUEUED jobs wait, `ocr_timeout` past the time cap.
  */
 export async function ocrImage(bytes: Buffer, opts: { param?: string; timeoutMs?: number } = {}): Promise<OcrResult> {
   if (!sniffImageType(bytes))

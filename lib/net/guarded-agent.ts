@@ -5,12 +5,9 @@ import { Agent, buildConnector } from "undici";
 import { blockedReason } from "./ip-policy";
 
 /**
- * An undici Agent for user-given URLs that can only reach public addresses. The check sits where
- * the address is chosen: our `lookup` resolves the name, refuses it when any answer is not public,
- * and hands Node's `net.connect` exactly the addresses it checked, so the address connected to is
- * the one checked (no second resolution a rebinding DNS server could answer differently). After the
- * socket is up, its `remoteAddress` is checked once more, which also covers IP-literal hosts that
- * `net.connect` dials without a lookup.
+ * An undici Agent for user-given URLs that reaches only public addresses. Our `lookup` checks every
+ * answer and hands `net.connect` exactly those, so DNS rebinding cannot swap them; `remoteAddress`
+ * is checked again (IP literals).
  */
 
 export class RefusedAddressError extends Error {
@@ -27,9 +24,9 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export interface GuardOptions {
   /**
-   * Test-only escape: exact `address:port` pairs (IPv6 in brackets) that may be reached although
-   * their address is not public. Passed in code by a trusted caller, never read from the request or
-   * the environment; a name that resolves to such an address on another port is still refused.
+   * Test-only: exact `address:port` pairs (IPv6 bracketed) allowed although not public. Passed in
+   * code, never read from a request or the environment; the same address on another port is still
+   * refused.
    */
   allowAddresses?: readonly string[];
   /** Extra trusted CA certificates (PEM), added to Node's bundled roots, e.g. a test server's. */

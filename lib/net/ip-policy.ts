@@ -1,13 +1,9 @@
 import { isIPv4, isIPv6 } from "node:net";
 
 /**
- * Which IP addresses an outbound fetch of a user-given URL may connect to. Only public unicast
- * addresses pass; every IANA special-purpose range is refused (RFC 6890 and its updates), and an
- * IPv6 address that embeds an IPv4 one (mapped, compatible, NAT64, 6to4) is judged by the IPv4
- * address it carries, so `::ffff:127.0.0.1` and `64:ff9b::a00:1` are loopback and private.
- *
- * Inputs are addresses as `dns.lookup` or the WHATWG URL parser give them (canonical dotted quad,
- * IPv6 with or without brackets); anything else is refused, never guessed at.
+ * Which addresses an outbound fetch of a user URL may reach: public unicast only (RFC 6890 ranges
+ * refused); an IPv6 embedding an IPv4 (mapped, NAT64, 6to4…) is judged by that IPv4. Inputs as
+ * `dns.lookup` or WHATWG URL give them; anything else is refused, never guessed at.
  */
 
 type V4Range = [base: number, prefix: number, why: string];
@@ -106,9 +102,8 @@ function embedded(n: number, kind: string): string | null {
 }
 
 /**
- * Why the address must not be connected to (e.g. "loopback", "IPv4-mapped private"), or null for a
- * public unicast address. Brackets and an IPv6 zone id are accepted and ignored; a string that is
- * not an IP address is refused as "not an IP address".
+ * Why the address is refused (e.g. "loopback"), or null for public unicast. Brackets and a zone id
+ * are ignored; a non-address is "not an IP address".
  */
 export function blockedReason(address: string): string | null {
   let ip = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;

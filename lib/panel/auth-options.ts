@@ -52,9 +52,8 @@ export const authOptions: NextAuthOptions = {
   },
   callbacks: {
     /**
-     * Where to send the browser after sign-in or sign-out (`callbackUrl`, from the request or its
-     * cookie): a path of our own origin, else the origin. Auth.js's default parses the value with
-     * `new URL` and fails the request (500) on one that does not parse.
+     * After sign-in or sign-out: a path of our own origin, else the origin. Auth.js's default fails
+     * with a 500 on a `callbackUrl` that `new URL` cannot parse.
      */
     redirect({ url, baseUrl }) {
       let path = url;

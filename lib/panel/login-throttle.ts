@@ -5,10 +5,9 @@ import { env } from "@/lib/env";
 import { storeLimiter } from "@/lib/rate-limit/store-limiter";
 
 /**
- * Failed sign-ins allowed in one LOGIN_THROTTLE_WINDOW_S window: per (email, client address), the
- * lockout a guesser at one address meets; per email from all addresses together, a much higher
- * cap that still stops a distributed guesser, while the owner at another address can sign in;
- * per client address across emails.
+ * Failed sign-ins per LOGIN_THROTTLE_WINDOW_S: per (email, address) for a single guesser; a higher
+ * per-email cap for distributed guessers that still lets the owner in; and per address across
+ * emails.
  */
 export const MAX_FAILURES_PER_EMAIL_AND_ADDRESS = 10;
 export const MAX_FAILURES_PER_EMAIL = 100;
@@ -21,10 +20,8 @@ type Budget = "pair" | "email" | "address";
 let limiters: Record<Budget, RateLimiterAbstract> | undefined;
 
 /**
- * The counters live in the store the API's rate limits use (Redis when REDIS_URL is set, with
- * PostgreSQL taking over while Redis is away; else PostgreSQL), so every server process counts the
- * same attempts. Fixed windows from the first attempt; the keys carry a hash of the email, never
- * the email itself.
+ * Counters in the rate limits' store (Redis, PostgreSQL while it is away), shared by every process.
+ * Fixed windows; keys hold a hash of the email, never the email.
  */
 function throttleLimiters(): Record<Budget, RateLimiterAbstract> {
   if (limiters) return limiters;
@@ -56,11 +53,9 @@ function keysOf(attempt: LoginAttempt): Record<Budget, string> {
 const BUDGETS: Budget[] = ["pair", "email", "address"];
 
 /**
- * Counts one attempt against the (email, address), email and address budgets BEFORE the password
- * is checked, so concurrent attempts cannot all slip in under the limit and a refused attempt
- * costs no bcrypt. An attempt refused by one budget is given back to the others, so a throttled
- * address cannot keep draining an email's budget (and the reverse).
- * Store errors propagate: the sign-in fails rather than going unthrottled.
+ * Counts the attempt in all three budgets BEFORE the password check, so concurrent attempts cannot
+ * slip under the limit and refusals cost no bcrypt; one budget's refusal is given back to the
+ * others. Store errors propagate.
  */
 export async function admitLoginAttempt(attempt: LoginAttempt): Promise<Admission> {
   const all = throttleLimiters();
@@ -82,9 +77,9 @@ export async function admitLoginAttempt(attempt: LoginAttempt): Promise<Admissio
 }
 
 /**
- * After a successful sign-in: this address's failures for the email are forgiven, and the attempt
- * itself is given back to the email's and the address's budgets (they count failures only, so many
- * users behind one NAT can sign in, and the owner signing in does not wipe a distributed guesser's count).
+ * On success: this address's failures for the email are forgiven and the attempt given back
+ * (budgets count failures, so users behind one NAT sign in, and the owner does not wipe a
+ * distributed guesser's count).
  */
 export async function recordLoginSuccess(attempt: LoginAttempt): Promise<void> {
   const all = throttleLimiters();

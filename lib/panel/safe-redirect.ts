@@ -1,14 +1,8 @@
 /**
- * Where the panel may send a browser after sign-in (`?callbackUrl=`): a path of our own origin,
- * else `/`. Shared by the login page's server redirect and the login form's `router.replace`.
- *
- * The value is resolved the way a browser resolves a Location header (WHATWG URL: tabs and
- * newlines dropped, `\` read as `/`, dot segments removed) against a placeholder origin; anything
- * that lands elsewhere (`//evil`, `/\evil`, `/\t/evil`, `https://evil`, `javascript:…`) is refused.
- * Only the normalised path, query and fragment are returned, never the input itself, and a path
- * that normalises to `//…` (`/.//evil`) is refused too: as a Location it would be protocol-relative.
- * Absolute URLs are refused even when they name our own host: nothing in the panel makes them,
- * and the placeholder keeps the decision independent of the Host header.
+ * Where the panel may send a browser after sign-in: a path of our own origin, else `/`. Resolved as
+ * a browser resolves a Location (WHATWG URL) against a placeholder origin; anything landing
+ * elsewhere, or normalising to `//…`, is refused, and only the normalised path, query and fragment
+ * are returned. Absolute URLs are refused even for our host.
  */
 const PLACEHOLDER_ORIGIN = "http://panel.invalid";
 export const DEFAULT_REDIRECT = "/";

@@ -1,7 +1,6 @@
 /**
- * What the login form is told when a sign-in fails. Auth.js hands the client the message of what
- * `authorize` threw as `error` (next-auth/react's signIn returns it), and `CredentialsSignin` when
- * `authorize` returned null. Shared by the server (lib/panel/auth-options.ts) and the form.
+ * What the login form is told when sign-in fails: Auth.js passes the message `authorize` threw as
+ * `error`, and `CredentialsSignin` when it returned null.
  */
 export const SIGN_IN_ERROR = {
   badCredentials: "CredentialsSignin",

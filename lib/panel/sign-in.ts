@@ -6,10 +6,9 @@ import { verifyCredentials } from "@/lib/users";
 import { admitLoginAttempt, recordLoginSuccess } from "./login-throttle";
 
 /**
- * A panel sign-in: the attempt is counted against the email's and the client address's budgets
- * first (lib/panel/login-throttle.ts), then the password is checked off the main thread.
- * Returns the user, or null for a wrong email or password (no hint which).
- * @throws AppError rate_limited (with Retry-After) when either budget is spent; no bcrypt runs then.
+ * Counts the attempt in the throttle first, then checks the password off the main thread. Null for
+ * a wrong email or password (no hint which).
+ * @throws AppError rate_limited (with Retry-After) when a budget is spent; no bcrypt runs then.
  */
 export async function signInWithPassword(
   db: DbOrTx,

@@ -49,9 +49,9 @@ export function composeLoaded(loaded: Profile[], opts: Omit<ComposeOptions, "pro
 }
 
 /**
- * Composition for a run or a completion (SPEC run request, CONTRACT 5.9 and 6): the named profiles
- * in order (one query for all of them), else the company's default. A soft-deleted profile named
- * by id still resolves (agents keep referring to it); the default is always an active one.
+ * Profiles for a run or completion (CONTRACT 5.9, 6): the named ones in order, in one query, else
+ * the company's default. A soft-deleted profile still resolves by id (agents refer to it); the
+ * default is always active.
  * @throws not_found with `param: "profile_ids"` for an unknown id or another company's.
  */
 export async function composeProfiles(db: DbOrTx, companyId: string, opts: ComposeOptions = {}): Promise<Composition> {

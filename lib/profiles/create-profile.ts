@@ -8,11 +8,10 @@ import { checkModelSlug, defaultConflict, demoteDefault } from "./internal";
 import type { CreateProfileInput } from "./schemas";
 
 /**
- * Creates a profile; with `is_default` it becomes the company's default and the previous one is
- * demoted in the same transaction (SPEC section 3).
- * @throws model_not_found / model_disabled for a `model_slug` the company cannot use; 400 naming
- * `allowed_tool_names` for a name that is not one of the company's active tools; 400 naming
- * `knowledge_base_ids` for an id that is not one of the company's active collections.
+ * With `is_default` the previous default is demoted in the same transaction (SPEC 3).
+ * @throws model_not_found / model_disabled for an unusable `model_slug`; 400 naming
+ * `allowed_tool_names` or `knowledge_base_ids` for a name or id that is not one of the company's
+ * active tools or collections.
  */
 export async function createProfile(
   db: DbOrTx,

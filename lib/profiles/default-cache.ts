@@ -6,10 +6,8 @@ import type { DbOrTx } from "@/db/types";
 import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";
 
 /**
- * Every chat completion asks for its company's default profile, and most companies have none or
- * change it rarely: the answer (null included) is cached per company and process, evicted in
- * every process when a profile of the company changes (LISTEN/NOTIFY), with a TTL as the bound if
- * a notification is lost.
+ * The company's default profile (null included) cached per process, since every completion asks and
+ * it rarely changes; evicted everywhere by NOTIFY, with a TTL in case a notification is lost.
  */
 const TTL_MS = 30_000;
 const TOPIC = "profiles";
@@ -21,9 +19,8 @@ interface Entry {
 }
 const byCompany = new Map<string, Entry>();
 /**
- * Bumped by every eviction. A load that raced an eviction does not store what it read: the local
- * eviction happens before the writer commits, and the notification (delivered after the commit,
- * to this process too) evicts again.
+ * Bumped by every eviction: a load that raced one does not store its result (the local eviction
+ * precedes the commit, and the notification after it evicts again).
  */
 let generation = 0;
 
@@ -48,10 +45,7 @@ async function loadDefault(db: DbOrTx, companyId: string): Promise<Profile | nul
   return row ?? null;
 }
 
-/**
- * The company's active default profile, or null. Through the shared client it is cached; a
- * transaction reads its own view (it may hold writes no other process can see).
- */
+/** The active default profile, or null. Cached through the shared client; a transaction reads its own view. */
 export async function findDefaultProfile(db: DbOrTx, companyId: string): Promise<Profile | null> {
   if (db !== rootDb) return loadDefault(db, companyId);
   const live = cacheLive();

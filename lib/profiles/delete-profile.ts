@@ -7,8 +7,8 @@ import { announceProfilesChanged } from "./default-cache";
 import { getProfileInCompany } from "./internal";
 
 /**
- * Soft delete (SPEC section 3): the row stays, readable by id with `is_active: false`, and agents
- * naming it keep resolving it. A deleted default is no longer the default: the company then has none.
+ * Soft delete (SPEC 3): readable by id with `is_active: false`, and agents naming it still resolve
+ * it; a deleted default leaves the company without one.
  * @throws not_found for another company's or an unknown id; conflict when already deleted.
  */
 export async function deleteProfile(db: DbOrTx, args: { companyId: string; profileId: string }): Promise<Profile> {

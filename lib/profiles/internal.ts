@@ -15,7 +15,7 @@ export const profileNotFound = (id: string, param: string | null = null) =>
   new AppError("not_found", `No profile found with id '${id}'`, { wireCode: "profile_not_found", param });
 
 /**
- * A profile of the company, active or soft-deleted (deleted profiles stay readable by id).
+ * Active or soft-deleted (deleted profiles stay readable by id).
  * @throws not_found when it does not exist or belongs to another company (the same answer).
  */
 export async function getProfileInCompany(
@@ -42,14 +42,10 @@ export async function checkModelSlug(companyId: string, slug: string): Promise<v
 }
 
 /**
- * Makes room for a new default: takes the company's default lock, then demotes the current
- * default (except `keepId`). Needs a transaction (the lock lasts until it ends).
- *
- * Why a lock and not only the unique index: two transactions that each demote "the" default and
- * promote their own would both find the same old default under READ COMMITTED, and the second
- * promotion would fail on the index. Serialised per company (an advisory lock, so the hot
- * `companies` row is never locked), each one demotes whatever the previous one promoted: the last
- * to commit wins, and none fails. The partial unique index stays the guarantee.
+ * Takes the company's default lock, then demotes the current default (except `keepId`). Needs a
+ * transaction. Without the lock, two promotions under READ COMMITTED demote the same old default
+ * and the second fails on the unique index; an advisory lock serialises them without locking the
+ * hot `companies` row, and the last commit wins.
  */
 export async function demoteDefault(tx: DbOrTx, args: { companyId: string; keepId?: string }): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`profiles.default:${args.companyId}`}, 0))`);

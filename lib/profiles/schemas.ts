@@ -5,7 +5,7 @@ import { storableText } from "@/lib/persistence/pg-text";
 const Name = storableText(z.string().trim().min(1).max(200));
 const SystemPrompt = storableText(z.string().max(100_000));
 const ModelSlug = storableText(z.string().min(1).max(200));
-/** Collection ids are stored as given until knowledge lands; tool names must name active tools of the company (checked by the verbs). */
+/** Collection ids and tool names must name the company's active ones, as the verbs check. */
 const KnowledgeBaseIds = z
   .array(storableText(z.string().min(1).max(200)))
   .max(100)

@@ -10,12 +10,11 @@ import { checkModelSlug, defaultConflict, demoteDefault, getProfileInCompany } f
 import type { UpdateProfileInput } from "./schemas";
 
 /**
- * PATCH semantics: only the fields given change. `is_default: true` demotes the company's previous
- * default in the same transaction; concurrent ones are serialised and the last to commit wins.
+ * PATCH: only the given fields change. `is_default: true` demotes the previous default in the same
+ * transaction; concurrent promotions serialise and the last commit wins.
  * @throws not_found (another company's or unknown id), conflict for a deleted profile,
- * model_not_found / model_disabled for a `model_slug` the company cannot use, 400 naming
- * `allowed_tool_names` for a name that is not one of the company's active tools; 400 naming
- * `knowledge_base_ids` for an id that is not one of the company's active collections.
+ * model_not_found / model_disabled for an unusable `model_slug`, 400 naming `allowed_tool_names` or
+ * `knowledge_base_ids`.
  */
 export async function updateProfile(
   db: DbOrTx,

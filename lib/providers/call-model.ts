@@ -25,8 +25,8 @@ const backoffMs = (attempt: number) => env.UPSTREAM_RETRY_BASE_MS * 2 ** attempt
 export const MAX_RETRY_AFTER_MS = 10_000;
 
 /**
- * Failures that no other upstream id of the same group can fix: the request itself was refused
- * (400, 413, 422) or our key was (401, 403). A 404 (this model id is gone) still tries the fallbacks.
+ * Failures no other upstream id can fix: the request was refused (400, 413, 422) or our key was
+ * (401, 403). A 404 (model id gone) still tries the fallbacks.
  */
 const REQUEST_REFUSED = new Set([400, 401, 403, 413, 422]);
 
@@ -39,10 +39,9 @@ function toBadGateway(err: UpstreamError, upstreamIds: string[]): AppError {
 }
 
 /**
- * Tries each upstream id in order, each with retries on retryable failures (429, 5xx, network,
- * timeouts), waiting the provider's Retry-After when it sends one, else a jittered backoff. A
- * refused request (400, 401, 403, 413, 422) ends at once: a fallback would refuse it too. `attempt` runs one call; for streams it resolves once the first chunk arrived, so
- * nothing is retried after a byte could have reached the client.
+ * Tries each upstream id in order, retrying 429, 5xx, network errors and timeouts after Retry-After
+ * or a jittered backoff; a refused request ends at once. For streams `attempt` resolves at the
+ * first chunk, so nothing is retried after a byte could have reached the client.
  * @throws AppError upstream_error (502) naming the provider's status and message when all fail.
  */
 async function withRetries<T>(
@@ -100,9 +99,8 @@ export async function* streamModel(
     try {
       return { iterator: it, first: await it.next() };
     } catch (err) {
-      // A stream that broke (or sent an error event) after its 200 but before its first chunk has
-      // sent the client nothing, so it is retried like a failed request. HTTP errors (status set)
-      // keep their own retryability.
+      // Broken after its 200 but before its first chunk: the client got nothing, so retry like a
+      // failed request. HTTP errors (status set) keep their own retryability.
       if (err instanceof UpstreamError && err.status === null && !err.retryable)
         throw new UpstreamError(err.provider, null, err.message, true);
       throw err;

@@ -12,10 +12,7 @@ export interface ProviderGroupConfig {
 
 let groups: Map<string, ProviderGroupConfig> | undefined;
 
-/**
- * Provider groups with their key and base URL (CONTRACT 2: `<GROUP>_API_KEY`, `<GROUP>_BASE_URL`).
- * Read once per process: changing a key means a restart, like any configuration.
- */
+/** Provider groups with key and base URL (CONTRACT 2), read once per process: a key change needs a restart. */
 export function providerGroups(): Map<string, ProviderGroupConfig> {
   if (groups) return groups;
   groups = new Map();

@@ -4,10 +4,7 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { UpstreamError } from "./types";
 
-/**
- * One keep-alive connection pool per process for every upstream (undici: measured +45–80% over
- * fetch on this workload). Timeouts: connect, first byte (headers) and idle gap in the body.
- */
+/** One keep-alive undici pool per process for every upstream. Timeouts: connect, first byte, idle gap in the body. */
 let agent: Agent | undefined;
 function dispatcher(): Agent {
   agent ??= new Agent({

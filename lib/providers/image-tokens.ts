@@ -1,10 +1,8 @@
 /**
- * What an image costs in prompt tokens, by OpenAI's published rule for vision input (the rule
- * the other groups' prices are listed against): `detail: "low"` is 85 tokens; otherwise the image
- * is scaled to fit 2048×2048, then so its shorter side is at most 768, and costs 85 + 170 per
- * 512-pixel tile. The size is read from the header of a `data:` image (PNG, JPEG, GIF, WebP); an
- * image whose size we cannot know (a URL we do not fetch, an unreadable header) is held and counted
- * at the largest a high-detail image can cost (768×2048: 8 tiles).
+ * Image prompt tokens by OpenAI's vision rule (the basis of other groups' prices): low detail is
+ * 85; otherwise fit 2048×2048, shorter side ≤ 768, 85 + 170 per 512-px tile. Size comes from a
+ * `data:` image's header; an unknown size is counted at the high-detail maximum (768×2048: 8
+ * tiles).
  */
 export const LOW_DETAIL_TOKENS = 85;
 const TILE_TOKENS = 170;

@@ -6,19 +6,14 @@ import type { ChatMessage, ToolDefinition } from "./types";
 type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
 let o200k: O200k | undefined;
 
-/**
- * The o200k_base tokenizer, loaded on first use: its tables cost ~65 MiB of memory, which a
- * gateway whose upstreams report usage (and whose prompts are small, see promptTokenBound) never
- * needs. Synchronous: a cold load takes ~150 ms once per process.
- */
+/** The o200k_base tokenizer, loaded on first use: its tables are large and many gateways never need them. */
 export function tokenizer(): O200k {
   return (o200k ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as O200k);
 }
 
 /**
- * Token counts with a real BPE tokenizer (o200k_base, GPT-4o's), for local models and for providers
- * that report no usage. A text with a long run is counted in slices (tokenSlices): a few tokens more
- * than the whole's count at most, never fewer; other texts are counted exactly.
+ * Token counts with o200k_base (GPT-4o's), for local models and providers that report no usage. A
+ * text with a long run is counted in slices: at most a few tokens over, never under.
  */
 export function countTextTokens(text: string): number {
   if (!text) return 0;
@@ -37,10 +32,7 @@ const WHOLE_CHARS = 2 * SLICE_CHARS;
 const YIELD_EVERY_CHARS = 64 * 1024;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * The token count of texts (as countTextTokens adds them up), yielding to the event loop after
- * every YIELD_EVERY_CHARS counted, so a prompt of megabytes never holds it in one block.
- */
+/** Like countTextTokens over all texts, yielding every YIELD_EVERY_CHARS so a huge prompt never blocks the loop. */
 export async function countTokensYielding(texts: string[]): Promise<number> {
   let n = 0;
   let since = 0;
@@ -100,8 +92,8 @@ export function countRepeatedTextTokens(text: string): number {
   return n;
 }
 
-// Special-token strings in user text ("<|endoftext|>") are counted as plain text, never thrown
-// on. Passing options costs ~20 µs per call (the tokenizer rebuilds its matcher), so only then.
+// Special-token strings in user text ("<|endoftext|>") count as plain text, never throw. Options
+// make the tokenizer rebuild its matcher, so they are passed only then.
 const countPlain = (text: string) =>
   text.includes("<|") ? tokenizer().countTokens(text, PLAIN_TEXT) : tokenizer().countTokens(text);
 const encodePlain = (text: string) =>
@@ -141,10 +133,7 @@ function imageTokens(content: ChatMessage["content"]): number {
   return n;
 }
 
-/**
- * A prompt in OpenAI's chat framing: the texts a tokenizer must measure, and the tokens that need
- * none (framing and images, by the provider's image rule).
- */
+/** A prompt in OpenAI's chat framing: texts to tokenize, and tokens that need no tokenizer (framing, images). */
 export function promptParts(messages: ChatMessage[], tools?: ToolDefinition[]): { texts: string[]; fixed: number } {
   let fixed = REPLY_PRIMING;
   const texts: string[] = [];
@@ -179,10 +168,7 @@ export async function countPromptTokensYielding(messages: ChatMessage[], tools?:
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
-/**
- * An upper bound of countPromptTokens without the tokenizer: every BPE token stands for at least
- * one byte of its text, so a text never has more tokens than UTF-8 bytes.
- */
+/** An upper bound of countPromptTokens without the tokenizer: a BPE token covers at least one UTF-8 byte. */
 export function promptTokenBound(messages: ChatMessage[], tools?: ToolDefinition[]): number {
   return promptSize(messages, tools, utf8Bytes);
 }

@@ -1,7 +1,4 @@
-/**
- * The gateway's internal chat format is OpenAI's Chat Completions wire format: every adapter
- * translates to and from it, so the pipeline speaks one language.
- */
+/** The internal chat format is OpenAI's Chat Completions wire format: every adapter translates to and from it. */
 export interface ToolCall {
   id: string;
   type: "function";
@@ -80,9 +77,9 @@ export interface ChatChunk {
 export interface CallOptions {
   signal: AbortSignal;
   /**
-   * Told `true` when a request goes out to the provider and `false` when it provably never got
-   * there (the connection failed): a call cancelled after the provider received it is billed
-   * for its prompt, since the provider bills us for it.
+   * `true` when a request goes out, `false` when it provably never arrived (connection failed): a
+   * call cancelled after the provider received it is billed for its prompt, as the provider bills
+   * us.
    */
   onDispatch?: (sent: boolean) => void;
   /** Told each failed attempt that is retried or falls back (a run step lists them). */

@@ -27,11 +27,9 @@ interface StoreLimiters {
 const limiters = new Map<string, StoreLimiters>();
 
 /**
- * Fixed-window limiters per distinct per-minute limit, on stores every server process shares, so
- * all count against the same budget: Redis when REDIS_URL is set (with PostgreSQL's limiter as its
- * fallback while Redis is away, see consumeInStore), else PostgreSQL. Never a per-process memory counter (grants only hand out calls the store already counted). A
- * limiter is a few small objects on the shared client with no timer of its own (the PostgreSQL
- * table has one sweep per process), so keys with many distinct limits cost no more than memory.
+ * Fixed-window limiters per distinct limit, on stores every process shares (Redis, with PostgreSQL
+ * while it is away; else PostgreSQL), never a per-process counter. A limiter has no timer of its
+ * own, so many limits cost only memory.
  */
 function limitersFor(points: number, granted: boolean): StoreLimiters {
   const id = `${points}:${granted ? "g" : "1"}`;
@@ -41,9 +39,9 @@ function limitersFor(points: number, granted: boolean): StoreLimiters {
     points,
     duration: RATE_WINDOW_S,
     keyPrefix: "rl",
-    // Once a key is over its limit, this process refuses it from memory until the window ends,
-    // sparing the store the flood; the count itself always lives in the shared store. Not for
-    // grants: their partial last grant is computed from what the store counted on that very call.
+    // Over its limit, a key is refused from memory until the window ends, sparing the store; the
+    // count stays shared. Not for grants: their partial last grant is computed from the store's
+    // count on that call.
     ...(granted ? {} : { inMemoryBlockOnConsumed: points + 1 }),
   };
   const circuit = redisCircuit();
@@ -56,11 +54,9 @@ function limitersFor(points: number, granted: boolean): StoreLimiters {
 }
 
 /**
- * Counts `points` for `subject` in the shared store. With REDIS_URL that is Redis while its circuit
- * is closed, else PostgreSQL: a Redis error or timeout opens the circuit and the call is counted in
- * PostgreSQL instead, so a Redis outage never fails a call. The two stores keep separate counts,
- * so in the window around a switch a key can be admitted up to its limit in each.
- * Resolves with `allowed: false` when over the limit; PostgreSQL errors propagate.
+ * Counts in Redis while its circuit is closed, else PostgreSQL, so a Redis outage never fails a
+ * call. The stores keep separate counts: around a switch a key may get its limit in each.
+ * PostgreSQL errors propagate.
  */
 async function consumeInStore(
   points: number,
@@ -130,10 +126,7 @@ async function takeGrant(subject: string, perMinute: number, chunk: number): Pro
   startPruner();
 }
 
-/**
- * Consumes one request of `subject`'s per-minute budget. A Redis outage falls back to PostgreSQL
- * (see consumeInStore); PostgreSQL errors propagate.
- */
+/** Consumes one request of `subject`'s per-minute budget; Redis outages fall back to PostgreSQL, whose errors propagate. */
 export async function consumeRateLimit(subject: string, perMinute: number): Promise<RateDecision> {
   const chunk = chunkFor(perMinute);
   if (chunk === 1) {

@@ -15,11 +15,9 @@ interface Row {
 }
 
 /**
- * rate-limiter-flexible's store contract on the `rate_limits` table, written as ONE prepared
- * postgres.js statement per consume. The library's own RateLimiterDrizzle builds its query with
- * drizzle on every call and sends an extra lookup of the operators; measured in bench/db-micro.ts
- * this store is about half its client CPU and round-trip time. Window arithmetic happens in the
- * database against its own clock, so every server process counts the same window.
+ * rate-limiter-flexible's store contract on `rate_limits` as ONE prepared statement per consume
+ * (RateLimiterDrizzle rebuilds its query per call). Window arithmetic uses the database clock, so
+ * every process counts the same window.
  */
 export class RateLimiterPostgresJs extends RateLimiterStoreAbstract {
   private readonly sql: postgres.Sql;
@@ -39,10 +37,8 @@ export class RateLimiterPostgresJs extends RateLimiterStoreAbstract {
     return new RateLimiterRes(Math.max(this.points - consumed, 0), msLeft, consumed, consumed === changedPoints);
   }
 
-  /**
-   * Through `unsafe` (prepared, as tagged templates are): that is the path the database circuit
-   * breaker watches (db/resilience.ts), so a limiter on an unreachable database fails fast.
-   */
+  // Through `unsafe` (prepared): the path db/resilience.ts's breaker watches, so a dead database
+  // fails fast.
   private query<T>(text: string, params: unknown[]): Promise<T[]> {
     return this.sql.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<T[]>;
   }
@@ -82,10 +78,7 @@ const UPSERT = `
     expire = CASE WHEN t.expire <= now() THEN EXCLUDED.expire ELSE t.expire END
   RETURNING t.points, COALESCE(GREATEST(0, extract(epoch FROM t.expire - now()) * 1000), -1)::float8 AS ms_left`;
 
-/**
- * Deletes the rows of every limit whose window ended over an hour ago (dead weight: a key's next
- * call starts a new window in its row anyway). Uses the index on `expire`. Any process may sweep.
- */
+/** Deletes rows whose window ended over an hour ago (a next call starts a new window anyway). Any process may sweep. */
 export async function sweepExpiredRateLimits(sql: postgres.Sql): Promise<number> {
   const result = await sql`DELETE FROM rate_limits WHERE expire < now() - interval '1 hour'`;
   return result.count;

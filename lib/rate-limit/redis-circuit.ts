@@ -4,10 +4,7 @@ import { RateLimiterRedis } from "rate-limiter-flexible";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 
-/**
- * Longest a rate-limit command waits for Redis. A blackholed Redis (no RST, no answer) would
- * otherwise hold every call until TCP gives up; after this the call is counted in PostgreSQL.
- */
+/** Longest a rate-limit command waits for Redis; a blackholed Redis would otherwise hold every call until TCP gives up. */
 export const REDIS_COMMAND_TIMEOUT_MS = 250;
 /** While the circuit is open and the connection looks alive, how often a probe tries Redis. */
 export const REDIS_PROBE_EVERY_MS = 250;
@@ -22,12 +19,9 @@ const MAX_HOLD_MS = 30_000;
 type CircuitState = "connecting" | "closed" | "open";
 
 /**
- * The rate limits' Redis client behind a circuit breaker. Any connection loss, command error or
- * timeout opens it; while open, callers use the PostgreSQL store and no call waits on Redis. A
- * probe (one real rate-limit command on a probe key, the same Lua script the limiter runs, so a
- * Redis that answers PING but refuses scripts stays open) closes it again; it runs as soon as a
- * connection is ready and every REDIS_PROBE_EVERY_MS while a connection looks alive but
- * is silent. One log line per change of the store in use, never one per call.
+ * The rate limits' Redis client behind a breaker: any loss, error or timeout opens it and callers
+ * use PostgreSQL. A probe running the limiter's own Lua script (a Redis that answers PING but
+ * refuses scripts stays open) closes it. One log line per change of store, never one per call.
  */
 export class RedisCircuit {
   readonly client: Redis;
@@ -160,10 +154,7 @@ export function redisCircuit(): RedisCircuit | undefined {
   return (holder.__cockpitRedisCircuit ??= new RedisCircuit(env.REDIS_URL));
 }
 
-/**
- * For a readiness check: `up` while Redis counts the rate limits, `down` while PostgreSQL does
- * (calls are still limited and answered), `off` without REDIS_URL. Connects on first use.
- */
+/** For readiness: `up` while Redis counts, `down` while PostgreSQL does (calls still limited), `off` without REDIS_URL. */
 export function redisState(): "up" | "down" | "off" {
   return redisCircuit()?.status ?? "off";
 }

@@ -5,10 +5,9 @@ import { dbState } from "@/db/resilience";
 import { log } from "@/lib/log";
 
 /**
- * Runs executing in this process, by id: POST …/cancel stops one here at once, and a cancel that
- * reached another server is seen by polling `active_runs.cancel_requested_at` for the runs of this
- * process, every CANCEL_POLL_MS while any is active (no query at all otherwise). Cancel takes
- * effect within that interval plus the upstream abort, well under the 1 s the issue allows.
+ * Runs executing in this process: a local cancel stops one at once; a cancel on another server is
+ * seen by polling `active_runs.cancel_requested_at` every CANCEL_POLL_MS, only while runs are
+ * active.
  */
 export const CANCEL_POLL_MS = 200;
 
@@ -39,9 +38,7 @@ async function poll(): Promise<void> {
   }
 }
 
-/**
- * Registers a run of this process until `finished` settles. `cancel` stops it (idempotent).
- */
+/** Registers a run of this process until `finished` settles. `cancel` stops it (idempotent). */
 export function trackRun(runId: string, cancel: () => void, finished: Promise<unknown>): void {
   const done = finished.then(
     () => undefined,

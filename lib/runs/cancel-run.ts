@@ -21,12 +21,10 @@ const finished = (id: string, status: string) =>
   );
 
 /**
- * POST …/runs/{id}/cancel (CONTRACT 6): marks the cancel request on the active run, stops it at once when it
- * runs in this process (other servers see the mark within active-runs' poll interval), waits for
- * the executor to store it `cancelled` (billed for what was generated) and answers with it. An
- * executor that does not answer within CANCEL_WAIT_MS (its server died) has its run marked
- * cancelled here (lib/runs/end-active-runs.ts), which releases the thread; the reconciler releases
- * its credit hold.
+ * POST …/runs/{id}/cancel (CONTRACT 6): marks the request, stops the run here if local, and answers
+ * once it is stored `cancelled` (billed for what was generated). An executor silent past
+ * CANCEL_WAIT_MS (dead server) has its run ended here, releasing the thread; the reconciler
+ * releases its hold.
  * @throws not_found (another company's run or thread), conflict (the run already finished).
  */
 export async function cancelRun(

@@ -57,13 +57,10 @@ const otherRunActive = (threadId: SQL | string, runId: SQL | string) =>
   sql`EXISTS (SELECT 1 FROM active_runs a WHERE a.thread_id = ${threadId} AND a.run_id <> ${runId})`;
 
 /**
- * One claim: a row of active_runs for the run unless its thread has one (the primary key refuses
- * a second), and the thread's newest page above `after_seq`, read in the same statement. `stale`:
- * the statement's snapshot still shows another run active on the thread, so the insert got in
- * only because that run's release committed after the snapshot was taken (it waited for it, or
- * found it done): the page, read in that snapshot, may lack that run's answer (claimThread reads
- * it again). A claim that goes out alone (every claim at low load) takes this lean statement:
- * claimMany's joins and sorts over its JSON input cost more than they save for one.
+ * One claim: an active_runs row unless the thread has one (primary key), plus the thread's page
+ * above `after_seq`, in one statement. `stale`: the snapshot still shows another run, so its
+ * release committed after the snapshot and the page may lack its answer (claimThread rereads). A
+ * lone claim takes this lean form rather than claimMany's.
  */
 function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
   return claimDb.execute(sql`
@@ -83,14 +80,10 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
 }
 
 /**
- * Several claims in one statement, the same work as claimOne for each: rows tagged with the claim's
- * index `n` in `items`, newest first within a claim. Inserted in thread order (two batches never wait on each
- * other in a cycle); the first of two claims on one thread in a batch wins, the second conflicts.
- *
- * Each claim finds its thread by primary key (the LATERAL … LIMIT 1 keeps the planner from turning
- * it into a join): PostgreSQL guesses 100 rows for jsonb_to_recordset and, as a plain join, hashed
- * the input against a sequential scan of the whole threads table, every batch. Measured on 18,000
- * threads, a warm batch of 24 claims: 4.9–5.6 ms → 1.1–1.2 ms, and the scan grew with the table.
+ * Several claims in one statement, rows tagged with the claim's index `n`, newest first. Inserted
+ * in thread order so batches never deadlock; a second claim on a thread in a batch conflicts.
+ * LATERAL … LIMIT 1 keeps the lookup by primary key: as a plain join, jsonb_to_recordset's row
+ * guess made the planner scan the whole threads table.
  */
 export function claimManySql(items: ClaimItem[]): SQL {
   const indexed = items.map((item, n) => ({ ...item, n }));
@@ -151,12 +144,9 @@ function endClaim(c: ClaimItem, attempt = 1): void {
 }
 
 /**
- * A claim whose connection failed may have committed (its acknowledgement lost): its run fails, so
- * its active_runs row, if any, is ended as the reconciler ends runs (lib/runs/end-active-runs.ts:
- * the row deleted, the run stored `failed`), retried every second while the database is away, and
- * once more later for a claim that reaches the server late. Without this a live server's lost
- * acknowledgement kept the thread locked until the stale-run sweep (30 minutes): the reconciler
- * frees only rows of servers that are gone.
+ * A claim whose connection failed may have committed: its run fails, so its active_runs row is
+ * ended as the reconciler would, retried while the database is away, else a live server's lost
+ * acknowledgement locks the thread until the stale-run sweep.
  */
 function releaseUncertainClaim(c: ClaimItem): void {
   endClaim(c);
@@ -167,9 +157,8 @@ const waiting: Waiting[] = [];
 let inFlight = false;
 
 /**
- * Runs a claim statement. One that fails on its connection after it went out may have committed
- * (its acknowledgement lost): its runs fail, so their claims are released. One the breaker refused
- * (the database known to be down) never left: nothing to release.
+ * Runs a claim statement. A connection failure after it went out may hide a commit, so the claims
+ * are released; a statement the breaker refused never left.
  */
 async function attempt<T>(items: ClaimItem[], statement: () => Promise<T>): Promise<T> {
   const sent = dbState() === "up";
@@ -209,11 +198,8 @@ async function send(batch: Waiting[]): Promise<void> {
   batch.forEach((w, n) => w.resolve(byClaim[n]!));
 }
 
-/**
- * Claims go out one statement at a time on the claim connection: those that arrive while one is
- * in flight wait and go out together as one statement (batched, like lib/persistence/group-commit.ts
- * for commits). Alone, a claim goes out at once as it always did.
- */
+// Claims arriving while one is in flight go out together as the next statement; a lone claim goes
+// out at once.
 function pump(): void {
   if (inFlight || waiting.length === 0) return;
   inFlight = true;
@@ -235,22 +221,10 @@ function claim(item: ClaimItem): Promise<ClaimRow[]> {
 }
 
 /**
- * Makes the run its thread's active run and reads the thread's newest `pageSize` messages above
- * seq `afterSeq` (-1: from the first; lib/runs/history-cache.ts has the rest), in ONE
- * statement: a row of active_runs (owned by this process) is inserted unless the thread already
- * has one, which its primary key refuses (409, never two runs interleaving on one thread). The
- * page is read in the same statement, so a run costs no extra round trip for a thread that fits
- * in it (except a claim that got in behind a release committed after its snapshot: `stale`).
- * The run's `runs` row is written when it ends (lib/runs/persist-run.ts).
- *
- * Claims that arrive while one is in flight share the next statement (pump above): measured at 32
- * connections on 2 cores, a trivial extra statement per run cost ~5 % of runs' throughput, and
- * the claim was the one statement a run has beyond a chat completion's.
- *
- * The claim commits on its own relaxed connection (db/client.ts claimDb: synchronous_commit off:
- * no WAL flush of its own, about a third of a run's database time when it had one). Losing it is
- * harmless: only a crash of PostgreSQL itself can, before any later durable commit flushed it; the
- * run is then stored whole when it ends, as any run is.
+ * Makes the run its thread's active run and reads the newest `pageSize` messages above `afterSeq`
+ * in ONE statement; the active_runs primary key refuses a second run (409). Concurrent claims share
+ * a statement (pump). The claim commits on claimDb (synchronous_commit off): only a PostgreSQL
+ * crash can lose it, and the run is stored whole at the end.
  * @throws not_found for another company's thread or an unknown one; conflict when a run is active.
  */
 export async function claimThread(ctx: RunContext, pageSize: number, afterSeq = -1): Promise<HistoryRow[]> {

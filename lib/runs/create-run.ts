@@ -27,10 +27,7 @@ export interface RunCall {
   signal: AbortSignal;
   /** Settles when the rate limiter admitted the call (apiRoute's overlapRateLimit). */
   admitted: Promise<void>;
-  /**
-   * The run's id when the caller chose it beforehand (a webhook event commits it with its claim
-   * before the run starts, so a re-delivered job resumes that id instead of starting a second run).
-   */
+  /** Chosen beforehand by a webhook event, which commits it with its claim, so a re-delivered job resumes that run. */
   runId?: string;
 }
 
@@ -76,9 +73,9 @@ function withRunId(err: unknown, ctx: RunContext): unknown {
 }
 
 /**
- * Last resort when a run could not be stored normally (a bug, not an outage: outages go to the
- * bill journal): the run is marked failed so its thread is never left locked. `completed_at` stays
- * unset, so a late write of the real outcome still wins.
+ * Last resort when a run could not be stored (a bug; outages go to the bill journal): mark it
+ * failed so its thread is never left locked. `completed_at` stays unset, so a late write of the
+ * real outcome wins.
  */
 async function releaseThread(ctx: RunContext, err: unknown): Promise<void> {
   try {
@@ -104,9 +101,8 @@ async function storeEarlyFailure(ctx: RunContext, err: unknown): Promise<void> {
 }
 
 /**
- * Resolves the model, checks references, then runs the stages before the model: profiles, the
- * thread's claim and history, guardrails, images, the credit hold. The run is tracked from the
- * start so POST …/cancel (here or on another server) can stop it; `done` settles when it is stored.
+ * Resolves the model, checks references, then runs the pre-model stages. Tracked from the start so
+ * a cancel here or elsewhere can stop it; `done` settles when it is stored.
  */
 async function startRun(call: RunCall, abort: AbortController, done: Promise<unknown>): Promise<RunContext> {
   const model = await resolveModel({ companyId: call.auth.companyId, slug: call.input.model });
@@ -216,12 +212,9 @@ export async function createRun(call: RunCall) {
 }
 
 /**
- * Streaming run: SPEC's frames (`{delta, model}` …, `{done, usage, latency_ms}`, `[DONE]`), and
- * CONTRACT's `{tool_call:{name,args,result}}` for each executed tool call and `{error:{message,type}}`
- * before `[DONE]` on a failure after the first byte. Resolves
- * with the body once the first upstream chunk is in hand, so an earlier failure is an ordinary
- * error response (502 with `run_id`). A company with output guardrails gets the checked answer as
- * one delta at the end (RunContext.holdOutput). A cancelled run ends with the final frame.
+ * Streaming run: SPEC's frames plus CONTRACT's `{tool_call}` and `{error}` before `[DONE]`.
+ * Resolves once the first upstream chunk is in hand, so an earlier failure is an ordinary 502 with
+ * `run_id`. With output guardrails the checked answer comes as one final delta.
  */
 export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<Uint8Array>; runId: string }> {
   const stored = deferred();

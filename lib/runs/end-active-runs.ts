@@ -5,12 +5,9 @@ import type { DbOrTx } from "@/db/types";
 import { toStorableJson } from "@/lib/persistence/pg-text";
 
 /**
- * Ends active runs without their executor (a cancel it did not answer, a dead server, a run that
- * could not be stored): ONE statement deletes their active_runs rows, which releases their
- * threads, and stores each as a `runs` row with `status` and `error`. `completed_at` stays unset:
- * should the executor still be alive after all (a partition, not a crash), its own write of the
- * real outcome replaces the row, bill included (lib/runs/persist-run.ts). `where` filters
- * active_runs. Returns the ids of the runs it ended.
+ * Ends runs without their executor in ONE statement: deletes their active_runs rows (freeing
+ * threads) and stores `runs` rows with `status` and `error`. `completed_at` stays unset, so a live
+ * executor's real outcome replaces the row. `where` filters active_runs; returns the ended ids.
  */
 export async function endActiveRuns(
   db: DbOrTx,

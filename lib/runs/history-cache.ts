@@ -2,29 +2,12 @@ import "server-only";
 import type { HistoryRow } from "./stages/history";
 
 /**
- * Per-process cache of threads' newest stored messages, so a run on a thread this process ran
- * before reads only what was added since (its claim asks for `seq > newest cached seq`): a
- * conversation's next turn reads one or two rows instead of a page, and a long thread's run
- * does not re-read the hundreds of messages it sends.
- *
- * Sound because messages are append-only (no path updates or deletes a message; a deleted thread
- * fails the claim first) and a thread's seqs are taken under its row lock (lib/threads/add-messages.ts,
- * lib/runs/persist-run.ts), so messages commit in seq order: once a snapshot shows seq N, every
- * smaller seq is visible too, and "every row above the newest cached one" is exactly what is new,
- * whichever process added it. Entries are used only after the claim proved the thread is the
- * caller's company's (and name their company: another company's lookup misses).
- *
- * Bounded: the newest MAX_ROWS rows of a thread, MAX_BYTES in all (the server's RSS goal, < 300
- * MiB under load, leaves it about that much), counted with an estimate calibrated against V8's heap
- * (CachedRow below). Rows are kept as compact copies of their own (five fields, roles shared,
- * an empty `extra` as null): 225 instead of 337 heap bytes for a 134-character message.
- *
- * Eviction picks EVICTION_SAMPLES entries at random and drops the less recently used (an
- * approximated LRU, as Redis's). Exact LRU kept nothing once a process's threads took turns in a
- * cycle larger than the cache: every run was a miss that re-read its thread whole (the benchmark's
- * 1,280 threads on 32 connections did exactly that). Simulated, 7 runs per thread in turn, a cache
- * holding ~1,500 of them: 2,000 threads miss about half (exact LRU all, 5 samples two thirds), 4,000 nearly all;
- * two samples still favour threads in use.
+ * Per-process cache of threads' newest messages, so a run rereads only seqs above the cached
+ * newest. Sound because messages are append-only and a thread's seqs are taken under its row lock,
+ * so they commit in order; entries are used only after the claim proved the thread is the
+ * company's. Bounded by MAX_ROWS per thread and MAX_BYTES in all (estimated, see cachedRow).
+ * Eviction drops the older of EVICTION_SAMPLES random entries (Redis's approximated LRU): exact LRU
+ * misses every time once threads cycle through more than the cache holds.
  */
 const MAX_ROWS = 1024;
 const MAX_BYTES = 8 * 1024 * 1024;
@@ -84,11 +67,7 @@ function isEmpty(o: object): boolean {
 const TWO_BYTE = /[^\u0000-\u00ff]/;
 const stringBytes = (s: string) => 16 + (TWO_BYTE.test(s) ? 2 * s.length : s.length);
 
-/**
- * The compact frozen copy the cache keeps of a row read from the database, and its heap size: the
- * object and its array slot ~72 bytes, the content string's, and `extra` (tool calls, a name) or
- * parts sized by their JSON. Measured: a 134-character message 225 bytes, estimated 222.
- */
+/** The compact frozen copy the cache keeps of a row, and its estimated heap size (object, content, `extra` or parts as JSON). */
 function cachedRow(row: HistoryRow): CachedRow {
   const extra = row.extra && !isEmpty(row.extra) ? row.extra : null;
   let bytes = 72;
@@ -156,9 +135,8 @@ export function cachedHistory(
 }
 
 /**
- * Keeps what a run read of its thread: `newestFirst` are contiguous rows from the newest down
- * (rows from the cache as they were handed out, the rest as read); `complete` when the oldest of
- * them is the thread's first message. Only the newest MAX_ROWS are kept.
+ * Keeps what a run read: `newestFirst` are contiguous rows from the newest down; `complete` when
+ * the oldest is the thread's first message. Only the newest MAX_ROWS are kept.
  */
 export function rememberHistory(
   companyId: string,
@@ -197,11 +175,9 @@ export function rememberHistory(
 }
 
 /**
- * Messages this process stored itself (a run's answer, messages added through the API), ascending
- * by seq, added to the thread's entry when they follow its newest row directly (else the entry
- * stays: the next claim reads what is above it); a thread without an entry gets none. A new entry,
- * not the old one changed: a run that took the old entry before its claim keeps what it saw
- * (lib/runs/stages/history.ts claimAndRead reads it after the claim).
+ * Messages this process stored, ascending, appended when they follow the entry's newest row (else
+ * the next claim reads them). A new entry replaces the old, so a run holding the old one keeps what
+ * it saw.
  */
 export function appendHistory(companyId: string, threadId: string, ascending: readonly HistoryRow[]): void {
   if (ascending.length === 0) return;

@@ -9,10 +9,7 @@ export function contextLayer(passages: RunContext["passages"]): string {
   );
 }
 
-/**
- * What the model receives: one system message holding every instruction layer, retrieved context
- * appended to it, then the conversation unchanged.
- */
+/** What the model receives: one system message with every instruction layer and retrieved context, then the conversation. */
 export function modelRequest(ctx: RunContext): Omit<ChatRequest, "model"> {
   const layers = [...ctx.instructions];
   if (ctx.passages.length > 0) layers.push(contextLayer(ctx.passages));

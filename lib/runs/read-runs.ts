@@ -18,10 +18,7 @@ export interface RunWithContent {
   content: unknown;
 }
 
-/**
- * The thread's active run (lib/runs/claim-thread.ts) as a run that has not ended: it has no `runs`
- * row until it does. `runId` narrows it to that run.
- */
+/** The thread's active run as a run that has not ended (it has no `runs` row yet); `runId` narrows it. */
 async function findActiveRun(
   db: DbOrTx,
   args: { companyId: string; threadId: string; runId?: string },
@@ -63,10 +60,7 @@ async function findActiveRun(
   };
 }
 
-/**
- * The newest assistant message of the run, found from the thread's newest end (the run's messages
- * are the newest the run saw, so the scan of the (thread_id, seq) index stops early).
- */
+/** The run's newest assistant message, scanned from the thread's newest end so the (thread_id, seq) index stops early. */
 const contentOf = sql<unknown>`(SELECT m.content FROM messages m
   WHERE m.thread_id = runs.thread_id AND m.run_id = runs.id AND m.role = 'assistant'
   ORDER BY m.seq DESC LIMIT 1)`;
@@ -106,9 +100,8 @@ async function storedRun(
 }
 
 /**
- * The stored runs' page with the thread's active run in its place: it is the newest (a thread's
- * runs take turns), so first in desc order and last in asc order; as a cursor it stands before
- * every stored run (desc) or after them (asc).
+ * The stored runs' page with the active run in place: it is the newest, so first in desc and last
+ * in asc; as a cursor it stands before every stored run (desc) or after them (asc).
  */
 async function pageWithActive(
   db: DbOrTx,

@@ -19,10 +19,8 @@ async function failActive(db: DbOrTx, where: SQL, error: { code: string; message
 }
 
 /**
- * The active runs of every process this one can tell is gone (lib/billing/lease-owner.ts: a dead
- * pid on this host, or the server this one replaced), marked failed within one reconciler tick of
- * the crash (seconds), so a thread never stays locked by a dead server. Reads active_runs only
- * (a few rows).
+ * Fails the active runs of every process known gone (a dead pid on this host, or the server this
+ * one replaced), so a thread never stays locked by a dead server. Reads active_runs only.
  */
 export async function failRunsOfGoneOwners(db: DbOrTx): Promise<number> {
   const owners = (await db.execute(sql`

@@ -14,9 +14,8 @@ const ToolChoice = z.union([
 ]);
 
 /**
- * SPEC's run request, every field, plus the sampling knobs OpenAI's runs take (`temperature`,
- * `top_p`, `max_completion_tokens`). Unknown fields are refused (400 naming them): a misspelt
- * `profile_id` must not silently run without its profile.
+ * SPEC's run request plus OpenAI's sampling knobs. Unknown fields are refused (400 naming them), so
+ * a misspelt `profile_id` never silently runs without its profile.
  */
 export const RunInput = z.strictObject({
   model: storableText(z.string().min(1).max(200)),

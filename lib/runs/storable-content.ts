@@ -3,11 +3,9 @@ import { dataUriSize } from "@/lib/providers/image-tokens";
 import type { ChatMessage } from "@/lib/providers/types";
 
 /**
- * What a thread keeps of a message's content (issue 8, finding 5: three calls with two 14.7 MiB
- * images each grew `messages` by 91 MiB). A `data:` image is stored as its SHA-256, type, decoded
- * size and pixel size, never its bytes; a text longer than MAX_STORED_TEXT_CHARS keeps its first
- * MAX_STORED_TEXT_CHARS characters and says how many more there were. The model and the client
- * still get everything; only the record is bounded.
+ * What a thread keeps of a message: a `data:` image as its SHA-256, type and sizes, never its
+ * bytes; text beyond MAX_STORED_TEXT_CHARS truncated with a count of the rest. The model and client
+ * still get everything.
  */
 export const MAX_STORED_TEXT_CHARS = 256 * 1024;
 

@@ -27,10 +27,7 @@ export function contentText(content: unknown): string {
     .join("");
 }
 
-/**
- * SPEC run response + CONTRACT 6 (`citations`, `error`, status), plus `created_at`,
- * `completed_at` and `cost_ot`. `content` is the text of the assistant message the run added.
- */
+/** SPEC run response + CONTRACT 6, plus timestamps and `cost_ot`; `content` is the assistant message the run added. */
 export function toPublicRun(run: Run, content: unknown) {
   return {
     id: run.id,

@@ -7,9 +7,8 @@ import type { CallOutcome } from "./process";
 import { cancelSharedSnapshot } from "./snapshot";
 
 /**
- * The Python sandbox (issue 12): company tools' `python_code` runs in a pool of separate Deno
- * processes that load Pyodide from disk. This file is the interface the tools API and the tool
- * loop use; the pool behind it lives in this folder.
+ * The Python sandbox: company tools' `python_code` runs in a pool of Deno processes loading Pyodide
+ * from disk. This file is the interface for the tools API and the tool loop.
  */
 
 /** What one tool execution gave. `result` is the function's JSON-serialisable return value. */
@@ -91,10 +90,9 @@ function poolFailure(err: unknown): ToolExecution {
 }
 
 /**
- * Runs a tool's function in a sandbox process that serves only this company. Never throws for the
- * tool's own failures (exception, timeout, memory, unserialisable return): those are `ok: false`
- * with a message fit for `result: {"error": …}`. Throws AppError `unavailable` (503) only when the
- * sandbox cannot run at all.
+ * Runs a tool's function in a process serving only this company. The tool's own failures are `ok:
+ * false` with a message for `result: {"error": …}`; throws AppError `unavailable` (503) only when
+ * the sandbox cannot run.
  */
 export async function runTool(args: RunToolArgs, pool: SandboxPool = sandboxPool()): Promise<ToolExecution> {
   try {
@@ -111,10 +109,9 @@ export async function runTool(args: RunToolArgs, pool: SandboxPool = sandboxPool
 }
 
 /**
- * Checks, in the sandbox, that `code` parses and defines a function named `name`. `error` names
- * what is wrong in words for the 400 on `python_code`. Parse only: the module's top-level code does
- * not run at check time. Throws AppError `unavailable` (503) when the sandbox cannot run or no
- * process of the pool was free within SANDBOX_QUEUE_TIMEOUT_MS (`sandbox_busy`).
+ * Checks in the sandbox that `code` parses and defines `name`, without running top-level code;
+ * `error` explains for the 400. Throws AppError `unavailable` (503) when the sandbox cannot run or
+ * is busy (`sandbox_busy`).
  */
 export async function checkToolCode(
   args: { companyId: string; name: string; code: string },

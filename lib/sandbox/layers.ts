@@ -4,9 +4,9 @@ import path from "node:path";
 import { checkoutRuntime, copyRuntime, RUNTIME_BASE_DIR, scratchDir, type SandboxRuntime } from "./runtime";
 
 /**
- * Where the sandbox's files are and which outer layers this host allows around the Deno process.
- * The Deno permission set is the boundary and is always on; the layers below are added when the
- * host has the tool and the privilege, probed once per server process (SandboxLayers says which).
+ * Where the sandbox's files are and which outer layers the host allows. Deno's permissions are the
+ * boundary and always on; the layers are added where tool and privilege exist, probed once per
+ * process.
  */
 export interface SandboxLayers {
   /** The Deno binary, Pyodide and the runner the processes start from (a root-owned copy when the checkout is unreadable to `uid`). */
@@ -20,9 +20,8 @@ export interface SandboxLayers {
   /** `setpriv --pdeathsig KILL`: the child dies with the server even on SIGKILL (stdin EOF is the fallback). */
   pdeathsig: boolean;
   /**
-   * cgroup v1 folders the server may create children in: each sandbox process gets its own memory
-   * cgroup (a hard limit: the kernel kills the process, never the server) and pids cgroup (no
-   * fork bombs, should a subprocess ever be possible). null where the host does not allow it.
+   * cgroup v1 folders for a memory cgroup per process (the kernel kills it, never the server) and a
+   * pids cgroup; null where the host does not allow it.
    */
   cgroups: { memory: string | null; pids: string | null; cpu: CpuCgroup | null };
   /** Each outer layer that is off on this host, and why (logged once at start). */
@@ -84,10 +83,8 @@ function probe(opts: LayerOptions): SandboxLayers {
 }
 
 /**
- * The sandbox drops to `uid` only when the server is root; the uid must be able to run Deno and
- * read Pyodide and the runner. A checkout it cannot read (under a 0700 home or temp folder) is
- * copied to a root-owned, world-readable folder outside it; only if that fails too does the
- * sandbox keep the server's uid (logged).
+ * Drops to `uid` only when the server is root. A checkout `uid` cannot read is copied to a
+ * root-owned, world-readable folder; if that fails too the sandbox keeps the server's uid (logged).
  */
 function chooseRuntime(
   opts: LayerOptions,
@@ -183,8 +180,8 @@ const MAX_TASKS = 256;
 const CPU_PERIOD_US = 100_000;
 
 /**
- * Moves a just-started child into cgroups of its own (it is still in the exec chain before Deno,
- * so nothing has been allocated yet). Returns the folders to remove once it has exited.
+ * Moves a just-started child (still before Deno in its exec chain) into its own cgroups; returns
+ * the folders to remove once it exits.
  */
 function confine(layers: SandboxLayers, pid: number, memoryLimitBytes: number, cpuQuotaPercent: number): string[] {
   const made: string[] = [];
@@ -233,12 +230,8 @@ export function runnerCommand(
   }
   // 64 KiB WebAssembly pages: Python's heap cap, which turns a huge allocation into MemoryError.
   const wasmPages = Math.floor((opts.wasmMaxMb * 1024 * 1024) / 65536);
-  // --liftoff-only: Pyodide's WebAssembly stays in V8's baseline tier, never recompiled by TurboFan
-  // in the background. Measured here (2 cores, load 11 to 14, boot from the snapshot + 50 calls +
-  // 2.5 s idle, 7 pairs): 1.7 to 2.3 CPU-s in all instead of 2.5 to 3.2, 60 to 140 ms of CPU for the
-  // first 50 calls instead of 530 to 640, 0 to 20 ms of CPU while idle after them instead of 30 to
-  // 560 (the tier-up that the pool's idle-CPU watchdog must otherwise wait out), warm call p50 and a
-  // CPU-bound call (sum of 300,000 squares, 280 to 380 ms against 310 to 460) no slower.
+  // --liftoff-only: Pyodide's WebAssembly stays in V8's baseline tier, with no background TurboFan
+  // recompiles that burn CPU the idle-CPU watchdog would count; calls are no slower.
   argv.push(
     denoBin,
     "run",
@@ -261,9 +254,9 @@ export function runnerCommand(
 }
 
 /**
- * Starts one runner with a private DENO_DIR and HOME (Deno writes caches there, and the Cache API
- * and localStorage, even without --allow-write) and an environment of only those: nothing of the
- * server's environment reaches the child. The directory is removed when the child exits.
+ * Starts a runner with a private DENO_DIR and HOME (Deno writes caches there even without
+ * --allow-write) and no other environment, so nothing of the server's reaches the child. The
+ * directory is removed when it exits.
  */
 export function spawnRunner(
   layers: SandboxLayers,

@@ -15,10 +15,7 @@ export interface PoolConfig {
   maxCalls: number;
   maxAgeMs: number;
   maxRssBytes: number;
-  /**
-   * CPU a process may use beyond its allowance (one thread in a call, none while idle) over any
-   * recent window, on top of CPU_EXCESS_ALLOWANCE_MS, before it is killed.
-   */
+  /** CPU beyond the allowance (one thread in a call, none idle) over a recent window, on top of CPU_EXCESS_ALLOWANCE_MS, before a kill. */
   idleCpuMs: number;
   /** cpu cgroup quota of each process in % of one core, where the host allows one (0: none). */
   cpuQuotaPercent: number;
@@ -30,10 +27,9 @@ export interface PoolConfig {
   /** How often idle processes are checked (CPU, RSS, age). */
   watchdogMs: number;
   /**
-   * Hard cap of a process that is handing over (max calls or max age reached, successor still
-   * booting): it serves its company up to this many times its call limit (default 4), or up to
-   * maxAgeMs + ageGraceMs (default 60 s); past that the company's calls wait for the successor.
-   * maxCalls 1 is strict: every call gets a fresh process.
+   * Hard cap of a process handing over while its successor boots: this many times its call limit,
+   * or maxAgeMs + ageGraceMs; past it the company's calls wait for the successor. maxCalls 1 means
+   * a fresh process per call.
    */
   hardCapFactor?: number;
   ageGraceMs?: number;
@@ -55,9 +51,8 @@ const CPU_EXCESS_ALLOWANCE_MS = 200;
 /** A successor starts booting at this share of the call limit (or max age): at low load it is ready before the limit. */
 const PREBOOT_AT = 0.9;
 /**
- * Niceness of a background boot (a successor or a clean spare: no call waits for it): the boot's
- * ~1.5 CPU-s then yields to the calls being served. Back to 0 once booted (needs root, as the
- * server is when the sandbox drops to its own uid; otherwise background boots are not niced).
+ * Niceness of a background boot (no call waits for it), so it yields to calls being served; reset
+ * to 0 once booted. Needs root.
  */
 const BACKGROUND_NICE = 10;
 /** An idle process that reaches max age and served no call for this long is killed without a successor. */
@@ -65,11 +60,7 @@ const HANDOVER_RECENT_MS = 60_000;
 /** A company at its fair share may take another company's idle process only once unused this long. */
 const FAIR_SHARE_IDLE_MS = 10_000;
 
-/**
- * Hygiene recycling (max calls, max age) of a process of a company: a successor for the same
- * company boots in the background while the process goes on serving; once the successor is ready
- * the process is killed as soon as it is idle.
- */
+/** Hygiene recycling: a successor for the same company boots in the background; the old process is killed once idle after that. */
 interface Handover {
   reason: "max calls" | "max age";
   /** The limit itself is reached (before that, from PREBOOT_AT, the successor only boots ahead). */
@@ -96,19 +87,11 @@ export interface PoolStats {
 }
 
 /**
- * The pool of runner processes. A process is either a clean spare (no company yet) or belongs to
- * one company from its first checkout until it dies: a company that finds none of its own idle
- * takes a clean spare, or a free slot, or the least recently used idle process of another company,
- * which is killed and replaced, never handed over. Started lazily by the first call; after that
- * `prewarm` clean spares are kept booted while slots allow.
- *
- * Recycling for safety (timeout, crash, protocol violation, RSS over the limit, CPU while idle)
- * kills at once. Recycling for hygiene (about maxCalls calls, maxAgeMs) is a handover off the hot
- * path: a successor for the same company (a booted clean spare if there is one, else a new
- * process, which may exceed `size`; at most max(1, prewarm) boots at a time) boots in the
- * background from PREBOOT_AT of the limit, the old process keeps serving its company until the
- * successor is ready, then is killed when idle. Past a hard cap (hardCapFactor × its call limit,
- * maxAgeMs + ageGraceMs) the company's calls wait for the successor instead.
+ * The pool of runner processes. A process is a clean spare or belongs to one company until it dies;
+ * a company without an idle process takes a spare, a free slot, or another company's LRU idle
+ * process (killed, never handed over). Safety recycling (timeout, crash, protocol violation, RSS,
+ * idle CPU) kills at once; hygiene recycling (maxCalls, maxAgeMs) hands over to a successor booted
+ * in the background, and past a hard cap calls wait for it.
  */
 export class SandboxPool {
   readonly layers: SandboxLayers;
@@ -247,9 +230,9 @@ export class SandboxPool {
   }
 
   /**
-   * Hands free processes to waiters in arrival order, then tops up the clean spares. Fair share: a
-   * company holding ceil(size / 2) processes in calls is passed over while another company under
-   * that share waits, so one company's burst cannot make every other company wait behind it.
+   * Hands free processes to waiters in arrival order, then tops up spares. A company holding
+   * ceil(size / 2) processes is passed over while another under that share waits, so one burst
+   * cannot starve everyone.
    */
   private pump(): void {
     if (this.closed || !this.snapshotSettled) return;
@@ -321,7 +304,7 @@ export class SandboxPool {
     if (proc.companyId !== null && proc.companyId !== companyId) throw new Error("sandbox process of another company");
     proc.companyId = companyId;
     proc.checkedOut = true;
-    // A call now waits for this boot: no longer background work.
+    // A call now waits for this boot, so it is no longer background work.
     if (!proc.booted && process.getuid?.() === 0) setNice(proc.pid, 0);
     return proc;
   }
@@ -446,10 +429,9 @@ export class SandboxPool {
   }
 
   /**
-   * Gives each handing-over process a successor of its company: a fresh process the company already
-   * has, else a booted clean spare at once, else a new process, at most max(1, prewarm) boots at a
-   * time (boots take ~1.5 CPU-s each); those past the hard cap first, then those past the limit,
-   * then those booting ahead.
+   * Gives each handing-over process a successor: the company's fresh process, a booted spare, else
+   * a new boot (at most max(1, prewarm) at a time); those past the hard cap first, then past the
+   * limit, then ahead.
    */
   private bootSuccessors(): void {
     const rank = (h: Handover) => (h.exhausted ? 0 : h.retiring ? 1 : 2);
@@ -488,11 +470,7 @@ export class SandboxPool {
     }
   }
 
-  /**
-   * 80 to 100 % of maxCalls, fixed per process: processes that start together (a burst of
-   * companies) then do not all reboot at the same moment, which on a small machine makes every
-   * company wait for a boot at once.
-   */
+  /** 80 to 100 % of maxCalls, fixed per process, so processes started together do not all reboot at once. */
   private callLimit(proc: SandboxProcess): number {
     let limit = this.callLimits.get(proc);
     if (limit === undefined) {
@@ -528,10 +506,9 @@ export class SandboxPool {
   }
 
   /**
-   * Processes must not run beyond their calls: CPU while idle, or beyond one thread while in a call,
-   * means code left running (a JavaScript timer, a pending promise chain). The CPU account covers
-   * the gaps between a company's calls too, however soon it calls again; a process in a call is
-   * killed at once (its call fails), an idle one also for its other safety and hygiene limits.
+   * CPU while idle, or beyond one thread in a call, means code left running (a timer, a promise
+   * chain). The account spans the gaps between calls; a process in a call is killed at once, an
+   * idle one also for its other limits.
    */
   private checkIdle(): void {
     const now = Date.now();

@@ -4,10 +4,7 @@ import fs from "node:fs";
 export const CLK_TCK = 100;
 const PAGE_SIZE = 4096;
 
-/**
- * CPU time (user + system, all threads) of a process in ms, from /proc/<pid>/stat: the host's own
- * measurement, never the child's word. Resolution is one tick (10 ms). null when the process is gone.
- */
+/** CPU ms (user + system, all threads) from /proc/<pid>/stat: the host's count, never the child's; one-tick resolution; null when gone. */
 export function readCpuMs(pid: number): number | null {
   let stat: string;
   try {

@@ -28,17 +28,12 @@ interface Pending {
 }
 
 const STDERR_TAIL = 4096;
-/**
- * Share of wall time the CPU account drains by: V8's own background work (GC helpers, compile
- * threads) stays below it, while one thread spinning past its call fills the account at 95 % of
- * wall time.
- */
+/** Share of wall time the CPU account drains by: V8's background work stays below it, a thread spinning past its call does not. */
 const CPU_DRAIN = 0.05;
 
 /**
- * One Deno runner process. It serves at most one company (`companyId`, set at checkout and never
- * changed) and one call at a time. Anything unexpected (timeout, crash, a line without the call's
- * nonce, output over the cap) kills it with SIGKILL; the pool then drops it.
+ * One Deno runner: one company (set at checkout, never changed), one call at a time. Anything
+ * unexpected (timeout, crash, a line without the nonce, output over the cap) SIGKILLs it.
  */
 export class SandboxProcess {
   readonly pid: number;
@@ -51,10 +46,9 @@ export class SandboxProcess {
   /** Why it ended (or was told to end); null while alive. */
   endReason: string | null = null;
   /**
-   * CPU (ms) used beyond its allowance: one thread while in a call, none while idle. A leaky
-   * bucket draining at CPU_DRAIN of wall time, so it holds the worst recent window's excess: a
-   * thread or timer left running after the call fills it whether the company calls again soon or
-   * not. Counted from the first call on (the boot's background work is the runner's own).
+   * CPU ms beyond the allowance, a leaky bucket draining at CPU_DRAIN of wall time, so a thread or
+   * timer left running fills it however soon the company calls again. Counted from the first call
+   * on.
    */
   cpuExcessMs = 0;
   private cpuMark: { cpuMs: number; at: number; inCall: boolean } | null = null;
@@ -79,7 +73,8 @@ export class SandboxProcess {
       this.kill(`did not boot within ${opts.bootTimeoutMs} ms`);
     }, opts.bootTimeoutMs);
 
-    // A reply holds the result, the captured stdout (JSON-escaped: up to 6 characters a byte) and a little framing.
+    // A reply holds the result, the captured stdout (JSON-escaped: up to 6 characters a byte) and
+    // some framing.
     const maxLine = opts.resultMax + 6 * opts.stdoutMax + 4096;
     const splitter = new LineSplitter(
       maxLine,
@@ -152,9 +147,9 @@ export class SandboxProcess {
   }
 
   /**
-   * Adds the CPU used since the last reading to the account (beyond one thread if that span was
-   * in a call, all of it if idle), and starts the next span as in a call or not (default: as the
-   * last). Returns the CPU ms read, null when the process is gone.
+   * Adds the CPU since the last reading to the account (beyond one thread for a span in a call, all
+   * of it idle) and starts the next span (default: as the last). Returns the CPU ms read, null when
+   * the process is gone.
    */
   accountCpu(inCall?: boolean): number | null {
     const cpuMs = readCpuMs(this.pid);

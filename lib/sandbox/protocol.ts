@@ -1,9 +1,8 @@
 import { z } from "zod";
 
 /**
- * The JSON-lines protocol between the host and lib/sandbox/runner/runner.ts. Every request carries
- * a fresh random `id` (the nonce) and its reply must carry it back: any other line on the runner's
- * stdout is a protocol violation and the process is killed.
+ * JSON lines between the host and runner.ts. Each request carries a random `id` (nonce) its reply
+ * must echo: any other stdout line is a protocol violation and kills the process.
  */
 export type SandboxRequest =
   | { op: "run"; name: string; code: string; args: Record<string, unknown> }
@@ -21,11 +20,7 @@ export const RunnerReply = z.object({
 });
 export type RunnerReply = z.infer<typeof RunnerReply>;
 
-/**
- * Splits a byte stream into lines and refuses a line longer than `maxLine` characters. Each chunk
- * is searched once and a partial line is kept in pieces: a megabyte reply arriving in 64 KiB chunks
- * is never rescanned or recopied per chunk.
- */
+/** Splits a byte stream into lines, refusing one over `maxLine`; each chunk is scanned once, never rescanned or recopied. */
 export class LineSplitter {
   private pending: string[] = [];
   private pendingLength = 0;

@@ -27,10 +27,7 @@ export function checkoutRuntime(root: string = process.cwd()): SandboxRuntime {
   };
 }
 
-/**
- * Where runners' private folders and the snapshot cache go: next to a copied runtime (the temp
- * folder may be as unreadable to the sandbox's uid as the checkout was), else the temp folder.
- */
+/** Runners' private folders and the snapshot cache: next to a copied runtime (temp may be unreadable to the uid), else temp. */
 export function scratchDir(rt: SandboxRuntime): string {
   return rt.copiedTo ? path.dirname(rt.copiedTo) : os.tmpdir();
 }
@@ -50,10 +47,7 @@ export function runtimeKey(rt: SandboxRuntime): string {
   return hash.digest("hex").slice(0, 32);
 }
 
-/**
- * A folder only root can write to, under folders owned by root that nobody else can write to (or
- * sticky, like /tmp): nobody else can swap a file in it or rename it away.
- */
+/** Root-writable only, under root-owned folders nobody else can write (or sticky, like /tmp): no one can swap a file in. */
 function rootOnly(dir: string): boolean {
   for (let d = dir; ; d = path.dirname(d)) {
     const st = fs.lstatSync(d);
@@ -65,9 +59,8 @@ function rootOnly(dir: string): boolean {
 }
 
 /**
- * Copies `rt` to `<baseDir>/<key>/`: root-owned, world-readable (0755 folders and the Deno binary,
- * 0644 files), made in a fresh temporary folder and renamed into place, so a copy is either whole
- * or absent. An existing whole copy is reused. Run as root only. Throws when it cannot.
+ * Copies `rt` to `<baseDir>/<key>/` root-owned and world-readable, built in a temporary folder and
+ * renamed, so a copy is whole or absent; a whole copy is reused. Root only; throws when it cannot.
  */
 export function copyRuntime(rt: SandboxRuntime, baseDir: string = RUNTIME_BASE_DIR): SandboxRuntime {
   fs.mkdirSync(baseDir, { recursive: true, mode: 0o755 });

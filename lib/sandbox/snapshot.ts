@@ -6,11 +6,9 @@ import { runtimeKey, scratchDir } from "./runtime";
 const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 
 /**
- * Makes a Pyodide memory snapshot: a runner started like the others, with --make-snapshot, boots
- * Pyodide (no tool code ever runs there) and writes the snapshot to stdout. It is stored in a fresh
- * directory (mkdtemp, so no other local user can have planted the file), readable by the sandbox's
- * uid and writable only by the server's. Resolves to null when it fails: processes then boot
- * without it (2 to 6 s instead of about 0.3 s).
+ * Makes a Pyodide memory snapshot with a runner started with --make-snapshot (no tool code runs
+ * there), stored in a fresh mkdtemp folder no other user could plant in. Null on failure: processes
+ * then boot slower, without it.
  */
 export function makeSnapshot(
   layers: SandboxLayers,
@@ -58,10 +56,9 @@ type Snapshot = { file: string; dir: string } | null;
 let shared: { done: Promise<Snapshot>; cancel: () => void } | undefined;
 
 /**
- * Snapshots are cached across server processes (and test workers) in a folder of the server's
- * uid under the temp dir, one file per Pyodide version, Deno version and runner source. The folder
- * is used only if it is a real folder owned by this uid that nobody else can write to (someone
- * could have made it first): else each process makes its own in a private folder.
+ * Snapshots are cached across processes under temp, one per Pyodide, Deno and runner version; the
+ * folder is used only if it is ours and nobody else can write it (someone could have made it
+ * first), else each process makes its own.
  */
 function trustedCacheDir(layers: SandboxLayers): string | null {
   const uid = process.getuid?.();
@@ -94,9 +91,8 @@ function cachedSnapshot(dir: string, key: string): string | null {
 }
 
 /**
- * The snapshot this server process uses, made once and shared by its pools: from the cache when
- * it is there, else made and put in the cache (or, without a trusted cache, in a private folder
- * deleted when the process exits). Callers pass the same layers and ids every time.
+ * The snapshot this process uses, made once and shared by its pools, from the cache or made into it
+ * (else a private folder removed at exit). Callers pass the same layers and ids every time.
  */
 export function sharedSnapshot(
   layers: SandboxLayers,

@@ -1,9 +1,8 @@
 import { AppError } from "@/lib/errors";
 
 /**
- * Money of the SDK services: integer minor units in the database and in arithmetic, two-decimal
- * strings on the wire ("1234.50"), whatever the currency (every ISO 4217 code is shown with two
- * decimals). Never a binary float: "0.10" + "0.20" is exactly "0.30".
+ * SDK money: integer minor units in the database and arithmetic, two-decimal strings on the wire
+ * whatever the currency. Never a binary float: "0.10" + "0.20" is exactly "0.30".
  */
 export const MONEY_PATTERN = "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,2})?$";
 const MONEY_RE = new RegExp(MONEY_PATTERN);

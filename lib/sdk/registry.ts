@@ -51,9 +51,9 @@ function actionsNamedBy(node: unknown, out: Set<string>): Set<string> {
 }
 
 /**
- * Why the registry is inconsistent, or an empty list: a view listing or calling an action its
- * service lacks, a `refresh` naming a view that does not exist, a schema Ajv refuses, a duplicate.
- * Checked by a unit test, so a mistake in a service fails CI rather than a widget.
+ * Why the registry is inconsistent (a missing action, an unknown `refresh` view, a schema Ajv
+ * refuses, a duplicate), or []. A unit test checks it, so a service mistake fails CI rather than a
+ * widget.
  */
 export function registryProblems(services: readonly SdkService[] = SERVICES): string[] {
   const problems: string[] = [];

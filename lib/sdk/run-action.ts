@@ -16,14 +16,10 @@ export interface ActionResponse {
 }
 
 /**
- * POST /v1/sdk/action: finds the action (404), validates its input (400 naming the field), runs it
- * in a transaction for the caller's company.
- *
- * With an `idempotency_key`, the transaction first inserts the claim row (company, key). A repeat
- * of a finished action finds the row and answers its stored result; a concurrent repeat blocks on
- * the primary key until the first transaction ends, then does the same (or, if the first failed
- * and rolled back, acts itself). So an action acts at most once per key, whatever the timing. The
- * same key with another service, action or input is a 409.
+ * POST /v1/sdk/action: finds the action (404), validates input (400 naming the field), runs it in a
+ * transaction. An `idempotency_key` claim row is inserted first: a repeat gets the stored result, a
+ * concurrent one blocks on the primary key until the first ends, so an action acts at most once per
+ * key. The same key with other input is 409.
  * @returns the response and whether it was replayed from a stored result.
  */
 export async function runAction(

@@ -41,9 +41,9 @@ export interface SdkAction<I = unknown> {
   /** Views of the same service whose data a successful run changes. */
   refresh: string[];
   /**
-   * Performs the action. Runs inside the transaction that holds the idempotency claim, so its
-   * writes and the stored result commit together or not at all. `input` has passed `inputSchema`
-   * (defaults applied); `actor` is who acts (an SDK key id, or a panel user id).
+   * Runs inside the transaction holding the idempotency claim, so its writes and the stored result
+   * commit together. `input` passed `inputSchema` (defaults applied); `actor` is an SDK key id or a
+   * panel user id.
    */
   run(tx: DbOrTx, args: { companyId: string; actor: string; input: I }): Promise<ActionOutcome>;
 }

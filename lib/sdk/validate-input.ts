@@ -5,9 +5,9 @@ import { re2RegExpEngine } from "@/lib/tools/json-schema";
 import type { JsonSchemaObject, SdkAction } from "./types";
 
 /**
- * Action input is checked against the action's JSON Schema before anything runs. Strict mode (a
- * schema mistake fails at startup, lib/sdk/registry.ts), RE2 for patterns as for tools, `default`s
- * applied to a copy, `verbose` so a failed pattern can quote the property's `description`.
+ * Action input is checked against its JSON Schema before anything runs: strict (schema mistakes
+ * fail at startup), RE2 patterns, defaults applied to a copy, `verbose` so a failed pattern can
+ * quote the `description`.
  */
 const ajv = new Ajv({
   strict: true,
@@ -28,10 +28,7 @@ export function compileInputSchema(schema: JsonSchemaObject): ValidateFunction {
   return validate;
 }
 
-/**
- * `param` of a failed input: `input`, then the JSON path with dots, array indexes as numbers
- * (`input.line_items.0.quantity`): the convention zod errors use everywhere else in the API.
- */
+// `input.line_items.0.quantity`: the path convention zod errors use everywhere else in the API.
 function errorParam(e: ErrorObject): string {
   const segments = e.instancePath
     .split("/")

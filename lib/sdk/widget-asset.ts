@@ -17,10 +17,9 @@ export interface WidgetAsset {
 let cached: WidgetAsset | null = null;
 
 /**
- * The built widget, read once and kept. Served uncompressed: Next.js drops a route handler's
- * Content-Encoding header (a gzipped body then reaches the browser as garbage), and its own
- * compression is off (next.config.ts); a proxy or CDN in front compresses it (~10 KB gzipped).
- * The file's mtime is checked on each call (one stat) so `npm run dev` serves a rebuilt widget.
+ * The built widget, read once. Served uncompressed: Next.js drops a route handler's
+ * Content-Encoding and its own compression is off, so a proxy compresses it. The mtime is checked
+ * per call so `npm run dev` serves a rebuild.
  * @throws internal when the widget was never built.
  */
 export function loadWidgetAsset(): WidgetAsset {

@@ -20,9 +20,9 @@ export interface DemoSeed {
 }
 
 /**
- * On an empty database, creates the demo company with credits, a panel user and one all-scopes
- * key, and returns their secrets so `npm start` can print them once. Returns null when any company
- * exists. Two processes starting together take turns on a transaction-scoped advisory lock.
+ * On an empty database, creates the demo company, user and all-scopes key and returns their secrets
+ * for `npm start` to print once; null when any company exists. Concurrent starts take turns on an
+ * advisory lock.
  */
 export async function seedDemoIfEmpty(db: Db): Promise<DemoSeed | null> {
   return db.transaction(async (tx) => {

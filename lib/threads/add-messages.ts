@@ -57,7 +57,7 @@ function dataImages(messages: MessageInput[], digests: Record<string, string> | 
   return [...out.values()];
 }
 
-/** Added rows (ascending by seq), as the database returned them, into lib/runs/history-cache.ts (where they follow its rows). */
+/** Added rows, ascending, into the history cache (where they follow its rows). */
 function cacheAdded(companyId: string, threadId: string, ascending: InsertedRow[]): void {
   appendHistory(
     companyId,
@@ -67,20 +67,11 @@ function cacheAdded(companyId: string, threadId: string, ascending: InsertedRow[
 }
 
 /**
- * Appends messages to a thread of the company, in the given order, all or none: ONE statement
- * that bumps `threads.next_seq` by their count and inserts them with the seqs it reserved.
- *
- * Concurrency: the UPDATE locks the thread row until that statement commits, so a concurrent add
- * to the same thread waits, then reads the bumped counter (READ COMMITTED re-checks the row):
- * seqs never collide and a bulk add is one contiguous block. The lock lasts one statement (or
- * the caller's transaction), never a run: a run adds its messages the same way when it ends, so
- * adding a message while a run is active is never refused or blocked for long.
- *
- * Each message's token count is stored with it (a run's history budget sums them). Images are
- * stored as lib/runs/storable-content.ts keeps them (a data: URI as its SHA-256 and size); the
- * bytes of data: images go once per company to `message_images`, in the same transaction, for
- * the runs that will send them. `imageDigests` are SHA-256s already computed off the event loop,
- * keyed `messageIndex.partIndex`.
+ * Appends messages all or none in ONE statement that bumps `threads.next_seq` and inserts them with
+ * the reserved seqs. The UPDATE's row lock makes a concurrent add wait and reread the counter, so
+ * seqs never collide; it lasts one statement (or the caller's transaction), never a run. Token
+ * counts are stored per message; data: images are stored as their digest, with bytes once per
+ * company in `message_images`. `imageDigests` are precomputed, keyed `message.part`.
  * @throws not_found when the thread does not exist or belongs to another company.
  */
 export async function addMessages(

@@ -7,10 +7,7 @@ import { newId } from "@/lib/ids";
 import { addMessages } from "./add-messages";
 import type { CreateThreadInput } from "./schemas";
 
-/**
- * A new thread (`source` api unless a webhook makes it), with its first messages when given: the
- * thread and its messages are stored together or not at all.
- */
+/** A new thread (`source` api unless a webhook makes it), stored with its first messages or not at all. */
 export async function createThread(
   db: DbOrTx,
   args: { companyId: string; input: CreateThreadInput; source?: ThreadSource; imageDigests?: Record<string, string> },

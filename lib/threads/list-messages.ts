@@ -8,8 +8,8 @@ import { getThreadInCompany } from "./internal";
 import type { MessageListQuery } from "./schemas";
 
 /**
- * A page of a thread's messages in thread order (`seq`), newest first by default. Keyset on
- * (thread_id, seq), the unique index, so a page costs the same at any depth of a long thread.
+ * A page in `seq` order, newest first by default, keyset on the unique (thread_id, seq) index so
+ * any depth costs the same.
  * @throws not_found for another company's thread; invalid_request for an `after` not in it.
  */
 export async function listMessages(

@@ -14,10 +14,7 @@ export function messageTexts(m: Pick<ChatMessage, "role" | "content" | "tool_cal
   return texts;
 }
 
-/**
- * o200k tokens of a message's texts, as a run's history budget sums them: a short message on the
- * event loop, a long one in the CPU worker.
- */
+/** o200k tokens of a message's texts, as the history budget sums them: short on the event loop, long in the CPU worker. */
 export async function messageTokens(m: Pick<ChatMessage, "role" | "content" | "tool_calls" | "name">): Promise<number> {
   const texts = messageTexts(m);
   let chars = 0;

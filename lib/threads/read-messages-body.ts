@@ -6,10 +6,9 @@ import { parseJsonOffLoop } from "@/lib/workers/cpu-pool";
 import { MESSAGES_BODY_LIMIT } from "./schemas";
 
 /**
- * Reads a body carrying messages (one message, `{messages:[…]}`, or a new thread), as completions
- * read theirs: a small one on the event loop, one above 1 MiB (inline images) decoded, parsed,
- * checked and hashed in the CPU worker. The body's share of the body budget is given back once
- * it is parsed. `imageDigests` are the SHA-256s of its data: images, keyed `message.part`.
+ * Reads a messages body as completions do: small ones on the event loop, large ones (inline images)
+ * parsed, checked and hashed in the CPU worker; the body budget is returned once parsed.
+ * `imageDigests` are keyed `message.part`.
  */
 export async function readMessagesBody<S extends z.ZodType>(
   req: Request,

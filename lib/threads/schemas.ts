@@ -9,9 +9,8 @@ export const MESSAGES_BODY_LIMIT = 32 * 1024 * 1024;
 export const MAX_MESSAGES_PER_BULK = 100;
 
 /**
- * SPEC calls thread metadata free-form and neither SPEC nor CONTRACT bounds it, so OpenAI's
- * limits apply: at most 16 keys of at most 64 characters, string values of at most 512
- * characters. Values may be any JSON (free-form); a non-string one must serialise to at most 512.
+ * Neither SPEC nor CONTRACT bounds thread metadata, so OpenAI's limits apply: 16 keys of 64
+ * characters, values of 512 characters (a non-string must serialise within 512).
  */
 export const METADATA_LIMITS = { keys: 16, keyChars: 64, valueChars: 512 } as const;
 
@@ -46,9 +45,8 @@ const ContentParts = z.array(ContentPartInput).min(1).max(100);
 type ContentParts = z.infer<typeof ContentParts>;
 
 /**
- * One message as the threads API takes it: roles preserved as given (SPEC), content a string or
- * parts. Parts are checked in a second pass so a bad part is named (`content.1.image_url.url`)
- * instead of a union's bare "Invalid input" on `content`.
+ * One message as the threads API takes it (roles as given). Parts are checked in a second pass so a
+ * bad part is named (`content.1.image_url.url`) rather than a union's bare "Invalid input".
  */
 export const MessageInput = z
   .strictObject({

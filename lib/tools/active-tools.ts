@@ -5,10 +5,7 @@ import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { activeTool, findActiveToolByName } from "./internal";
 
-/**
- * The company's active tools among `names` (the tool loop's offer), in the order of `names`;
- * names with no active tool are left out. One query.
- */
+/** The company's active tools among `names`, in that order, missing names left out; one query. */
 export async function activeToolsByName(db: DbOrTx, companyId: string, names: string[]): Promise<Tool[]> {
   const unique = [...new Set(names)];
   if (unique.length === 0) return [];

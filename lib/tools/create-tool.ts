@@ -8,11 +8,11 @@ import { assertToolCode, findActiveToolByName } from "./internal";
 import type { CreateToolInput } from "./schemas";
 
 /**
- * Idempotent by name (SPEC): when the company has an active tool of that name, it is returned
- * unchanged (`created: false`) and the body is not stored. Concurrent identical calls create one
- * row: the insert does nothing on the active-name index and the loser reads the winner's row.
- * @throws 400 naming `python_code` when the code does not define the function; 503 when the
- * sandbox cannot check it.
+ * Idempotent by name (SPEC): an active tool of that name comes back unchanged (`created: false`).
+ * Concurrent identical calls create one row: the insert yields on the active-name index and the
+ * loser reads the winner's.
+ * @throws 400 naming `python_code` when the code does not define the function; 503 when the sandbox
+ * cannot check it.
  */
 export async function createTool(
   db: DbOrTx,

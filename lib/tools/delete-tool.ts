@@ -6,8 +6,8 @@ import { AppError } from "@/lib/errors";
 import { getToolInCompany } from "./internal";
 
 /**
- * Soft delete (SPEC section 3): the row stays, readable by id with `is_active: false`; it leaves
- * lists and runs, frees its name, and run records naming it stay intact.
+ * Soft delete (SPEC 3): readable by id with `is_active: false`; it leaves lists and runs and frees
+ * its name.
  * @throws not_found for another company's or an unknown id; conflict when already deleted.
  */
 export async function deleteTool(db: DbOrTx, args: { companyId: string; toolId: string }): Promise<Tool> {

@@ -8,10 +8,7 @@ const MARKER_TOKENS = 32;
 
 export const truncationMarker = (omittedChars: number) => `…[truncated: ${omittedChars} characters omitted]`;
 
-/**
- * The largest tokens each result may keep so that all of them fit in `room` (water-filling:
- * results under the level stay whole, the rest are cut to it), or undefined for a result kept whole.
- */
+/** Per-result token limits so all fit in `room` (water-filling: results under the level stay whole, undefined). */
 function levels(tokens: number[], room: number): (number | undefined)[] {
   const order = tokens.map((t, i) => ({ t, i })).sort((a, b) => a.t - b.t);
   const out: (number | undefined)[] = tokens.map(() => undefined);
@@ -30,11 +27,9 @@ function levels(tokens: number[], room: number): (number | undefined)[] {
 }
 
 /**
- * The contents of this round's tool messages, cut (largest first, each with a visible marker) so
- * that the next model call's prompt fits in `budget` tokens. Tool results are tool-controlled: a
- * Python tool may return a megabyte, which the model's context cannot take. Counting and cutting
- * run in the CPU worker, never on the event loop. A prompt that fits by its byte bound is not
- * tokenized at all. `promptTokens` is an upper estimate of the prompt after the cut.
+ * This round's tool results cut, largest first with a visible marker, so the next prompt fits
+ * `budget`: a tool may return far more than a context holds. Counting runs in the CPU worker;
+ * `promptTokens` is an upper estimate.
  */
 export async function fitToolResults(args: {
   messages: ChatMessage[];

@@ -15,7 +15,7 @@ export const toolNotFound = (id: string) =>
 export const activeTool = and(eq(tools.isActive, true), isNull(tools.deletedAt));
 
 /**
- * A tool of the company, active, deactivated or soft-deleted (deleted tools stay readable by id).
+ * Active, deactivated or soft-deleted (deleted tools stay readable by id).
  * @throws not_found when it does not exist or belongs to another company (the same answer).
  */
 export async function getToolInCompany(db: DbOrTx, args: { companyId: string; toolId: string }): Promise<Tool> {
@@ -39,14 +39,11 @@ export async function findActiveToolByName(db: DbOrTx, companyId: string, name: 
 }
 
 /**
- * `code` must parse and define a function called `name`: checked in the sandbox (never with a
- * regex: decorators, `name = lambda …`, conditional definitions all count, comments do not).
+ * `code` must define a function called `name`, checked in the sandbox, never by regex (decorators,
+ * lambdas and conditional definitions count, comments do not).
  * @throws 400 naming `python_code`; 503 when the sandbox cannot run.
  */
-/**
- * Checks in flight, by company, name and code: concurrent identical POSTs (a client retrying, or
- * ten at once) share one sandbox check instead of queueing ten.
- */
+// Checks in flight by company, name and code: concurrent identical POSTs share one sandbox check.
 const checking = new Map<string, ReturnType<typeof checkToolCode>>();
 
 export async function assertToolCode(args: { companyId: string; name: string; code: string }): Promise<void> {

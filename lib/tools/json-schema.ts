@@ -2,14 +2,9 @@ import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import { RE2JS } from "re2js";
 
 /**
- * Tools' `json_schema` is user input that later validates the model's arguments on every tool
- * call, so it is compiled here exactly as the loop will use it:
- * - strict mode: an unknown keyword, a misspelt type (`"objekt"`) or a `required` property missing
- *   from `properties` is a mistake to report, not something to ignore silently;
- * - `pattern` and `patternProperties` run on RE2 (re2js), never on a backtracking engine, so a
- *   schema cannot make argument validation hang (the guardrails' reasoning);
- * - `format` is an annotation only (OpenAI schemas often carry `date-time`; no formats package);
- * - `$ref` resolves only inside the schema: Ajv never fetches a remote one without a loader.
+ * Tools' `json_schema` validates model arguments on every call, so it is compiled here as the loop
+ * uses it: strict (mistakes are reported), `pattern` on RE2 so validation cannot hang, `format` as
+ * annotation only, and `$ref` local only (Ajv fetches nothing without a loader).
  */
 export const re2RegExpEngine = Object.assign(
   (pattern: string) => {
@@ -38,10 +33,7 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return `${e.instancePath || "(root)"} ${e.message ?? "is invalid"}`;
 }
 
-/**
- * Compiles `schema` without keeping it in Ajv's cache (it is keyed by object identity and `$id`,
- * so every new schema would stay for the life of the process and a repeated `$id` would clash).
- */
+/** Compiles outside Ajv's cache, which is keyed by identity and `$id`: it would grow forever and clash on a repeated `$id`. */
 function compileDetached(schema: Record<string, unknown>): ValidateFunction {
   try {
     return ajv.compile(schema);
@@ -68,9 +60,8 @@ const MAX_VALIDATORS = 500;
 const validators = new Map<string, ValidateFunction>();
 
 /**
- * Checks a tool call's arguments against the tool's schema (for the tool loop and the panel's
- * test box). Compiled validators are kept per `cacheKey` (a tool id and its `updated_at`), a few
- * hundred at most. Returns null when the arguments are valid, else a message for `{"error": …}`.
+ * Checks a call's arguments against the tool's schema; validators are cached per `cacheKey` (tool
+ * id and `updated_at`). Null when valid, else a message for `{"error": …}`.
  */
 export function toolArgsProblem(schema: Record<string, unknown>, args: unknown, cacheKey?: string): string | null {
   let validate = cacheKey ? validators.get(cacheKey) : undefined;

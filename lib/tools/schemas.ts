@@ -10,10 +10,7 @@ const PYTHON_KEYWORDS = new Set(
   ),
 );
 
-/**
- * A tool's name is the Python function `python_code` defines and the OpenAI function name the
- * model calls: ASCII identifier characters (OpenAI allows `-` too, Python does not), at most 64.
- */
+/** The Python function and the OpenAI function name: identifier characters (OpenAI allows `-`, Python does not), ≤ 64. */
 export const TOOL_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export const ToolName = z
   .string()

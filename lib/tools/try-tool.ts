@@ -4,9 +4,9 @@ import { jsonSchemaProblem, toolArgsProblem } from "./json-schema";
 import type { TryToolInput } from "./schemas";
 
 /**
- * The panel's "Run with these arguments": the editor's draft runs in the company's sandbox as the
- * tool loop would run it, the arguments first checked against the draft schema when it is valid.
- * A tool failure is an `ok: false` result, never an error response.
+ * The panel's "Run with these arguments": the draft runs in the company's sandbox as the loop
+ * would, arguments checked against a valid draft schema first. A tool failure is `ok: false`, never
+ * an error response.
  */
 export async function tryTool(args: { companyId: string; input: TryToolInput }): Promise<ToolExecution> {
   const { companyId, input } = args;

@@ -11,11 +11,9 @@ const deletedTool = () =>
   new AppError("conflict", "This tool was deleted and cannot be changed", { wireCode: "tool_deleted" });
 
 /**
- * PATCH semantics: only the fields given change. A new name or new code is checked in the sandbox
- * together (the code must define a function of the tool's name after the change).
- * @throws not_found (another company's or unknown id); conflict for a deleted tool, or when the
- * name (or re-activation) would give the company two active tools of one name; 400 naming
- * `python_code`; 503 when the sandbox cannot check the code.
+ * PATCH: only the given fields change; a new name or code is checked together in the sandbox.
+ * @throws not_found (another company's or unknown id); conflict for a deleted tool or a second
+ * active tool of one name; 400 naming `python_code`; 503 when the sandbox cannot check the code.
  */
 export async function updateTool(
   db: DbOrTx,

@@ -3,14 +3,10 @@ import os from "node:os";
 import { Worker } from "node:worker_threads";
 
 /**
- * bcrypt off the event loop. One bcryptjs compare at cost 10 is ~75 ms of pure CPU; on the main
- * thread every sign-in attempt stalled every request of the process for that long. Here it runs
- * in up to POOL_SIZE worker threads, started on first use and stopped after IDLE_MS without work.
- * Hashes are bcryptjs's as before ($2a$/$2b$), so every stored hash stays valid.
- *
- * The worker is evaluated from source rather than from a file, so the build needs no extra entry
- * point; its `require("bcryptjs")` resolves from the working directory, which is the project
- * directory for the server, the CLI and the tests alike (scripts/server/main.mjs serves from it).
+ * bcrypt in up to POOL_SIZE worker threads, since a compare on the main thread stalls every request
+ * of the process; stopped after IDLE_MS idle. Hashes stay bcryptjs's ($2a$/$2b$). The worker is
+ * built from source so the build needs no extra entry; its `require("bcryptjs")` resolves from the
+ * project directory every process runs in.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");

@@ -54,10 +54,9 @@ async function acceptReusedKey(tx: Tx, d: Delivery, key: string): Promise<Accept
 }
 
 /**
- * Stores the deliveries' events with one multi-row INSERT and their `webhook-event` jobs with one
- * more, in the caller's transaction. Rows are inserted in (endpoint, key) order, so two batches in
- * flight wait on each other's keys in the same order and cannot deadlock. A delivery whose key is
- * taken (by an earlier event, or by another delivery of this batch) is settled alone afterwards.
+ * Stores the deliveries' events and their jobs in two multi-row INSERTs in the caller's
+ * transaction, in (endpoint, key) order so concurrent batches cannot deadlock. A delivery whose key
+ * is taken is settled alone afterwards.
  */
 async function acceptAll(tx: Tx, deliveries: Delivery[]): Promise<Accepted[]> {
   const rows = deliveries.map((d) => ({
@@ -97,16 +96,10 @@ async function acceptAll(tx: Tx, deliveries: Delivery[]): Promise<Accepted[]> {
 const acceptGrouped = groupTransaction("webhook-events", acceptAll);
 
 /**
- * Stores an accepted event and enqueues its `webhook-event` job in ONE transaction: when this
- * resolves, both are committed (the caller answers 202 only then), and a failure stores neither.
- * On the server's pool that transaction is shared with the deliveries arriving meanwhile
- * (lib/persistence/group-transaction.ts: one COMMIT and WAL flush, and two multi-row statements,
- * for all of them).
- *
- * With an idempotency key, the unique index (webhook, key) decides: a concurrent duplicate waits
- * for the first insert's commit and then finds its row; a duplicate within 24 h returns the first
- * event (`duplicate: true`, no second job). A key last used more than 24 h ago is released from
- * its old event and this delivery is a new event.
+ * Stores an accepted event and its job in ONE transaction, shared on the server's pool with
+ * concurrent deliveries (group-transaction.ts); the caller answers 202 only once both committed.
+ * With an idempotency key the unique index decides: a duplicate within 24 h gets the first event
+ * (`duplicate: true`); an older key is released to this one.
  */
 export async function acceptEvent(conn: DbOrTx, delivery: Delivery): Promise<Accepted> {
   await prepareJobs();

@@ -11,12 +11,9 @@ import { hashWebhookSecret, sameHash } from "./secrets";
 const refused = () => new AppError("forbidden", "Invalid webhook URL", { wireCode: "invalid_webhook" });
 
 /**
- * Endpoints found by (company, secret hash), per process, so a busy endpoint's deliveries skip the
- * lookup. A change to an endpoint (rotation, signature settings) evicts it here and in every other
- * process through the invalidation channel (lib/cache/invalidation.ts), as revoked keys are; the
- * TTL bounds staleness if a notification were ever lost. Unknown URLs are never cached (a flood of
- * random secrets cannot grow memory), and a cached endpoint is checked again on each use: active,
- * and the secret is its current one or its previous one within the grace period.
+ * Endpoints by (company, secret hash) per process, evicted everywhere on change through the
+ * invalidation channel, with a TTL in case a notification is lost. Unknown URLs are never cached
+ * (random secrets cannot grow memory), and a cached endpoint is rechecked on each use.
  */
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
@@ -49,9 +46,8 @@ function accepts(webhook: Webhook, companyId: string, hash: string): boolean {
 }
 
 /**
- * The active endpoint of `companyId` whose secret (or, within WEBHOOK_SECRET_GRACE_S of a rotation,
- * previous secret) is `secret`. Only hashes are compared: the lookup is by the SHA-256 (an index),
- * and the hash found is compared again in constant time, so no timing depends on the secret itself.
+ * The active endpoint whose secret (or previous one within WEBHOOK_SECRET_GRACE_S) is `secret`.
+ * Looked up by SHA-256 and compared again in constant time, so no timing depends on the secret.
  * @throws forbidden (403) for anything else.
  */
 export async function authenticateTrigger(db: DbOrTx, args: { companyId: string; secret: string }): Promise<Webhook> {

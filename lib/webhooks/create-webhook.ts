@@ -6,8 +6,8 @@ import { newId } from "@/lib/ids";
 import { hashWebhookSecret, newWebhookSecret } from "./secrets";
 
 /**
- * A new endpoint of the company: bound to `agentId` (which must be the company's agent) or, without
- * one, publishing to the company's bus. Returns the secret once; only its SHA-256 is stored.
+ * A new endpoint bound to `agentId` (the company's) or, without one, publishing to the company's
+ * bus. Returns the secret once; only its SHA-256 is stored.
  * @throws not_found (param agent_id) for an unknown agent or another company's.
  */
 export async function createWebhook(

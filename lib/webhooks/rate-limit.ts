@@ -5,8 +5,8 @@ import { AppError } from "@/lib/errors";
 import { consumeRateLimit, rateLimitHeaders } from "@/lib/rate-limit/limiter";
 
 /**
- * Counts a delivery against its endpoint's per-minute budget (shared by every process, like keys'),
- * so one noisy sender is refused at its own endpoint and cannot fill the queue for everyone.
+ * Counts a delivery against its endpoint's shared per-minute budget, so one noisy sender cannot
+ * fill the queue.
  * @throws rate_limited (429) with Retry-After; never a 202 for an event that is then dropped.
  */
 export async function enforceWebhookRateLimit(webhook: Webhook): Promise<Record<string, string>> {

@@ -5,9 +5,8 @@ import { TRIGGER_BODY_LIMIT_BYTES, TriggerInput } from "./schemas";
 import { verifySignature } from "./signature";
 
 /**
- * The delivery's body as `{event_topic, payload}`: read with the 256 KiB cap (413), its Standard
- * Webhooks signature checked over the exact bytes when the endpoint requires one (401), then
- * parsed (400 naming the field).
+ * The delivery as `{event_topic, payload}`: read under the size cap (413), its Standard Webhooks
+ * signature checked over the exact bytes when required (401), then parsed (400 naming the field).
  */
 export async function readTrigger(req: Request, webhook: Webhook): Promise<TriggerInput> {
   const raw = await readBody(req, TRIGGER_BODY_LIMIT_BYTES);

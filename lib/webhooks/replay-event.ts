@@ -8,9 +8,8 @@ import { enqueueJob, notifyJobWorkers, prepareJobs } from "@/lib/jobs";
 import { webhookEventQueue } from "./jobs/event-queue";
 
 /**
- * Replays a `failed` or `dead` event (the panel's button): the agents whose part failed get a new
- * run on the same thread (the failed runs stay in its history), those that completed are not run
- * again; an event that was never routed is routed now. The event and its new job commit together.
+ * Replays a `failed` or `dead` event: failed agents get a new run on the same thread, completed
+ * ones are not rerun, an unrouted event is routed now. The event and its new job commit together.
  * @throws not_found for another company's event; conflict unless it is failed or dead.
  */
 export async function replayEvent(db: DbOrTx, args: { companyId: string; eventId: string }): Promise<WebhookEvent> {

@@ -7,9 +7,8 @@ import { webhookNotFound } from "./internal";
 import { hashWebhookSecret, newWebhookSecret } from "./secrets";
 
 /**
- * A new secret for the endpoint (returned once). The previous one keeps working for
- * WEBHOOK_SECRET_GRACE_S after this rotation, so senders can be moved over; a second rotation
- * within the grace period ends the first secret's grace at once (only one previous secret is kept).
+ * A new secret, returned once. The previous one works for WEBHOOK_SECRET_GRACE_S so senders can
+ * move; only one previous secret is kept, so a second rotation ends the first one's grace.
  * @throws not_found for another company's endpoint or an unknown one.
  */
 export async function rotateWebhookSecret(

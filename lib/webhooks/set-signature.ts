@@ -7,8 +7,8 @@ import { webhookNotFound } from "./internal";
 import { newSigningSecret } from "./signature";
 
 /**
- * Requires (or stops requiring) Standard Webhooks signatures on the endpoint. Requiring them makes
- * a new signing secret each time (returned: the sender signs with it); turning them off keeps none.
+ * Requires (or stops requiring) Standard Webhooks signatures; requiring makes and returns a new
+ * signing secret each time.
  * @throws not_found for another company's endpoint.
  */
 export async function setWebhookSignature(

@@ -2,11 +2,10 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { AppError } from "@/lib/errors";
 
 /**
- * Standard Webhooks (https://www.standardwebhooks.com/, spec "Verifying webhook authenticity"):
- * the sender signs `${webhook-id}.${webhook-timestamp}.${body}` with HMAC-SHA256 keyed by the
- * base64 part of the `whsec_…` secret and sends `webhook-signature: v1,<base64>` (several,
- * space-separated, during its own key rotation). A timestamp more than 5 minutes from our clock
- * either way is refused, so a captured delivery cannot be replayed later.
+ * Standard Webhooks (https://www.standardwebhooks.com/): HMAC-SHA256 of
+ * `${webhook-id}.${webhook-timestamp}.${body}` keyed by the `whsec_…` secret's base64, sent as
+ * `webhook-signature: v1,<base64>` (several during rotation). Timestamps beyond this tolerance are
+ * refused, so a captured delivery cannot be replayed.
  */
 export const SIGNATURE_TOLERANCE_S = 300;
 

@@ -5,9 +5,8 @@ import { formatReset } from "@/lib/rate-limit/limiter";
 import { storeLimiter } from "@/lib/rate-limit/store-limiter";
 
 /**
- * Refused trigger URLs allowed per client address per window; past that, the address gets 429
- * before any lookup until the window ends. Valid deliveries are never counted, so a sender is only
- * slowed by its own address's failures, never by an attacker elsewhere.
+ * Refused trigger URLs allowed per address per window, then 429 before any lookup. Valid deliveries
+ * are not counted, so a sender is slowed only by its own address's failures.
  */
 export const MAX_INVALID_TRIGGERS_PER_ADDRESS = 30;
 export const INVALID_TRIGGER_WINDOW_S = 60;
@@ -63,8 +62,7 @@ async function countFailure(address: string): Promise<void> {
 }
 
 /**
- * Runs `authenticate` (the trigger's lookup) for a client address that is not throttled, and
- * counts the address's refused attempts (403s).
+ * Runs `authenticate` for an address that is not throttled and counts its refused attempts (403s).
  * @throws rate_limited (429, Retry-After) for a throttled address, before any lookup.
  */
 export async function throttleInvalidTriggers<T>(

@@ -8,13 +8,12 @@ import { webhookNotFound } from "./internal";
 import type { UpdateWebhookInput } from "./schemas";
 
 /**
- * Pauses (`is_active: false`) or resumes the endpoint, and/or binds it to another of the company's
- * agents (`agent_id`; null: the company bus). A paused endpoint refuses deliveries (403, as an
- * unknown URL) from the moment this commits: the endpoint is evicted from the trigger's cache in
- * every process in the same transaction. Events already accepted are still processed (routed by the
- * binding the endpoint has when the worker routes them). An endpoint still named after its old
- * binding (lib/agents/webhook-name.ts) is named after the new one.
- * @throws not_found for another company's endpoint; not_found (param agent_id) for another company's agent.
+ * Pauses or resumes the endpoint and/or rebinds it (`agent_id` null: the company bus). A pause
+ * refuses deliveries from this commit on, as the cache is evicted everywhere in the same
+ * transaction; accepted events are still processed. An endpoint still named after its old binding
+ * takes the new one's name.
+ * @throws not_found for another company's endpoint; not_found (param agent_id) for another
+ * company's agent.
  */
 export async function updateWebhook(
   db: DbOrTx,

@@ -4,12 +4,9 @@ import { isConnectionError, renewPools } from "@/db/resilience";
 import { log } from "@/lib/log";
 
 /**
- * What `npm run worker` does with errors nothing awaited, so a database outage does not end it (the
- * server has Next.js's handlers for the same). pg-boss completes and fails jobs without awaiting the
- * call: a rejection there is logged, the job stays active, expires (JOBS_MAINTENANCE_S) and is
- * retried, its handler resuming from the rows it wrote. postgres.js writing to a closed socket
- * (db/driver-faults.ts) is logged and the pools renewed. Any other uncaught exception still ends
- * the process (exit 1), as Node would.
+ * Unawaited errors in `npm run worker`, so a database outage does not end it: pg-boss's unawaited
+ * completions are logged and the job expires and retries; postgres.js writes to a closed socket
+ * renew the pools. Any other uncaught exception still exits 1.
  */
 export function handleProcessFaults(): void {
   process.on("unhandledRejection", (err) => {

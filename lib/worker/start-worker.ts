@@ -39,12 +39,9 @@ function every(ms: number, name: string, run: () => Promise<number>): { first: P
 }
 
 /**
- * Background duties of a process: releasing reservations and threads (active runs) orphaned by a crash. Runs in every server
- * process (instrumentation.ts) and in `npm run worker`; running it in several processes at once is
- * safe (each hold is released once). Resolves once the first pass has given back the leases of
- * processes seen to be gone (a restarted server: those of the process it replaces), with the
- * function that stops it. It also serves the durable job queues (document indexing: pg-boss,
- * started only once there is work; lib/jobs) and inbound webhook events (lib/webhooks/jobs).
+ * Background duties: releasing holds and threads orphaned by a crash (safe in several processes at
+ * once), the job queues (lib/jobs) and webhook events. Resolves once the first pass freed gone
+ * processes' leases, with a stop function.
  */
 export async function startWorker(): Promise<() => Promise<void>> {
   const gone = every(GONE_OWNERS_EVERY_MS, "owner gone", async () => {

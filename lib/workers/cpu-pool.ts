@@ -6,11 +6,9 @@ import { AppError, type ErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 
 /**
- * The CPU worker (lib/workers/cpu-worker.mjs): large request bodies are decoded, parsed, checked
- * against the model's context window and tokenized there, never on the event loop, where a 30 MiB
- * body cost seconds of stall for every other request (issue 8, finding 4). One worker thread,
- * started on first use; a plain .mjs file, which the Next.js build bundles as a worker-thread
- * entry (a change to it needs a rebuild). A crashed worker is replaced on the next job; its jobs
+ * The CPU worker: large bodies are decoded, parsed, checked against the context window and
+ * tokenized off the event loop. One thread, started on first use; the build bundles the .mjs as a
+ * worker entry (changes need a rebuild). A crashed worker is replaced on the next job; its jobs
  * fail with a 500.
  */
 const WORKER_FILE = path.join(process.cwd(), "lib/workers/cpu-worker.mjs");
@@ -35,8 +33,8 @@ function contextWindows(): Record<string, number> {
 
 function getWorker(): Worker {
   if (worker) return worker;
-  // A small young generation: the worker's big strings live in large-object space anyway, and the
-  // server's --max-semi-space-size=24 would otherwise give this thread up to 72 MiB of it too.
+  // A small young generation: big strings live in large-object space anyway, and the server's
+  // semi-space flag would otherwise apply to this thread too.
   const w = new Worker(WORKER_FILE, {
     workerData: { contextWindows: contextWindows() },
     resourceLimits: { maxYoungGenerationSizeMb: 8 },

@@ -1,6 +1,6 @@
-// A worker thread for CPU work on large request bodies, so the server's event loop never decodes,
-// parses or tokenizes megabytes (issue 8, finding 4). Plain JavaScript: it runs as is, outside the
-// Next.js bundle. Protocol: { id, op, ... } in, { id, ok, ... } out. See lib/workers/cpu-pool.ts.
+// A worker thread for CPU work on large request bodies, so the event loop never decodes, parses or
+// tokenizes megabytes. Plain JS outside the bundle. Protocol: { id, op, ... } in, { id, ok, ... }
+// out (see cpu-pool.ts).
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import v8 from "node:v8";
@@ -16,14 +16,11 @@ const contextWindows = workerData?.contextWindows ?? {};
 /** No o200k token is longer than this many UTF-8 bytes, so a text has at least bytes/128 tokens. */
 const MAX_TOKEN_BYTES = 128;
 const DATA_URI = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
-/** The schema's limit for one image URL (lib/completions/schemas.ts), enforced here too so an oversized image is refused without crossing back to the event loop. */
+/** The schema's limit for one image URL (lib/completions/schemas.ts), enforced here so no oversized image crosses back. */
 const MAX_IMAGE_URL_CHARS = 20 * 1024 * 1024;
 
-/**
- * A full collection after each large job: the garbage of one 30 MiB body (its chunks, the decoded
- * text, the parsed copy) is ~4× its size, and V8 left two or three bodies' worth uncollected
- * between jobs (the server's RSS peaked at 456 MiB under the body flood instead of ~300).
- */
+// A full collection after each large job: V8 otherwise leaves several bodies' garbage uncollected
+// between jobs.
 v8.setFlagsFromString("--expose-gc");
 const collect = vm.runInNewContext("gc");
 const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
@@ -40,8 +37,7 @@ const codec = {
   decode: (tokens) => o200k().decode(tokens),
 };
 
-// Long runs are counted in slices (./token-slices.mjs), as on the event loop: BPE is quadratic in
-// one pre-token's length, and a 1 MiB run would hold this thread for minutes.
+// Long runs are counted in slices (./token-slices.mjs): BPE is quadratic in one pre-token's length.
 const countWithin = (text, limit) => {
   const pieces = text.length <= 2 * SLICE_CHARS ? [text] : tokenSlices(text);
   if (pieces.length === 1) return countPlainWithin(text, limit);
@@ -90,11 +86,7 @@ function bodyTexts(body) {
   return { texts, images };
 }
 
-/**
- * UTF-8 text of the transferred chunks. Each intermediate (the chunks, their concatenation) is
- * dropped and collected before the next copy is made, so a body costs at most twice its size
- * here at any moment instead of four times.
- */
+/** UTF-8 text of the chunks; each intermediate is dropped before the next copy, so a body costs at most twice its size. */
 function decodeChunks(chunks) {
   let joined = Buffer.concat(chunks.map((c) => new Uint8Array(c)));
   chunks.length = 0;

@@ -2,11 +2,9 @@
 // and the CPU worker (./cpu-worker.mjs). Plain JavaScript so the worker can load it as is.
 
 /**
- * BPE merging is quadratic in the length of one pre-token, and the o200k pre-tokenizer makes one
- * pre-token of a run of non-whitespace (`"a".repeat(100_000)`), of whitespace, and of punctuation
- * followed by any mix of `\r`, `\n` and `/`. A text is cut inside every such run as soon as the run
- * reaches SLICE_CHARS, so no piece holds a pre-token longer than about twice that; text without
- * such runs stays one piece and is counted exactly.
+ * BPE is quadratic in one pre-token's length, and o200k makes one pre-token of a run of
+ * non-whitespace, whitespace, or punctuation with `\r`, `\n` and `/`. Runs are cut at SLICE_CHARS;
+ * text without such runs stays whole and exact.
  */
 export const SLICE_CHARS = 256;
 
@@ -27,9 +25,8 @@ function isSpace(c) {
 }
 
 /**
- * The text cut into pieces that each tokenize in linear time; joined they give the text back. One
- * linear scan, no regex (a `\S{513,}` over a 30 MiB run overflowed V8's regex stack). Never cuts
- * between the two halves of a surrogate pair.
+ * The text in pieces that each tokenize in linear time; joined they give it back. One scan, no
+ * regex (a regex overflowed V8's stack on a huge run). Never cuts a surrogate pair.
  * @param {string} text
  * @returns {string[]}
  */
@@ -63,9 +60,8 @@ export function tokenSlices(text) {
 export const MAX_TOKEN_CHARS = 128;
 
 /**
- * The text cut to its first `maxTokens` tokens, encoded through tokenSlices, always a prefix of
- * the text. Only the prefix that can hold maxTokens + 1 tokens is encoded, so the work is bounded
- * by maxTokens whatever the text's length.
+ * The text cut to its first `maxTokens` tokens, always a prefix; only a prefix that can hold
+ * maxTokens + 1 tokens is encoded, so the work is bounded by maxTokens.
  * @param {{ encode: (text: string) => number[]; decode: (tokens: number[]) => string }} codec
  * @param {string} text
  * @param {number} maxTokens

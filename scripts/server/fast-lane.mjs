@@ -1,20 +1,9 @@
 // @ts-check
 /**
- * The fast lane: serves a few hot App Router route handlers straight from node:http, without
- * Next.js's per-request routing.
- *
- * Why: on the 2-core benchmark box Next.js spends ~0.7 ms of CPU on every route-handler request
- * before and after our code runs (a bare POST route tops out at ~1,600 requests/s), as much as the
- * whole request costs the Portkey gateway. Measured with the same compiled handler, persistence and
- * billing on: chat completions through Next.js 810 req/s at 32 connections (1.30 ms CPU/request),
- * through this lane 1,659 (0.53 ms).
- *
- * What runs is the very handler Next.js would run: the compiled route module from `.next`, loaded
- * once through the route module's own `ensureUserland()` (the module instance Next.js itself uses,
- * so state such as connection pools is shared). Our /v1 handlers are plain
- * `(Request, { params }) => Response` functions that use no Next.js request APIs (`headers()`,
- * `cookies()`, `after()`); a route that needs them must not be listed here. Anything that does not
- * match a listed method and exact path (no trailing slash, no percent-encoding tricks) goes to
+ * The fast lane: serves a few hot App Router route handlers straight from node:http, skipping
+ * Next.js's per-request routing cost. It runs the very compiled handler Next.js would (via the
+ * route module's `ensureUserland()`, sharing its state). Listed routes must use no Next.js request
+ * APIs (`headers()`, `cookies()`, `after()`); anything not an exact method and path match goes to
  * Next.js unchanged.
  */
 import { createRequire } from "node:module";
@@ -29,9 +18,8 @@ const BODY_HIGH_WATER_MARK = 64 * 1024;
  */
 
 /**
- * Loads the handlers of `routes` from the production build in `dir`. A route whose module is
- * missing or has an unexpected shape (e.g. after a Next.js upgrade) is left to Next.js and
- * reported through `warn`, never a failure: the lane is an optimisation, not a second router.
+ * Loads the handlers of `routes` from the build in `dir`. A missing or unexpected module is left to
+ * Next.js and reported through `warn`: the lane is an optimisation, not a second router.
  * @param {string} dir
  * @param {FastRoute[]} routes
  * @param {(message: string) => void} warn
@@ -81,9 +69,8 @@ function patterns(handlers) {
 }
 
 /**
- * The handler for this request, if the lane serves it: exact method and path (any query string),
- * or a route with `[param]` segments whose values look like our ids (the handler then gets them
- * as `params`, as Next.js would pass them).
+ * The handler if the lane serves this request: exact method and path (any query), or `[param]`
+ * segments whose values look like our ids (passed as `params`, as Next.js would).
  * @param {Map<string, FetchHandler>} handlers
  * @param {import("node:http").IncomingMessage} req
  * @returns {FetchHandler | undefined}
@@ -121,11 +108,9 @@ function pathOf(url) {
 }
 
 /**
- * Serves one node:http request with a fetch-style handler: the request as a web `Request` whose
- * body streams from the socket (the handler enforces its own size cap) and whose `signal` aborts
- * when the client goes away before the response ended; the `Response` streamed back with
- * backpressure, its body cancelled when the client disconnects (that is what stops an upstream
- * stream).
+ * Serves a node:http request with a fetch-style handler: a web `Request` whose body streams from
+ * the socket and whose `signal` aborts if the client leaves early; the `Response` streamed back
+ * with backpressure and cancelled on disconnect.
  * @param {FetchHandler} handler
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
@@ -152,11 +137,9 @@ export function serveFetch(handler, req, res, origin, onError) {
       // @ts-expect-error Node's undici Request needs duplex for a streamed body; lib.dom lacks it.
       duplex: "half",
     });
-    // The handler's `request.signal` is the client's. Not given to the constructor: undici follows a
-    // given signal through a WeakRef and a FinalizationRegistry, which V8 clears only in full
-    // collections, so every request's signal, listener and internal controller outlived the
-    // young-generation collections and was promoted to the old generation, whose Mark-Compacts are
-    // the trigger's tail (bench:promoted). undici itself reads its own signal, never this property.
+    // The handler's `request.signal` is the client's, set here rather than in the constructor:
+    // undici tracks a given signal through a FinalizationRegistry, which keeps every request's
+    // signal alive into the old generation.
     Object.defineProperty(request, "signal", { value: controller.signal, enumerable: true });
   } catch (err) {
     // A header or URL node:http accepted but the WHATWG classes refuse.
@@ -181,9 +164,9 @@ export function serveFetch(handler, req, res, origin, onError) {
 }
 
 /**
- * The request body as a web ReadableStream fed by the socket with backpressure. Cancelling it
- * (the handler refusing an oversized body) stops reading and marks the connection to be closed
- * after the response, so the refusal is still delivered and the rest of the body is never read.
+ * The request body as a web ReadableStream with backpressure. Cancelling it stops reading and
+ * closes the connection after the response, so a refusal is still delivered without reading the
+ * rest.
  * @param {import("node:http").IncomingMessage} req
  */
 function requestBody(req) {
@@ -251,8 +234,7 @@ async function writeResponse(response, req, res, body) {
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
   if (body.abandoned) res.setHeader("connection", "close");
-  // A body never read to its end (a handler refusing on the declared Content-Length): the rest is
-  // read and dropped, as node:http does for a request nobody reads, so the client can finish
+  // A body never read to its end is read and dropped, as node:http does, so the client can finish
   // sending and the connection can carry its next request.
   else if (body.stream && !req.complete) body.discard();
   if (!response.body || req.method === "HEAD") {
@@ -294,8 +276,8 @@ function drained(res) {
 }
 
 /**
- * Answers 400 when the request path is not valid percent-encoding (`/v1/models/%E0`): Next.js
- * fails such a path with a bare 500 while decoding route parameters. True when it answered.
+ * Answers 400 for a path that is not valid percent-encoding (Next.js fails those with a bare 500).
+ * True when answered.
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
  */

@@ -216,7 +216,7 @@ describe("serveFetch", () => {
       }
       return new Response("fit");
     });
-    // 16 MiB announced and streamed: the server answers long before it could have read it all.
+    // Announced and streamed large: the server answers long before it could have read it all.
     const res = await new Promise<{ status: number; connection: string | undefined; body: string }>(
       (resolve, reject) => {
         const req = http.request(

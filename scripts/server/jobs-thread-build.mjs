@@ -1,11 +1,8 @@
 // @ts-check
 /**
- * Builds the server's jobs thread (lib/jobs/thread-main.ts) into one CommonJS file the production
- * server can start as a worker thread (lib/jobs/jobs-thread.ts): esbuild, our sources bundled (the
- * `@/` paths of tsconfig.json, `server-only` as the empty module the react-server condition gives),
- * packages left to node_modules. Written under `.jobs-thread/`, named by content hash and renamed
- * into place, so servers starting together never read a half-written file. ~0.2 s at each start.
- * esbuild's service process is stopped after the build: the server keeps no child of its own.
+ * Builds the jobs thread into one CommonJS file with esbuild (our sources bundled, packages left to
+ * node_modules), named by content hash and renamed into place so concurrent servers never read a
+ * half-written file. esbuild's service is stopped afterwards, so the server keeps no child.
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";

@@ -2,23 +2,13 @@
 // @ts-check
 /**
  * The production HTTP server: `node [flags] scripts/server/main.mjs [-p port] [-H host]` (else PORT
- * and HOST: 3000 on 127.0.0.1), run by `npm start`, the benchmarks and the HTTP and browser tests.
- * The production build in `.next` served through Next.js's documented custom-server API (`next()` +
- * `getRequestHandler()`), with two additions:
- *
- * - The fast lane (fast-lane.mjs): POST /v1/chat/completions is handed to its compiled route
- *   handler without Next.js's per-request routing, which costs as much CPU as the whole request
- *   costs the peer gateway. Everything else (the panel, /api, every other /v1 route) is Next.js's.
- *   FAST_LANE=0 turns it off.
- * - WEB_CONCURRENCY (default 1) worker processes share the port through node:cluster. Everything
- *   the gateway shares between requests works across processes (rate limits counted in PostgreSQL
- *   or Redis, credit leases and group commit per process; tested with two servers). Each process
- *   costs ~160 MiB of RSS, and on a 2-core box with the database on it a second one bought only 6 %
- *   (the cores are the limit), so one is the default.
- *
- * SIGINT/SIGTERM: stop accepting, let requests in flight finish for up to SHUTDOWN_GRACE_MS
- * (streams included), then cancel what is left as a client cancel would (lib/shutdown.ts: billed for
- * what was generated, threads and credit released, the client told), and exit.
+ * and HOST), run by `npm start`, the benchmarks and the HTTP and browser tests: the `.next` build
+ * through Next.js's custom-server API, plus:
+ * - the fast lane (fast-lane.mjs) for POST /v1/chat/completions, skipping Next.js's routing (FAST_LANE=0: off);
+ * - WEB_CONCURRENCY worker processes (default 1) sharing the port through node:cluster; all shared state works across
+ *   processes.
+ * SIGINT/SIGTERM: stop accepting, let requests finish for up to SHUTDOWN_GRACE_MS, cancel the rest
+ * as a client cancel would (billed, released, client told), and exit.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import cluster from "node:cluster";
@@ -40,7 +30,7 @@ const FAST_ROUTES = [
 
 const DEFAULT_HOST = "127.0.0.1";
 
-/** A positive integer from the environment, else `fallback`; a value that is not one stops the server naming the variable. @param {string} name @param {number} fallback */
+/** A positive integer from the environment, else `fallback`; anything else stops the server naming the variable. @param {string} name @param {number} fallback */
 function positiveInt(name, fallback) {
   const value = process.env[name];
   if (value === undefined || value === "") return fallback;
@@ -50,9 +40,9 @@ function positiveInt(name, fallback) {
   return n;
 }
 /**
- * Deadlines for a client to deliver its request: the headers, and the whole request with its body
- * (then Node answers 408 and closes the socket). Node's defaults (60 s, 300 s, checked every 30 s)
- * let slow-body sockets sit for five minutes each. Responses, streams included, are not limited.
+ * Deadlines for the request headers and the whole request (then Node answers 408 and closes):
+ * Node's defaults let slow-body sockets sit for minutes. Responses, streams included, are not
+ * limited.
  */
 const REQUEST_TIMEOUT_MS = positiveInt("REQUEST_TIMEOUT_MS", 60_000);
 const HEADERS_TIMEOUT_MS = Math.min(positiveInt("HEADERS_TIMEOUT_MS", 20_000), REQUEST_TIMEOUT_MS);
@@ -75,10 +65,7 @@ const CLUSTER_SLOT_ENV = "COCKPIT_CLUSTER_SLOT";
 const requestPeer = new AsyncLocalStorage();
 /** @type {any} */ (globalThis)[Symbol.for("cockpit.request-peer")] = requestPeer;
 
-/**
- * Everything this process prints (Next.js's and Auth.js's own messages, errors' URLs, the jobs
- * thread's output) passes through the app's log redaction (lib/log-redact.mjs) on its way out.
- */
+// Everything this process prints passes through the app's log redaction (lib/log-redact.mjs).
 for (const stream of [process.stdout, process.stderr]) {
   const write = stream.write.bind(stream);
   stream.write = /** @type {typeof stream.write} */ (
@@ -151,8 +138,8 @@ async function serve() {
     server.listen(port, hostname, () => resolve(undefined));
   });
   const bound = /** @type {import("node:net").AddressInfo} */ (server.address());
-  // Who this server is, for the credit leases it takes (lib/billing/lease-owner.ts): a server
-  // restarted on this address, port and cluster slot gives back the leases of the one it replaces.
+  // Who this server is for its credit leases: a server restarted on this address, port and cluster
+  // slot frees the leases of the one it replaces.
   /** @type {any} */ (globalThis)[Symbol.for("cockpit.server-instance")] = {
     address: bound.address,
     port: bound.port,
@@ -187,8 +174,8 @@ async function serve() {
 }
 
 /**
- * Cancels the calls the app registered for the grace's end (lib/shutdown.ts cancelAtGraceEnd; this
- * script is outside the bundle, hence its own copy), and any registered later at once. Returns how many.
+ * Cancels the calls the app registered for the grace's end (own copy of lib/shutdown.ts's, as this
+ * script is outside the bundle), and any registered later at once. Returns how many.
  */
 function cancelAtGraceEnd() {
   const g = /** @type {any} */ (globalThis);
@@ -275,10 +262,9 @@ function supervise(count) {
 }
 
 /**
- * Builds the jobs thread (lib/jobs/jobs-thread.ts: webhook events are processed on a thread of
- * their own, with its own heap and event loop, so their runs neither pause nor queue behind the
- * requests) and names it to the app in COCKPIT_JOBS_THREAD_FILE (cluster workers inherit it).
- * JOBS_THREAD=0, or a failed build, leaves the jobs on the main thread.
+ * Builds the jobs thread (webhook runs get their own heap and event loop) and names it in
+ * COCKPIT_JOBS_THREAD_FILE, which cluster workers inherit. JOBS_THREAD=0, or a failed build, leaves
+ * the jobs on the main thread.
  */
 async function prepareJobsThread() {
   if (process.env.JOBS_THREAD === "0") return;

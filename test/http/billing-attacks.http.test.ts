@@ -10,13 +10,10 @@ import { costMicro } from "@/lib/models/pricing";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
- * Issue 8, findings 1 and 6, as the attacker ran them: an upstream that generates as many tokens
- * as it is allowed to (128k when no cap reaches it) and reports them, calls without a cap, with
- * the cap in the field the provider ignores, cancelled before the first token and dropped between
- * the last content chunk and the usage chunk. Each call must be billed what the provider reports
- * (or, when it reports nothing, what the tokenizer counts), never more than the balance.
- *
- * The upstream here is scripted per test (a real OpenAI-compatible HTTP server on loopback).
+ * Billing attacks as an attacker ran them: an upstream that generates as many tokens as allowed and
+ * reports them; calls without a cap, with the cap in an ignored field, cancelled before the first
+ * token, or dropped before the usage chunk. Each call is billed what the provider reports (else the
+ * tokenizer's count), never more than the balance.
  */
 interface Seen {
   body: any;
@@ -209,10 +206,8 @@ describe("finding 1: calls that cost more than their hold", () => {
     expect(-full!.amountMicro).toBe(cost);
     expect(full!.metadata).not.toHaveProperty("cost_micro_unbilled");
 
-    // 8 concurrent calls on 1,000 O₮, all answered together while every admitted call still holds
-    // its credit (as under real load): whatever they cost beyond the balance is a recorded
-    // shortfall. Old code billed each from the unreserved balance, which excluded every hold,
-    // its own included: a few O₮ in all.
+    // Concurrent calls on a small balance, all answered while every admitted call still holds its
+    // credit: whatever they cost beyond the balance is a recorded shortfall.
     const waiting: (() => void)[] = [];
     let quiet: NodeJS.Timeout | undefined;
     script = (body, res) => {

@@ -17,32 +17,17 @@ import {
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
- * Issue 8 ("Money and trust"), acceptance check: the billing invariant under load.
+ * The billing invariant under load: two servers on one database, one fake upstream reporting random
+ * usage, and 500 calls mixing models, cap fields, JSON and streams (cancelled early or late, or
+ * dropped before the usage chunk) on a balance covering about a quarter. Every call is matched with
+ * what the upstream saw and with its ledger row:
  *
- * Two server processes on one database, both pointed at one fake upstream that reports random
- * usage (completion tokens up to the output cap it received in a field it honours, else up to
- * 200k; prompt tokens up to 20k), and 500 calls with bounded concurrency on a company whose
- * balance covers about a quarter of them. The calls mix models of two provider groups (OpenAI,
- * DeepSeek), output caps (none, `max_tokens`, `max_completion_tokens`, both), JSON and streams
- * (with and without `stream_options.include_usage`), streams cancelled before and after the first
- * token, and streams whose client hangs up right after the finish_reason chunk, before the
- * upstream's usage chunk. Then every call is matched with what the upstream saw and reported and
- * with its ledger row, and the invariants are checked:
- *
- * - the upstream always receives an output cap it honours: min(max_tokens, max_completion_tokens),
- *   else 16,384 (this fake's prompts are far from any context window);
- * - a call that reached the upstream has exactly one `completion` ledger row (`reference_id` =
- *   its `chatcmpl-…` id, `metadata.run_id` = its run); a refused call (402) has none and never
- *   reached the upstream;
- * - the row bills the upstream's reported usage when the upstream reported it (a client gone after
- *   the finish_reason chunk included: the gateway reads on for the usage chunk), else the
- *   tokenizer's count (at least the prompt when cancelled before the first token; prompt + what
- *   was generated when cancelled after it); amount + `cost_micro_unbilled` = cost at the model's
- *   prices, the shortfall (with `cost_micro_requested`) only when the balance could not cover it;
- * - the `runs` row carries the same tokens and the cost;
- * - every 200 answer is billed something, and a client shown usage is billed that usage;
- * - `balance_micro` never goes below zero while the calls run; once idle, nothing is reserved or
- *   held and the balance is the grant minus the debits.
+ * - the upstream always receives an output cap it honours: min(max_tokens, max_completion_tokens), else the default;
+ * - a call that reached the upstream has exactly one `completion` ledger row; a refused call (402) has none;
+ * - the row bills the reported usage when there is one, else the tokenizer's count; amount + `cost_micro_unbilled`
+ *   = cost at the model's prices, with a shortfall only when the balance could not cover it;
+ * - the `runs` row carries the same tokens and cost; a client shown usage is billed that usage;
+ * - `balance_micro` never goes below zero; once idle nothing is held and the balance is the grant minus the debits.
  *
  * The random draws are seeded (SEED), so a failure reproduces with the same calls and usages.
  */

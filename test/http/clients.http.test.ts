@@ -115,11 +115,10 @@ function expectUsage(prompt: number | undefined, completion: number | undefined,
 }
 
 /**
- * What one gateway call sent upstream: nothing for local models; otherwise one request with the
- * upstream model id, the provider key, the client's system messages lifted into one system
- * message (Anthropic: `system`) and the given fields in that provider's naming. Anthropic fields
- * are checked without top_p: newer Claude models refuse temperature and top_p together, so how the
- * translation treats that pair is left open here.
+ * What one call sent upstream: nothing for local models; otherwise one request with the upstream
+ * model id, the key, system messages lifted into one, and the fields in that provider's naming.
+ * Anthropic is checked without top_p, since newer Claude models refuse temperature and top_p
+ * together.
  */
 function expectUpstream(
   target: Target,

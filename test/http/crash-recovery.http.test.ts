@@ -9,9 +9,9 @@ import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
- * Issue 9, item 5: a server killed with SIGKILL left its credit leases held until they expired
- * (LEASE_TTL_S + the reconciler's tick, ~2 minutes), so a company with balance got 402 after the
- * restart. The restarted server must give back the leases of the process it replaces at once.
+ * A server killed with SIGKILL leaves its credit leases held until they expire; the restarted
+ * server must give back the leases of the process it replaces at once, so a company with balance
+ * never gets 402.
  */
 const MODEL = "gpt-4.1-mini";
 const IN_FLIGHT = 20;

@@ -9,8 +9,8 @@ import { startNextServer, type RunningServer } from "../support/next-server";
 import { signInToPanel } from "../support/panel-sign-in";
 
 /**
- * Issue 8, finding 3: a key, and never a 5-minute token, creates keys through /v1/sdk/keys, and a
- * created key never exceeds its creator (CONTRACT 4, 5.5). Over real HTTP against the production server.
+ * Only a key, never a short-lived token, creates keys through /v1/sdk/keys, and a created key never
+ * exceeds its creator (CONTRACT 4, 5.5). Over real HTTP against the production server.
  */
 let server: RunningServer;
 

@@ -9,10 +9,9 @@ import { upload } from "../support/knowledge";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
- * Durable indexing across a crash (issue 13): a server killed with SIGKILL in the middle of an
- * indexing job loses nothing. Its job stays `active` in pg-boss until it expires (4 s here instead
- * of 120), pg-boss's maintenance (every second here) fails it into a retry, and another process
- * (here `npm run worker`, the standalone worker) indexes the document to `ready`, once.
+ * Durable indexing across a crash: a server SIGKILLed mid-job loses nothing. Its job stays `active`
+ * until it expires (shortened here), maintenance fails it into a retry, and the standalone worker
+ * indexes the document to `ready`, once.
  */
 const jobEnv = {
   KNOWLEDGE_JOB_EXPIRE_S: "4",

@@ -13,10 +13,9 @@ import {
 } from "../support/knowledge-files";
 
 /**
- * Issue 13 end to end for the formats and files the parser tests cover one level down: the DOC and
- * XLS fixtures, TXT and Markdown each uploaded, indexed and answering a question only they can
- * answer, through a profile's knowledge bases and through a run's `use_kb`; hostile files uploaded
- * through the API end `failed` with a reason while the server goes on serving.
+ * The parser's formats end to end: DOC, XLS, TXT and Markdown each uploaded, indexed and answering
+ * a question only they can, through a profile's knowledge bases and `use_kb`; hostile files end
+ * `failed` while the server keeps serving.
  */
 const gw = useGateway();
 const FIXTURES = path.join(__dirname, "../fixtures/knowledge");

@@ -4,10 +4,9 @@ import { upload, waitForDocument } from "../support/knowledge";
 import { makeDocx, makePdf, makeXlsx } from "../support/knowledge-files";
 
 /**
- * Knowledge in runs and chat completions (issue 13; CONTRACT 5.9, 6, 7): documents of each type,
- * indexed, answer questions through a `local` model that quotes the best retrieved passage, via a
- * profile's knowledge bases and `use_kb`; citations, retrieval steps, mentioned files, isolation
- * and deletion.
+ * Knowledge in runs and chat completions (CONTRACT 5.9, 6, 7): documents of each type answer
+ * questions through a `local` model quoting the best passage, via profiles and `use_kb`; citations,
+ * steps, files, isolation and deletion.
  */
 const gw = useGateway();
 

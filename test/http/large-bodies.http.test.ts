@@ -8,10 +8,9 @@ import { ledgerEntries, runs } from "@/db/schema";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
- * Issue 8, findings 4 and 5, as the attacker ran them: 30 MiB bodies from a key over its limit and
- * to a model whose context they cannot fit, and calls carrying two large data: images. The
- * event-loop and memory goals under such load are measured by the bench (bench/body-flood.ts);
- * these tests pin the behaviour.
+ * Large bodies as an attacker sent them: from a key over its limit, too large for the model's
+ * context, and two large data: images. Event-loop and memory goals are measured by
+ * bench/body-flood.ts; these tests pin the behaviour.
  */
 let server: RunningServer;
 
@@ -83,7 +82,7 @@ describe("finding 4: large bodies", () => {
     const start = Buffer.from(
       `{"model":"local-chat-latest","max_tokens":16,"messages":[{"role":"user","content":"${"a".repeat(1000)}`,
     );
-    // Old code read (and tokenized) the whole body first: no answer until all 30 MiB arrived.
+    // The answer must come before the whole body has arrived.
     const res = await partialPost(key, THIRTY_MIB, start);
     expect(res.status).toBe(429);
     expect(JSON.parse(res.body).error.type).toBe("rate_limit_error");
@@ -94,8 +93,8 @@ describe("finding 4: large bodies", () => {
     const start = Buffer.from(
       `{"model":"local-chat-latest","max_tokens":16,"messages":[{"role":"user","content":"${"a".repeat(1000)}`,
     );
-    // Declares 30 MiB, sends 1 KB, then nothing: without the watchdog it would hold 30 of the 32
-    // MiB budget until Node's 300 s request timeout.
+    // Declares a large body, sends 1 KB, then nothing: the rate watchdog must free its share of the
+    // body budget.
     const res = await partialPost(key, THIRTY_MIB, start);
     expect(res.status).toBe(408);
     expect(JSON.parse(res.body).error).toMatchObject({ type: "invalid_request_error", code: "body_too_slow" });
@@ -108,7 +107,7 @@ describe("finding 4: large bodies", () => {
       max_tokens: 16,
       messages: [{ role: "user", content: "lorem ipsum ".repeat(THIRTY_MIB / 12) }],
     });
-    // Old code tokenized 30 MiB on the event loop, then answered 200 with a 1-token cap.
+    // Refused before tokenizing the whole body on the event loop.
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.error).toMatchObject({
@@ -181,7 +180,7 @@ describe("finding 5: images", () => {
       SELECT sum(octet_length(m.content::text))::int AS bytes FROM messages m WHERE m.company_id = ${companyId}`)) as unknown as {
       bytes: number;
     }[];
-    // Old code stored both images whole: 28 MB of base64.
+    // Neither image is stored whole.
     expect(usage!.bytes).toBeLessThan(4096);
     const [stored] = (await db.execute(
       sql`SELECT content FROM messages WHERE company_id = ${companyId} AND role = 'user'`,

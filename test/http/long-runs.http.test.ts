@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import { useGateway } from "../support/gateway";
 
 /**
- * Texts with one long unbroken run (one pre-token for the tokenizer, whose BPE is quadratic in its
- * length) sent as the attacker did: the server must keep answering /api/health meanwhile, and
- * tool output that cannot fit the model's context is cut before the next model call. The tool
- * loop's call caps are checked on a fake upstream that asks for five calls per reply.
+ * Texts with one long unbroken run (one pre-token, quadratic BPE) sent as an attacker would:
+ * /api/health keeps answering, and tool output too large for the context is cut before the next
+ * call. Call caps are checked on a fake upstream asking for five calls per reply.
  */
 const gw = useGateway({
   fake: {

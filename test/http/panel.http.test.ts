@@ -146,9 +146,9 @@ describe("panel endpoints", () => {
 });
 
 /**
- * Issue 8, finding 2: a company admin set its own prices to zero on the panel and then called any
- * model for free at a zero balance (a zero hold skips the balance check). Prices are the operator's
- * (CONTRACT 7): the panel refuses any price field, and only the operator CLI prices a company.
+ * Prices are the operator's (CONTRACT 7): a company admin who zeroed its prices could call any
+ * model for free at a zero balance, so the panel refuses any price field and only the operator CLI
+ * prices a company.
  */
 describe("prices are the operator's, never the company admin's", () => {
   const ZERO = { input_per_m: 0, cached_input_per_m: 0, output_per_m: 0 };
@@ -171,7 +171,7 @@ describe("prices are the operator's, never the company admin's", () => {
       [ZERO, "input_per_m"],
       [{ cached_input_per_m: 0 }, "cached_input_per_m"],
       [{ output_per_m: 0.000001 }, "output_per_m"],
-      // null used to mean "back to the catalog price": a price field all the same.
+      // null ("back to the catalog price") is a price field all the same.
       [{ input_per_m: null }, "input_per_m"],
       // Refused as a whole: the visibility change in the same body does not happen either.
       [{ hidden: true, output_per_m: 0 }, "output_per_m"],

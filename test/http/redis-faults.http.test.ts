@@ -8,10 +8,9 @@ import { credentialsSignIn } from "../support/panel-sign-in";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 
 /**
- * Issue 9, item 4: Redis cut under load, through a TCP proxy (test/support/tcp-proxy.ts), while the
- * real Redis keeps serving everyone else. The limiter must fall back to the PostgreSQL store (no
- * 500, no stall, limits still enforced), log one line per change of store, and use Redis again
- * soon after it answers.
+ * Redis cut under load through a TCP proxy while the real Redis serves everyone else: the limiter
+ * falls back to PostgreSQL (no 500, no stall, limits enforced), logs one line per change of store,
+ * and returns to Redis soon after.
  */
 
 // A Redis database of its own, so the keys this file writes cannot meet another suite's.

@@ -8,11 +8,9 @@ import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
- * SIGTERM with calls still running past SHUTDOWN_GRACE_MS: each is cancelled as a client cancel
- * would be (billed for what was generated, its thread and the credit lease released) but its client
- * is told: a stream with an error frame and `[DONE]`, a non-streaming completion with a 503, a
- * non-streaming run with its `cancelled` status; then the server exits. The upstream streams for
- * 20 s (or never answers), the grace is 500 ms.
+ * SIGTERM with calls running past SHUTDOWN_GRACE_MS: each is cancelled as a client cancel would be
+ * (billed, thread and lease released) but its client is told (an error frame and `[DONE]`, a 503,
+ * or a `cancelled` run); then the server exits. The upstream streams far longer than the grace.
  */
 const GRACE_MS = 500;
 /** The grace, the cancelled calls storing their bills, the shutdown hooks: well under the 20 s the streams would run. */

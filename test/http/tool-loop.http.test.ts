@@ -6,9 +6,8 @@ import { ledgerEntries } from "@/db/schema";
 import { sseData, useGateway } from "../support/gateway";
 
 /**
- * The server-side tool loop over real HTTP (issue 12; CONTRACT 6 and 7): company tools executed in
- * the Python sandbox during runs, on the offline `local` models and on a fake upstream that keeps
- * calling tools.
+ * The server-side tool loop over real HTTP (CONTRACT 6 and 7): company tools run in the Python
+ * sandbox during runs, on the `local` models and on a fake upstream that keeps calling tools.
  */
 const TOOL_CPU_OT_PER_S = 10;
 

@@ -5,8 +5,8 @@ import { makeCompany, makeKey } from "../support/factories";
 import { startNextServer, type RunningServer } from "../support/next-server";
 
 /**
- * Issue 8, finding 8c: the metadata a caller sends with a usage event cannot overwrite the ledger
- * entry's own fields; it stays visible, nested under `caller_metadata`. Over real HTTP.
+ * The metadata a caller sends with a usage event cannot overwrite the ledger entry's own fields; it
+ * stays visible under `caller_metadata`. Over real HTTP.
  */
 let server: RunningServer;
 

@@ -13,10 +13,9 @@ import { startNextServer, type RunningServer } from "../support/next-server";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 
 /**
- * Issue 15's durability: events answered 202 are processed exactly once across a SIGKILL of the
- * process working on them, and a PostgreSQL cut during a burst answers 503 (never a 202 for an
- * event not stored) while every 202'd event is processed once PostgreSQL is back. Jobs expire in
- * 4 s here (120 by default) so a killed worker's jobs are retried quickly.
+ * Durability: events answered 202 are processed exactly once across a SIGKILL of the process
+ * working on them, and a PostgreSQL cut during a burst answers 503 (never a 202 for an unstored
+ * event). Jobs expire quickly here so a killed worker's jobs are retried soon.
  */
 const jobEnv = {
   WEBHOOK_JOB_EXPIRE_S: "4",
@@ -33,7 +32,7 @@ let baseEnv: Record<string, string>;
 const started: { server?: RunningServer; worker?: ChildProcess; proxy?: TcpProxy } = {};
 
 beforeAll(async () => {
-  // Every model call takes 150 ms: the kill finds runs in flight.
+  // Slow model calls, so the kill finds runs in flight.
   upstream = await startFakeUpstream({ behaviourFor: () => ({ kind: "delay", ms: 150 }) });
   baseEnv = {
     ...jobEnv,

@@ -40,7 +40,7 @@ const workers: ChildProcess[] = [];
 let workerLog = "";
 
 beforeAll(async () => {
-  // Every model call takes 300 ms: each cut finds jobs in flight.
+  // Slow model calls, so each cut finds jobs in flight.
   upstream = await startFakeUpstream({ behaviourFor: () => ({ kind: "delay", ms: 300 }) });
 });
 

@@ -35,8 +35,8 @@ describe("pg-boss fetch", () => {
         (n) => n["Subplan Name"] === "CTE next",
       );
       const chooser = nodes(next!);
-      // Before the index it read the whole backlog through job_i5 and sorted it (7 ms per fetch at
-      // 10,000 queued, so a drain cost time quadratic in its length).
+      // Without the index the fetch sorts the whole backlog, making a drain quadratic in its
+      // length.
       expect(chooser.filter((n) => n["Node Type"] === "Sort")).toEqual([]);
       expect(
         chooser.some(

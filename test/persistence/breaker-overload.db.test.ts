@@ -4,11 +4,9 @@ import { db } from "@/db/client";
 import { checkDatabase, DatabaseUnavailableError, dbState, setDatabaseProbe } from "@/db/resilience";
 
 /**
- * The breaker (db/resilience.ts) tells a slow server from a gone one. Seen twice on a starved
- * 2-core box: a pool queue made a query wait past 1 s, the probe's new connection took longer than
- * its 1 s, and the breaker opened while queries were still being answered, turning overload into
- * 503s. A probe that times out while the server answers other queries now leaves it closed; one
- * that times out while nothing is answered (a blackhole) still opens it.
+ * The breaker tells a slow server from a gone one: a probe that times out while the server answers
+ * other queries leaves it closed (overload must not become 503s); one that times out while nothing
+ * is answered (a blackhole) opens it.
  */
 // db/client.ts's probe uses a connection of its own; an answering stand-in restores the state here.
 const realProbe = async () => {};

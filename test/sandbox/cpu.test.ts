@@ -4,9 +4,8 @@ import type { SandboxPool } from "@/lib/sandbox/pool";
 import { sleep, testPool } from "./pool";
 
 /**
- * CPU after the call: code a tool leaves running (a JavaScript timer here; Workers are gone) must
- * get its process killed even when the company calls again every few hundred ms, which never
- * leaves the process idle for long.
+ * Code a tool leaves running (a JavaScript timer; Workers are gone) gets its process killed even
+ * when the company calls again every few hundred ms, never leaving it idle for long.
  */
 const ADD = "def add(a, b):\n    return a + b\n";
 const LEAVE_TIMER = [
@@ -45,7 +44,7 @@ describe("CPU a tool leaves running", () => {
       expect(left.kind === "reply" && left.reply.ok, JSON.stringify(left)).toBe(true);
       const spinning = left.pid;
       const t0 = Date.now();
-      // Pinging keeps the process busy again within 300 ms of each call.
+      // Pinging keeps the process busy again shortly after each call.
       for (let i = 0; fs.existsSync(`/proc/${spinning}`) && Date.now() - t0 < 30_000; i++) {
         await add(pool, "co_cpu_spin", i);
         await sleep(300);

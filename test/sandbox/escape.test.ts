@@ -9,10 +9,9 @@ import { runTool, type ToolExecution } from "@/lib/sandbox";
 import { sleep, testPool } from "./pool";
 
 /**
- * Escape probes (issue 12): each runs code that tries to leave the sandbox and must end in an error
- * or a harmless value, never the secret. Python here can reach JavaScript (`import js`) on purpose:
- * the boundary is the Deno process's permissions and the outer layers, and the probes go through
- * JavaScript to show that reaching it gives nothing.
+ * Escape probes: each runs code that tries to leave the sandbox and must end in an error or a
+ * harmless value, never the secret. Python can reach JavaScript (`import js`) on purpose: the
+ * boundary is Deno's permissions and the outer layers.
  */
 const SECRET = `probe-secret-${randomBytes(8).toString("hex")}`;
 const SECRET_VAR = "SANDBOX_PROBE_SECRET";

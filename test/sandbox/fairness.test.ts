@@ -41,9 +41,8 @@ describe("fair share of the pool", () => {
       while ((pool.stats().busy < 4 || pool.stats().booting > 0) && Date.now() < deadline) await sleep(50);
       expect(pool.pidsOf("co_fair_a")).toHaveLength(4);
 
-      // Company B: its first call waits for the first of A's calls to end (the tool timeout) and
-      // a boot next to A's spinning processes; then it calls every 200 ms over more than two
-      // rounds of A's timeouts.
+      // Company B: its first call waits for one of A's calls to time out and a boot next to A's
+      // spinning processes; then it calls repeatedly over more than two rounds of A's timeouts.
       const first = await add(pool, "co_fair_b", 0);
       const later: number[] = [];
       const until = Date.now() + 2.5 * TOOL_TIMEOUT_MS;

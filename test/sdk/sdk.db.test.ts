@@ -12,8 +12,8 @@ import { makeCompany, makeKey } from "../support/factories";
 import { withRollback } from "../support/with-rollback";
 
 /**
- * The SDK services API in process (issue 14, CONTRACT 5.3, 5.4, 8): views, actions, validation,
- * idempotency, scopes and tenancy. test/http/sdk.http.test.ts covers the same over real HTTP.
+ * The SDK services API in process (CONTRACT 5.3, 5.4, 8): views, actions, validation, idempotency,
+ * scopes and tenancy; test/http/sdk.http.test.ts covers the same over real HTTP.
  */
 async function tenant() {
   const company = await makeCompany(db);

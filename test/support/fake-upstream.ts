@@ -2,11 +2,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
- * A fake provider on loopback that speaks the real wire protocols: OpenAI Chat Completions
- * (`POST /v1/chat/completions`, JSON or SSE), OpenAI Embeddings (`POST /v1/embeddings`) and
- * Anthropic Messages (`POST /v1/messages`, JSON or SSE). It records every request so tests can check what the gateway sent, and can be told to
- * fail, stall, pace or break a stream. Like a real provider it never reports more completion
- * tokens than the output cap it received in a field it honours (`capFields`).
+ * A fake provider on loopback speaking OpenAI Chat Completions (JSON or SSE), OpenAI Embeddings and
+ * Anthropic Messages. It records every request, can fail, stall, pace or break a stream, and never
+ * reports more completion tokens than the output cap it received in a field it honours
+ * (`capFields`).
  */
 export interface RecordedRequest {
   path: string;
@@ -99,11 +98,10 @@ export function hashSeed(seed: number, text: string): number {
 }
 
 /**
- * Random usage as a provider would report it: completion tokens 1..cap (1..`uncappedMax` when the
- * request carried no cap the upstream honours: an unbounded answer), prompt tokens 1..`promptMax`,
- * and for half the requests a random part of the prompt cached. Drawn from `seed` and the request's
- * messages, so the same call gets the same usage whatever order concurrent calls arrive in. The
- * reply text stays short: only the reported counts are large.
+ * Random usage as a provider would report it: completion tokens up to the honoured cap (or
+ * `uncappedMax`), prompt tokens up to `promptMax`, half with part cached. Drawn from `seed` and the
+ * messages, so a call gets the same usage in any arrival order; only the counts are large, not the
+ * text.
  */
 export function randomUsage(opts: { seed: number; promptMax?: number; uncappedMax?: number }): UsageFn {
   const promptMax = opts.promptMax ?? 20_000;

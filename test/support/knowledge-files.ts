@@ -112,9 +112,8 @@ export function makeEncryptedPdf(): Buffer {
 }
 
 /**
- * The CVE-2024-4367 shape (Codean Labs' write-up): a Type1 font whose /FontMatrix carries a string
- * that, in pdf.js before 4.2.67 with isEvalSupported, was pasted into the glyph-drawing function it
- * compiled, closing the call and running `payload`.
+ * The CVE-2024-4367 shape (Codean Labs' write-up): a Type1 font whose /FontMatrix string pdf.js
+ * before 4.2.67, with isEvalSupported, pasted into a compiled glyph function, running `payload`.
  */
 export function makeFontMatrixExploitPdf(payload: string): Buffer {
   const escaped = payload.replace(/\\/g, "\\\\").replace(/\(/g, "\\(").replace(/\)/g, "\\)");

@@ -1,21 +1,18 @@
 import net from "node:net";
 
 /**
- * A TCP proxy for fault injection (the technique of Shopify's Toxiproxy): the app talks to a
- * dependency (PostgreSQL, Redis) through it, and a test cuts the dependency without stopping the
- * real one, which other servers and tests share.
+ * A TCP proxy for fault injection (Shopify Toxiproxy's technique): a test cuts a shared dependency
+ * for one app only.
  *
  *  - `pause()`   blackhole: nothing is forwarded either way and new connections are accepted but
  *                not connected through (what a partitioned network looks like: calls hang);
  *  - `resume()`  forwards again, held connections included;
  *  - `reset()`   closes every open connection with a TCP RST (a restarted server: 57P01, ECONNRESET);
  *  - `disable()` reset, then refuse new connections at once until `enable()` (a server that is down);
- *  - `loseReplyAfter(match)` the next client chunk that `match`es goes through, the dependency's
- *                reply does not: the connection is cut 200 ms later without forwarding it (an
- *                acknowledgement lost after a single statement, which commits by itself, was sent);
- *                with `{ commit: true }` (PostgreSQL) the matching chunk only arms the connection:
- *                if the server then reports a transaction in progress (ReadyForQuery 'T'), the
- *                next short client message on it, the COMMIT, is the one whose reply is lost.
+ *  - `loseReplyAfter(match)` the next matching client chunk goes through, its reply does not: the
+ *                connection is cut without forwarding it (a lost acknowledgement). With
+ *                `{ commit: true }` (PostgreSQL) the chunk only arms the connection, and the reply
+ *                to the next COMMIT inside the transaction is the one lost.
  */
 export interface TcpProxy {
   port: number;
@@ -41,11 +38,9 @@ interface Pair {
 
 export interface TcpProxyOptions {
   /**
-   * TCP_NODELAY on both legs, as postgres.js sets on its own socket (default true). Without it,
-   * Nagle's algorithm holds PostgreSQL's small replies until the peer's delayed ACK: through the
-   * proxy chat completions ran at ~215 req/s, p50 100 ms, instead of ~930 req/s, p50 17 ms
-   * (bench/db-fault.ts, 20 clients, 2-core box). On by default, as a direct connection of
-   * postgres.js or ioredis has it; `false` only to study what Nagle does.
+   * TCP_NODELAY on both legs, as postgres.js and ioredis set it: with Nagle, PostgreSQL's small
+   * replies wait for the peer's delayed ACK and throughput collapses. `false` only to study what
+   * Nagle does.
    */
   noDelay?: boolean;
 }

@@ -1,9 +1,8 @@
 /**
- * The widget's calls to the gateway and where its token comes from (widget/VOCABULARY.md, CONTRACT
- * 5.2–5.4). Credentials, first match wins:
- * - `tokenProvider` (an async function property) or `token-url` (the host's own backend, called
- *   with its cookies): they answer a token or `{token, expires_in | expires_at}` and are called
- *   again before expiry, so no long-lived key sits in the page;
+ * The widget's gateway calls and credentials (widget/VOCABULARY.md, CONTRACT 5.2–5.4), first match
+ * wins:
+ * - `tokenProvider` or `token-url` (the host's backend): a token or `{token, expires_in | expires_at}`, renewed before
+ *   expiry, so no long-lived key sits in the page;
  * - `auth-token` holding an SDK key (`sk-cp-…`): exchanged at `POST /v1/sdk/token`, renewed the same way;
  * - `auth-token` holding a JWT: used as is until it expires.
  */

@@ -1,7 +1,7 @@
 /**
- * Values and formats of the vocabulary (widget/VOCABULARY.md "Values"): a literal, or a `$`-binding
- * naming a dotted path in one of the scopes (`$data`, `$row`, `$card`, `$column`). `$$x` is the
- * literal `$x`. An unresolved path is `undefined` (rendered as "", omitted from button inputs).
+ * Values (widget/VOCABULARY.md "Values"): a literal, or a `$`-binding naming a dotted path in a
+ * scope (`$data`, `$row`, `$card`, `$column`); `$$x` is the literal `$x`. An unresolved path is
+ * `undefined`.
  */
 export type Scope = Record<string, unknown>;
 
@@ -37,7 +37,7 @@ export function resolveObject(obj: unknown, scope: Scope): Record<string, unknow
   return out;
 }
 
-// Making an Intl formatter costs far more than using one (~0.1 ms each): one per currency, reused.
+// Intl formatters are costly to create: one per currency, reused.
 const numberFormat = new Intl.NumberFormat(undefined);
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 const moneyFormat = (code: string) => {

@@ -1,10 +1,8 @@
 /**
  * `<cockpit-widget gateway service view auth-token | token-url>`: fetches a view, renders it in
- * Shadow DOM and runs its actions (widget/VOCABULARY.md). Events (bubbling, composed):
- * `cockpit-action` {service, action, input, result, refresh} after a successful action,
- * `cockpit-error` {status, code, message, param} after any failed call, `cockpit-render`.
- * Every widget of the page listens for `cockpit-action`: one showing a view that an action's
- * `refresh` names (same service) re-fetches it, so a deals table follows a pipeline next to it.
+ * Shadow DOM and runs its actions. Events (bubbling, composed): `cockpit-action`, `cockpit-error`,
+ * `cockpit-render`. Every widget listens for `cockpit-action` and re-fetches when the action's
+ * `refresh` names its view.
  */
 import { Client, SDUI_VERSION, WidgetError, type TokenProvider } from "./api";
 import { h, uuid } from "./dom";

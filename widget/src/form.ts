@@ -1,7 +1,7 @@
 /**
- * A `form` node: inputs generated from the action's `input_schema`, checked with validate.ts before
- * sending; the server's 400 `param` is shown next to the field it names, other errors above the
- * submit button. One idempotency key per submit (reused by the client's retry after a 401).
+ * A `form` node: inputs from the action's `input_schema`, checked by validate.ts before sending; a
+ * 400's `param` is shown at its field. One idempotency key per submit, reused by the retry after a
+ * 401.
  */
 import { resolveObject, type Scope } from "./bind";
 import { h, Malformed, uuid } from "./dom";

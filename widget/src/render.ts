@@ -1,7 +1,6 @@
 /**
- * Renders a definition tree (widget/VOCABULARY.md "Nodes") into DOM inside the widget's shadow
- * root. Every node renders in isolation: an unknown type or a malformed node (a required prop
- * missing, a throw) becomes a neutral placeholder (part `unknown`) and the rest of the tree renders.
+ * Renders a definition tree into the shadow root. Each node renders in isolation: an unknown or
+ * malformed node becomes a placeholder (part `unknown`) and the rest of the tree still renders.
  */
 import { formatValue, getPath, resolve, resolveObject, type Scope } from "./bind";
 import { h, Malformed } from "./dom";

@@ -1,8 +1,7 @@
 /**
- * The widget's stylesheet, scoped by its shadow root. Inherited properties (font, color, line
- * height…) are set on `.root`, not on `:host`: a host page rule like `* { font: … }` matches the
- * host element and beats `:host`, but it cannot reach inside. Theming goes through the
- * `--cockpit-*` custom properties (they inherit into the shadow tree) and `::part()`.
+ * The widget's stylesheet. Inherited properties are set on `.root`, not `:host`, since a host rule
+ * like `* { font: … }` beats `:host` but cannot reach inside. Theme via `--cockpit-*` custom
+ * properties and `::part()`.
  */
 export const CSS = `
 :host{display:block;contain:content}

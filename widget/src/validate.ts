@@ -1,10 +1,8 @@
 /**
- * A small JSON Schema validator for the subset the built-in action schemas use (Ajv is ~120 KB, our
- * whole bundle aims at 15 KB gzipped): `type` (one or a list: string, number, integer, boolean,
- * object, array, null), `required`, `properties`, `additionalProperties: false`, `items`, `enum`,
- * `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `minLength`, `maxLength`,
- * `pattern`, `minItems`, `maxItems`, `format: "date"`. Other keywords are ignored: the server
- * validates again and its 400 names the field.
+ * A small JSON Schema validator for the subset built-in action schemas use (Ajv would dwarf the
+ * bundle): `type`, `required`, `properties`, `additionalProperties: false`, `items`, `enum`,
+ * `const`, min/max and exclusive bounds, `minLength`, `maxLength`, `pattern`, `minItems`,
+ * `maxItems`, `format: "date"`. Others are ignored: the server checks.
  */
 export interface Schema {
   type?: string | string[];

@@ -1,5 +1,2 @@
-/**
- * Liveness probe with no auth, no database and no rate limit. The benchmark also uses it as the
- * bare route handler that /v1/me is compared against.
- */
+/** Liveness probe: no auth, database or rate limit (also the bench's bare-handler baseline for /v1/me). */
 export const GET = async () => Response.json({ ok: true });

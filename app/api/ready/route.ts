@@ -2,10 +2,9 @@ import { databaseReady } from "@/lib/persistence/db-health";
 import { redisState } from "@/lib/rate-limit/limiter";
 
 /**
- * Readiness: whether this process can serve calls now. 200 when PostgreSQL answers (probed, at
- * most 1 s), else 503 with Retry-After. Redis is reported (`up`, `down`, `off` when not
- * configured) but does not decide: while it is away the rate limits count in PostgreSQL.
- * /api/health stays the liveness check (no dependencies).
+ * Readiness: 200 when PostgreSQL answers a bounded probe, else 503 with Retry-After. Redis is
+ * reported but does not decide, since rate limits fall back to PostgreSQL. /api/health is the
+ * dependency-free liveness check.
  */
 export const dynamic = "force-dynamic";
 

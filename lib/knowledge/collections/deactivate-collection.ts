@@ -6,8 +6,8 @@ import { AppError } from "@/lib/errors";
 import { getCollectionInCompany } from "./internal";
 
 /**
- * Soft delete (SPEC section 3): the collection leaves lists and retrieval (search filters on
- * `is_active`), its documents and chunks are kept for audit.
+ * Soft delete (SPEC 3): the collection leaves lists and retrieval; its documents and chunks stay
+ * for audit.
  * @throws not_found for another company's or an unknown id; conflict when already deactivated.
  */
 export async function deactivateCollection(

@@ -11,7 +11,7 @@ export const collectionNotFound = (id: string) =>
 export type CollectionWithCount = KnowledgeCollection & { documentCount: number };
 
 /**
- * A collection of the company, active or deactivated (soft-deleted resources stay readable by id).
+ * Active or deactivated: soft-deleted resources stay readable by id.
  * @throws not_found when it does not exist or belongs to another company (the same answer).
  */
 export async function getCollectionInCompany(

@@ -21,10 +21,9 @@ export const unsupportedType = () =>
   );
 
 /**
- * Turns a received upload into a `pending` document: its kind decided from the bytes and the
- * name (415 otherwise), its bytes moved into storage, then the row and its indexing job in ONE
- * transaction, so a document exists exactly when its job does. Two uploads of the same bytes are
- * two documents. The temporary file is consumed either way.
+ * An upload becomes a `pending` document: kind decided from bytes and name (else 415), bytes moved
+ * into storage, then the row and its indexing job in ONE transaction. The temporary file is
+ * consumed either way.
  * @throws not_found when the collection is another company's or deactivated; 415.
  */
 export async function createDocument(

@@ -9,9 +9,8 @@ import { documentNotFound, getDocumentInCollection } from "./internal";
 import { removeStoredDocument } from "./storage";
 
 /**
- * Deletes a document: its chunks leave retrieval in the same transaction as its row, then its
- * bytes go. A job still indexing it finds no row and stops (and removes any chunk it wrote after
- * this commit: lib/knowledge/jobs/index-document-job.ts).
+ * Its chunks leave retrieval in the same transaction as its row, then its bytes go; a job still
+ * indexing finds no row and stops.
  * @throws not_found (another company's collection or document too; a second delete).
  */
 export async function deleteDocument(

@@ -25,7 +25,7 @@ const extensionOf = (filename: string) => {
   return dot > 0 ? filename.slice(dot + 1).toLowerCase() : "";
 };
 
-/** Reads the file in 1 MiB pieces (never whole), calling `visit` with each piece and its offset. */
+/** Reads the file in pieces (never whole), calling `visit` with each piece. */
 async function scan(file: string, visit: (piece: Buffer) => boolean | void): Promise<void> {
   const handle = await open(file, "r");
   try {
@@ -74,9 +74,8 @@ async function startsWithBom(file: string): Promise<boolean> {
 }
 
 /**
- * A legacy Office file is an OLE2 compound file (file-type says `cfb` for both): its directory
- * names the main stream in UTF-16LE, `WordDocument` for Word and `Workbook` (`Book` before Excel
- * 97) for Excel. The extension decides when the streams do not (both or neither found).
+ * Legacy Office files are OLE2 (`cfb` to file-type): the directory names `WordDocument` or
+ * `Workbook`/`Book` in UTF-16LE; the extension decides when both or neither is found.
  */
 async function cfbKind(file: string, ext: string): Promise<DocumentKind | null> {
   const found = await contains(file, [utf16("WordDocument"), utf16("Workbook"), utf16("Book\0")]);
@@ -93,9 +92,8 @@ async function cfbKind(file: string, ext: string): Promise<DocumentKind | null> 
 const isBinaryControl = (b: number) => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d && b !== 0x1b;
 
 /**
- * Text has no binary signature: it is text when it has no NULs and decodes as UTF-8, or (a
- * legacy single-byte encoding such as Windows-1252) when control characters are under 1 in 1,000
- * bytes. UTF-16 with a byte order mark is text too (its NULs are half its ASCII characters).
+ * Text has no binary signature: no NULs and valid UTF-8, or very few control characters (a legacy
+ * single-byte encoding); UTF-16 with a BOM is text too.
  */
 export async function looksLikeText(file: string): Promise<boolean> {
   let first = true;
@@ -151,10 +149,9 @@ async function zipKind(file: string, ext: string): Promise<DocumentKind | null> 
 }
 
 /**
- * The document's kind, decided by its bytes together with its name, never by the declared
- * Content-Type: a binary signature decides the format (a PNG named `.pdf` is a PNG); the name
- * only settles what the bytes leave open (Word or Excel in an OLE2 file, plain text or Markdown).
- * Null when the type is not allowed (the caller answers 415).
+ * Decided by the bytes with the name, never the declared Content-Type: a signature decides the
+ * format, the name only what bytes leave open (Word or Excel in OLE2, text or Markdown). Null when
+ * not allowed (the caller's 415).
  */
 export async function detectDocumentKind(file: string, filename: string): Promise<DocumentKind | null> {
   const ext = extensionOf(filename);

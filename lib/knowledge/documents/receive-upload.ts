@@ -50,10 +50,9 @@ export function cleanFolderPath(raw: string): string | null {
 }
 
 /**
- * Streams a `multipart/form-data` upload (part `file`, optional field `folder_path`) into a
- * temporary file, counting its bytes as they arrive: past `maxBytes` it stops reading and throws
- * 413 at once, so neither the body nor the file is ever held in memory (a 60 MB upload leaves the
- * server's RSS where it was). The caller owns `tmpPath` afterwards (commit or remove it).
+ * Streams a multipart upload (`file`, optional `folder_path`) into a temporary file, throwing 413
+ * as soon as it passes `maxBytes`, so the body is never held in memory. The caller owns `tmpPath`
+ * afterwards.
  */
 export async function receiveUpload(req: Request, maxBytes: number): Promise<ReceivedUpload> {
   const type = req.headers.get("content-type") ?? "";

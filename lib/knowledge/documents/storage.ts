@@ -7,11 +7,9 @@ import { dbEnv } from "@/db/env";
 import { env } from "@/lib/env";
 
 /**
- * Documents' bytes: one file per document under KNOWLEDGE_STORAGE_DIR (default
- * `<DATA_DIR>/knowledge`), at `<company>/<document>`. An upload streams into `tmp/` (constant
- * memory whatever the size), is fsynced and renamed into place before its row commits; a crash in
- * between leaves at most an orphan file, never a row without bytes. Processes that index must see
- * the same directory (split web/worker hosts mount one volume).
+ * One file per document at `<company>/<document>`. Uploads stream into `tmp/`, are fsynced and
+ * renamed before the row commits, so a crash leaves at most an orphan file, never a row without
+ * bytes. Indexing hosts must share it.
  */
 export const storageDir = () => path.resolve(env.KNOWLEDGE_STORAGE_DIR ?? path.join(dbEnv.DATA_DIR, "knowledge"));
 

@@ -22,9 +22,8 @@ export interface EmbeddingBill {
 }
 
 /**
- * Bills one embedding call as a `usage` entry with its model and input tokens: drawn from its
- * hold, anything above it from the unreserved balance, never below zero (billWithHold). Must run
- * in a transaction; returns what it drew from the hold's lease, for endHold once that commits.
+ * Bills one embedding call as a `usage` entry from its hold, never below zero. Needs a transaction;
+ * returns what it drew from the hold's lease, for endHold once that commits.
  */
 export async function billEmbedding(tx: DbOrTx, bill: EmbeddingBill): Promise<number> {
   const r = await billWithHold(tx, {

@@ -3,7 +3,7 @@ import { holdCredit, type CreditHold } from "@/lib/billing/lease";
 import { costMicro } from "@/lib/models/pricing";
 import { embeddingPrices } from "./pricing";
 
-/** Held above our own token count: the provider's tokenizer may count the same text higher than ours (o200k). */
+/** Held above our token count: the provider's tokenizer may count the same text higher than ours. */
 export const EMBED_HOLD_MARGIN = 1.25;
 
 /** What `tokens` input tokens cost at `microPerM`, in whole µO₮. */

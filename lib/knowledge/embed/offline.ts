@@ -1,6 +1,6 @@
 import { stemmedTokens } from "./features";
 
-/** Dimensions of the offline embedding: 384 measured best of 256/384/512 fused on Cranfield (bench/knowledge.ts). */
+/** Dimensions of the offline embedding; chosen with bench/knowledge.ts. */
 export const OFFLINE_DIM = 384;
 export const OFFLINE_MODEL = `offline:hash-${OFFLINE_DIM}`;
 
@@ -15,13 +15,9 @@ function fnv1a(s: string): number {
 }
 
 /**
- * The offline default embedding: no key, no download, no corpus statistics (a chunk's vector never
- * changes as the collection grows). Stemmed words (PostgreSQL's English stop words dropped) are
- * feature-hashed into OFFLINE_DIM signed buckets (the sign from the hash's low bit halves the bias
- * of collisions) with log(1 + tf) weights, then L2-normalised. On its own it ranks below BM25; it
- * earns its place as the space of pseudo-relevance feedback (lib/knowledge/search.ts): the query's
- * vector plus the centroid of the lexical top hits finds relevant chunks that share few words with
- * the query. Synchronous and pure.
+ * The offline embedding: stemmed words feature-hashed into OFFLINE_DIM signed buckets with log(1 +
+ * tf) weights, L2-normalised; no key, download or corpus statistics. Weak alone, it serves
+ * pseudo-relevance feedback in search.
  */
 export function embedOffline(text: string): Float32Array {
   const tf = new Map<string, number>();

@@ -8,9 +8,8 @@ const LIST_OT_PER_M: Record<string, number> = {
 };
 
 /**
- * What a million input tokens of `model` cost, in µO₮: `overrideOtPerM` (EMBEDDING_PRICE_PER_M)
- * when set, else the list price of a known model (`openai/text-embedding-3-small` of a router too);
- * null when neither is known, so the caller refuses rather than embedding for free.
+ * µO₮ per million input tokens of `model`: the override when set, else a known list price; null
+ * when unknown, so the caller refuses rather than embedding for free.
  */
 export function embeddingMicroPerM(model: string, overrideOtPerM?: number): number | null {
   const ot = overrideOtPerM ?? LIST_OT_PER_M[model.slice(model.lastIndexOf("/") + 1)];

@@ -3,10 +3,7 @@ import { sql } from "drizzle-orm";
 import { knowledgeChunkVersions } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 
-/**
- * Tells every process's search cache that the company's chunks changed. Call it last in the
- * transaction that changed them: its row lock is then held only until that commit.
- */
+/** Tells every process's search cache the company's chunks changed. Call it last, so its row lock lasts only to commit. */
 export async function bumpChunkVersion(db: DbOrTx, companyId: string): Promise<void> {
   await db
     .insert(knowledgeChunkVersions)

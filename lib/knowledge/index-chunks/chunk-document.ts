@@ -1,10 +1,7 @@
 import { countTextTokens, truncateTextTokens } from "@/lib/providers/tokens";
 import type { ChunkInput, ParsedDocument, Segment } from "../contracts";
 
-/**
- * Chunk size and overlap in o200k tokens (the billing tokenizer). Measured on Cranfield with the
- * bench (bench/knowledge.ts --chunk-sweep): see README "Retrieval" for the numbers behind them.
- */
+/** Chunk size and overlap in o200k tokens (the billing tokenizer); chosen with bench/knowledge.ts --chunk-sweep. */
 export const CHUNK_TOKENS = 256;
 export const OVERLAP_TOKENS = 32;
 
@@ -13,7 +10,7 @@ export interface ChunkOptions {
   overlapTokens?: number;
 }
 
-/** A piece that is never split further unless it alone exceeds the chunk size: a sentence, a heading, a row. */
+/** Never split unless it alone exceeds the chunk size: a sentence, a heading, a row. */
 interface Unit {
   text: string;
   tokens: number;
@@ -98,11 +95,9 @@ const sameTable = (a: Unit["table"], b: Unit["table"]) =>
   (!a && !b) || (!!a && !!b && a.sheet === b.sheet && a.header === b.header);
 
 /**
- * Token-sized chunks with overlap, in reading order. A chunk is packed from whole sentences (rows,
- * headings) up to `maxTokens`; the next one starts with the last sentences of the previous, up to
- * `overlapTokens`. A heading starts a new chunk (no overlap across it) and each chunk records the
- * nearest heading above it; spreadsheet rows are chunked per sheet and each row chunk starts with
- * the sheet's name and header row, so it makes sense alone. Pure.
+ * Chunks of whole sentences up to `maxTokens`, overlapping by up to `overlapTokens`. A heading
+ * starts a new chunk and is recorded on those below it; sheet rows chunk per sheet, each chunk led
+ * by the sheet's name and header.
  */
 export function chunkDocument(parsed: ParsedDocument, opts: ChunkOptions = {}): ChunkInput[] {
   const max = opts.maxTokens ?? CHUNK_TOKENS;

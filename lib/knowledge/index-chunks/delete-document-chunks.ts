@@ -5,9 +5,8 @@ import type { DbOrTx } from "@/db/types";
 import { bumpChunkVersion } from "./bump-chunk-version";
 
 /**
- * Removes a document from retrieval at once: search reads its results back from this table, so a
- * deleted row is never returned, even by a process whose cache still holds its vector. The caller
- * has checked the document belongs to the company. Idempotent.
+ * Search reads results back from this table, so a deleted row is never returned even from a stale
+ * cache. The caller has checked the company. Idempotent.
  */
 export async function deleteDocumentChunks(db: DbOrTx, documentId: string): Promise<{ deleted: number }> {
   return db.transaction(async (tx) => {

@@ -38,7 +38,7 @@ async function storedVectors(db: DbOrTx, args: { companyId: string; documentId: 
   return new Map(rows.map((r) => [r.position, r]));
 }
 
-/** The bill's ledger id: the same document, model and texts give the same id, so a second bill of them is found and skipped. */
+/** The bill's ledger id, derived from document, model and texts, so a second bill of them is found and skipped. */
 function entryIdFor(documentId: string, model: string, chunks: ChunkInput[]): string {
   const h = createHash("sha256").update(`${documentId}\0${model}`);
   for (const c of chunks) h.update(`\0${c.position}\0${c.text}`);
@@ -49,10 +49,9 @@ const embedFailed = (emb: Embedder, err: unknown) =>
   new IndexingError("embed", `the embedding model ${emb.model} failed: ${(err as Error).message}`, { cause: err });
 
 /**
- * The chunks' vectors. The offline embedder is free and computed here. A billed embedder embeds
- * only chunks whose text it has not stored for this document yet (a retried job re-embeds and
- * re-bills nothing it already stored), under a credit hold taken before the call, and bills them
- * as one `usage` entry whose id is derived from those chunks: a job run twice at once bills once.
+ * The chunks' vectors. A billed embedder embeds only chunks not stored yet, under a hold, and bills
+ * them as one `usage` entry whose id derives from those chunks, so a job run twice at once bills
+ * once.
  * @throws IndexingError (stage embed) when the company cannot pay or the provider fails.
  */
 export async function embedChunks(

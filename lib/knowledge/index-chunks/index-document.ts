@@ -22,11 +22,7 @@ export interface IndexDocumentArgs {
   chunking?: ChunkOptions;
 }
 
-/**
- * The document's filename and folder from the knowledge API's table (read by name: retrieval does
- * not import its module). A document deleted meanwhile keeps its id as a name; the job deletes
- * the chunks of a document deleted while it indexed.
- */
+/** The document's name and folder, read by table name (retrieval does not import that module); its id if deleted. */
 async function documentSource(
   db: DbOrTx,
   args: { companyId: string; documentId: string },
@@ -43,11 +39,8 @@ async function documentSource(
 const INSERT_BATCH = 500;
 
 /**
- * Chunks, embeds and stores one document, in one transaction. Idempotent: rows are keyed by
- * (document_id, position), so a job that runs twice (pg-boss is at-least-once) updates the same
- * rows, and positions beyond the new chunk count are deleted. Embedding happens before the
- * transaction opens, so a slow provider never holds a transaction; a billed embedder's bill is
- * written in that transaction, so the chunks and their bill commit together (embed-chunks.ts).
+ * Idempotent, keyed by (document_id, position): pg-boss is at-least-once. Embedding runs before the
+ * transaction so a slow provider holds none; the bill commits with the chunks.
  * @throws IndexingError (stage chunk or embed) with a reason a user can act on.
  */
 export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promise<{ chunkCount: number }> {

@@ -32,12 +32,9 @@ async function markFailed(data: IndexJobData, error: string): Promise<void> {
 }
 
 /**
- * One indexing attempt: bytes (store) → text and structure (parse, a capped child process) →
- * chunks, vectors and rows (chunk, embed, index) → `ready` with the chunk count, set only after
- * the indexer committed every chunk, and only if the document is still pending: a re-delivered
- * job of a document already ready (or failed, or deleted) does nothing. An IndexingError fails the
- * document for good with the stage and the reason; anything else is thrown for pg-boss to retry,
- * and on the last attempt the document is failed naming the stage it stopped in.
+ * One indexing attempt: store → parse → chunk, embed, index → `ready`, only if still pending (a
+ * re-delivered job does nothing). An IndexingError fails the document for good; anything else is
+ * thrown for pg-boss to retry.
  */
 export async function runIndexJob(job: JobRun<IndexJobData>): Promise<void> {
   const data = job.data;

@@ -6,12 +6,9 @@ import { markDocumentFailedForGood, runIndexJob, type IndexJobData } from "./ind
 export const INDEX_QUEUE = "knowledge-index";
 
 /**
- * Indexing jobs. At least once: a job re-delivered (its worker died, or it went past
- * KNOWLEDGE_JOB_EXPIRE_S without finishing and pg-boss's maintenance failed it) runs again from
- * the start, and the indexer's unique key per document and chunk position makes that harmless.
- * Retries back off exponentially from KNOWLEDGE_JOB_RETRY_DELAY_S; a job that fails for good
- * (retries spent, or expired on its last try) lands in the dead letter queue, whose handler marks
- * the document `failed`: no document stays `pending` without a job working on it.
+ * At-least-once: a re-delivered job runs again from the start, harmless thanks to the per-position
+ * key. A job that fails for good lands in the dead letter queue, which marks the document `failed`,
+ * so none stays `pending`.
  */
 export const indexQueue = defineQueue<IndexJobData>({
   name: INDEX_QUEUE,

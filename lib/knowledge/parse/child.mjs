@@ -1,8 +1,6 @@
-// The parser child (lib/knowledge/parse/parse-document.ts forks one per file). Plain JavaScript,
-// loaded from the project directory, outside the Next.js bundle. Protocol: argv[2] is the kind and
-// argv[3] the output cap in bytes; the file's bytes arrive on stdin; one JSON reply goes to fd 3:
-//   { ok: true, doc: { segments, pages? } } | { ok: false, reason }
-// Libraries log to stdout and stderr, which the parent drains and only keeps the tail of.
+// The parser child, one per file, outside the Next.js bundle. argv[2] kind, argv[3] output cap;
+// bytes on stdin; one JSON reply on fd 3: { ok: true, doc } | { ok: false, reason }. Library logs
+// go to stdout/stderr.
 import fs from "node:fs";
 import { ParseFailure, REASON } from "./failure.mjs";
 

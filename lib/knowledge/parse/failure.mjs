@@ -1,6 +1,5 @@
-// The one error the parser child reports as a reason a user can act on (IndexingError's `reason`,
-// stage `parse`). Anything else thrown in the child is a bug or a file the library choked on, and is
-// reported as a corrupt file.
+// The one error the child reports as a user-actionable reason; anything else is reported as a
+// corrupt file.
 export class ParseFailure extends Error {
   /** @param {string} reason */
   constructor(reason) {

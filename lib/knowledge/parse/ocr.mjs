@@ -1,7 +1,5 @@
-// OCR of a scanned PDF page's images with tesseract.js, as lib/multimodal/ocr.ts does for images:
-// the English LSTM data from @tesseract.js-data/eng on disk (nothing downloaded, no cache written).
-// pdf.js hands out decoded pixels; tesseract takes encoded images, and PNM is the one format whose
-// header is a line of text, so pixels become a PGM/PPM without an encoder.
+// OCR of scanned PDF pages with tesseract.js and on-disk English data (nothing downloaded). Pixels
+// become PGM/PPM, whose header is text, so no image encoder is needed.
 import path from "node:path";
 import { createWorker, OEM } from "tesseract.js";
 

@@ -28,7 +28,7 @@ async function reasonOf(promise: Promise<unknown>): Promise<string> {
   return (err as IndexingError).reason;
 }
 
-// Children, OCR and 150 MB inflates: seconds each on 2 shared cores, more when the suites run side by side.
+// Children, OCR and large inflates take seconds each on shared cores.
 describe(
   "parseDocument: broken and hostile files fail with a reason, the server unaffected",
   { timeout: 30_000 },

@@ -1,7 +1,6 @@
-// PDF through unpdf's bundled pdf.js (5.x, past the CVE-2024-4367 fix) with isEvalSupported: false,
-// so font programs are interpreted, never compiled to JavaScript. Text per page, with page numbers.
-// Pages without a text layer are OCR'd from their images (ocr.mjs), up to MAX_OCR_PAGES per file:
-// about a second a page on our 2 cores, so a long scan would otherwise run into the time cap.
+// PDF through unpdf's pdf.js with isEvalSupported: false (CVE-2024-4367), so font programs are
+// never compiled. Pages without text are OCR'd, up to MAX_OCR_PAGES, so a long scan stays within
+// the time cap.
 import { extractImages, getDocumentProxy, getResolvedPDFJS } from "unpdf";
 import { ParseFailure, REASON } from "./failure.mjs";
 

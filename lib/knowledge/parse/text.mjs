@@ -1,6 +1,5 @@
-// TXT and Markdown: the encoding is decided from the bytes (BOM, then UTF-16 without BOM by its NUL
-// pattern, then strict UTF-8), else windows-1252, which decodes any byte and is what "latin1" text
-// from Windows tools really is (WHATWG maps the label latin1 to it too).
+// TXT and Markdown: BOM, then UTF-16 by its NUL pattern, then strict UTF-8, else windows-1252 (what
+// "latin1" from Windows tools really is, as WHATWG maps it).
 import { ParseFailure, REASON } from "./failure.mjs";
 
 /** @param {Buffer} bytes @returns {{ text: string, encoding: string }} */

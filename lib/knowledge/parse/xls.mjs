@@ -1,7 +1,5 @@
-// XLS (BIFF8 in an OLE file) through SheetJS CE 0.20.3, published on npm as @e965/xlsx: the npm
-// `xlsx` package stopped at 0.18.5, which has CVE-2023-30533 (prototype pollution on read, fixed in
-// 0.19.3) and CVE-2024-22363 (ReDoS, fixed in 0.20.2). Only OLE input is handed to it, so none of
-// its text-format readers (CSV, HTML, SYLK…) run on uploads.
+// XLS through SheetJS CE (@e965/xlsx): npm `xlsx` stopped at 0.18.5 (CVE-2023-30533,
+// CVE-2024-22363). Only OLE input reaches it, so none of its text-format readers run on uploads.
 import * as XLSX from "@e965/xlsx";
 import { CFB_SIGNATURE, ParseFailure, REASON } from "./failure.mjs";
 import { MAX_CELLS } from "./limits.mjs";

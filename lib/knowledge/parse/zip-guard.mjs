@@ -1,7 +1,5 @@
-// Reads a zip's central directory and inflates each entry into nothing, with a cap, before mammoth
-// or exceljs (JSZip inside) see it: JSZip trusts the sizes and only checks them after inflating
-// everything, so a 10 kB file that inflates to gigabytes would exhaust memory first. The sizes in the
-// directory can lie, hence the capped inflate of every entry (streamed, nothing kept).
+// Inflates each entry into nothing, capped, before JSZip sees the zip: JSZip trusts the declared
+// sizes and checks them only after inflating everything, and those sizes can lie.
 import zlib from "node:zlib";
 import { CFB_SIGNATURE, ParseFailure, REASON } from "./failure.mjs";
 import { ZIP_LIMITS } from "./limits.mjs";

@@ -1,10 +1,7 @@
 import { countImages, countTextTokens, messageText } from "../tokens";
 import type { ChatMessage, ChatRequest, Passage, ToolCall } from "../types";
 
-/**
- * The behaviour of the offline `local` models (CONTRACT 7), as a pure function of the request so
- * the whole pipeline can be tested offline and deterministically.
- */
+/** The offline `local` models (CONTRACT 7), a pure function of the request so the pipeline tests deterministically. */
 export type LocalReply = { kind: "text"; text: string } | { kind: "tool_call"; call: ToolCall };
 
 function lastUserMessage(messages: ChatMessage[]): ChatMessage | undefined {
@@ -12,10 +9,7 @@ function lastUserMessage(messages: ChatMessage[]): ChatMessage | undefined {
   return undefined;
 }
 
-/**
- * Characters firstJsonObject may scan in all: each `{` starts a scan to its closing brace, so a
- * text of unclosed braces ("{{{{…") would cost its length squared.
- */
+/** Characters firstJsonObject may scan in all: each `{` scans to its closing brace, so "{{{{…" would be quadratic. */
 const JSON_SCAN_CHARS = 1_000_000;
 
 /** The first balanced JSON object in the text that parses, or null (also past JSON_SCAN_CHARS of scanning). */
@@ -24,8 +18,8 @@ export function firstJsonObject(text: string): Record<string, unknown> | null {
 }
 
 /**
- * The arguments of a call the local model makes: the first JSON object of the text, re-serialized
- * compactly, or as written when it nests too deep for JSON.stringify; `{}` when there is none.
+ * The local model's call arguments: the text's first JSON object, re-serialised compactly (as
+ * written when too deep for JSON.stringify); `{}` when there is none.
  */
 function callArguments(text: string): string {
   const found = findJsonObject(text);

@@ -22,9 +22,9 @@ interface WireUsage {
 }
 
 /**
- * Which request field carries the output cap. OpenAI's own API takes `max_completion_tokens`
- * (its reasoning models refuse `max_tokens`); DeepSeek, Mistral, OpenRouter and Gemini's OpenAI
- * endpoint honour `max_tokens`. Exactly one is sent, never both.
+ * The output cap's field: OpenAI's API takes `max_completion_tokens` (its reasoning models refuse
+ * `max_tokens`); DeepSeek, Mistral, OpenRouter and Gemini's OpenAI endpoint take `max_tokens`.
+ * Never both.
  */
 export type CapField = "max_tokens" | "max_completion_tokens";
 export const capFieldFor = (groupId: string): CapField =>

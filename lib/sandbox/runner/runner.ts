@@ -1,18 +1,15 @@
 /**
- * The sandbox runner: a Deno program (not part of the Next.js bundle, read from disk at run time)
- * that loads Pyodide from node_modules and runs company tools' Python. The host (lib/sandbox/process.ts)
- * starts it without any Deno permission but reading the Pyodide folder; the permissions, not this
- * file, are the boundary: Python here can reach JavaScript (`import js`) and that gives it nothing.
+ * The sandbox runner: a Deno program read from disk that runs company tools' Python in Pyodide.
+ * Deno's permissions (none but reading Pyodide) are the boundary: Python can reach JavaScript
+ * (`import js`) and that gives it nothing.
  *
- * Protocol (JSON lines): the runner writes {"type":"ready"} once booted, then answers each request
- * line {"id", "op": "run"|"check", ...} with exactly one line carrying the same "id" (the host's
- * per-call nonce). Stdin EOF ends the process. Python's own writes to fd 1/2 go to stderr, so stdout
- * carries nothing but replies.
+ * Protocol (JSON lines): {"type":"ready"} once booted, then exactly one reply per request line
+ * {"id", "op", ...}, echoing "id". Stdin EOF ends it. Python's fd 1/2 go to stderr, so stdout
+ * carries only replies.
  *
- * Usage: deno run <flags> runner.ts <pyodide dir> <stdout cap bytes> <result cap bytes> [<snapshot file> | --make-snapshot]
- * With a snapshot file Pyodide boots from that memory snapshot (about 0.3 s instead of 2 to 6 s);
- * with --make-snapshot the runner boots Pyodide, imports the modules it uses, writes the snapshot's
- * bytes to stdout and exits (the host stores it; no tool code has run in that process).
+ * Usage: deno run <flags> runner.ts <pyodide dir> <stdout cap bytes> <result cap bytes> [<snapshot
+ * file> | --make-snapshot] A snapshot file boots Pyodide from that memory snapshot; --make-snapshot
+ * boots it, writes the snapshot to stdout and exits without running tool code.
  */
 export {};
 
@@ -56,9 +53,8 @@ const logErr = (s: string) => writeAll(writeErr, s.endsWith("\n") ? s : `${s}\n`
 console.log = console.info = console.debug = console.error;
 
 /**
- * A Worker is an OS thread that keeps running after the call returns: the web Worker global is
- * removed, and node:worker_threads' Worker (reachable by import(), createRequire, data: modules)
- * gets a base class that throws, frozen so it cannot be put back. Runs before any tool code.
+ * A Worker is a thread that outlives the call: the web Worker global is removed and
+ * node:worker_threads' Worker gets a frozen base class that throws. Runs before any tool code.
  */
 function disableWorkers(): void {
   const g = globalThis as {

@@ -6,12 +6,10 @@ import { markEventDead, processWebhookEvent, type WebhookEventJobData } from "./
 export const WEBHOOK_EVENT_QUEUE = "webhook-event";
 
 /**
- * Accepted webhook events, one job each (enqueued in the event's own transaction). At least once:
- * a job re-delivered after a crash resumes from the event's claims (process-event.ts), so no agent
- * runs twice for one event. Upstream failures are retried WEBHOOK_JOB_RETRIES times with
- * exponential backoff from WEBHOOK_JOB_RETRY_DELAY_S; after the last the event is `dead`, and a job
- * that failed for good without its handler saying why (expired on its last try) lands in the dead
- * letter queue, whose handler marks the event `dead` too.
+ * One job per accepted event, enqueued in its transaction. At least once: a re-delivered job
+ * resumes from the event's claims, so no agent runs twice. Upstream failures retry with backoff,
+ * then the event is `dead`; the dead letter queue marks `dead` a job that failed for good without
+ * saying why.
  */
 export const webhookEventQueue = defineQueue<WebhookEventJobData>({
   name: WEBHOOK_EVENT_QUEUE,

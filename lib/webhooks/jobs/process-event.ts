@@ -44,10 +44,9 @@ type Outcome =
   { kind: "completed" } | { kind: "failed"; reason: string } | { kind: "retry"; reason: string; err?: unknown };
 
 /**
- * Run failures another attempt may fix: upstream errors (wire codes `upstream_<status>` and
- * `upstream_unavailable`), a run whose server died (`server_lost`) or stalled (`run_timeout`), the
- * database away, an internal error. Anything else (402 `insufficient_balance`, a disabled model, a
- * guardrail) fails the agent's part for good.
+ * Run failures another attempt may fix (upstream errors, a dead or stalled run's server, the
+ * database away, internal); anything else (402, a disabled model, a guardrail) fails the agent's
+ * part for good.
  */
 function retryableCode(code: string): boolean {
   return (
@@ -112,11 +111,7 @@ interface Conductor {
 /** An agent's conductor profile (the company's own; left joined: a missing one reads as nulls). */
 const conductorJoin = and(eq(profiles.id, agents.conductorProfileId), eq(profiles.companyId, agents.companyId));
 
-/**
- * The agents an accepted event wakes, with their conductors, in one statement: a bound webhook its
- * agent (when active), an unbound one every active agent of the company whose topic patterns match
- * (the company bus).
- */
+/** The agents an event wakes, with conductors, in one statement: a bound webhook's active agent, else the company bus's matches. */
 async function targetsOf(tx: Tx, event: WebhookEvent): Promise<Map<string, Conductor>> {
   const rows = await tx
     .select({
@@ -162,11 +157,9 @@ interface Attempt {
 }
 
 /**
- * Starts an attempt in ONE transaction: counts it (the UPDATE locks the event row, so two
- * deliveries of one job route it once), routes the event the first time, recording one claim row
- * per agent it wakes as it moves from `accepted` to `routed` (an event no agent wants ends `done`
- * right there, as does a routed one without claims), and returns the claims. A re-delivered job
- * finds the event routed and reads them. Null when the event is finished (or gone).
+ * Starts an attempt in ONE transaction: counts it (the row lock makes two deliveries route once),
+ * routes the event the first time with one claim per woken agent, and returns the claims. Null when
+ * the event is finished or gone.
  */
 async function startAttempt(data: WebhookEventJobData): Promise<Attempt | null> {
   return db.transaction(async (tx) => {
@@ -224,9 +217,9 @@ async function settleClaim(
 }
 
 /**
- * Takes the next run id for this agent's part: ONE conditional update (the run id it replaces, or
- * none, in its WHERE), committed with the thread it creates the first time. Of two deliveries of
- * the same job only one wins; the loser retries later and finds the winner's run.
+ * Takes the next run id for this agent's part with ONE conditional update (the replaced id in its
+ * WHERE), committed with the thread it first creates; of two deliveries only one wins and the loser
+ * later finds its run.
  */
 async function claimRun(
   event: WebhookEvent,
@@ -276,10 +269,9 @@ async function claimRun(
 }
 
 /**
- * One agent's part: at most one run at a time per (event, agent), none started again once one
- * completed. A claimed run id with no run row (the worker died between the claim and the run) is
- * started under that same id; a run still in progress waits for the next attempt; a failed one is
- * replaced by a new run only when its failure is worth retrying.
+ * One agent's part: one run at a time per (event, agent), none after one completed. A claimed id
+ * without a run row is started under that id; a running one waits for the next attempt; a failed
+ * one is replaced only if retryable.
  */
 async function wakeAgent(
   event: WebhookEvent,
@@ -352,10 +344,9 @@ async function wakeAgent(
 }
 
 /**
- * The `webhook-event` job: route the event (once), wake each agent (processing), then `done` when
- * every agent's run completed (or no agent matched: `done` with no runs), `failed` with the reasons
- * when one failed for good (402 …), and for a failure worth retrying (upstream) a throw, so pg-boss
- * retries with backoff; on the last attempt the event is `dead` instead. A finished event's job does nothing.
+ * The `webhook-event` job: route once, wake each agent, then `done` when all runs completed (or
+ * none matched), `failed` when one failed for good, and a throw for retryable failures so pg-boss
+ * backs off; `dead` after the last attempt.
  */
 export async function processWebhookEvent(job: JobRun<WebhookEventJobData>): Promise<void> {
   const data = job.data;

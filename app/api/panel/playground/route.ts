@@ -3,8 +3,8 @@ import { createCompletion, streamCompletion } from "@/lib/completions/create-com
 import { eventStreamResponse, panelRoute } from "@/lib/http";
 
 /**
- * The panel's playground: POST /v1/chat/completions for a signed-in user, who holds no SDK key.
- * Same body, same SSE frames, same pipeline; billed to the session's company like any call.
+ * The playground: POST /v1/chat/completions for a signed-in user without an SDK key; same body,
+ * frames and pipeline, billed to the session's company.
  */
 export const POST = panelRoute(async ({ req, auth, admitted }) => {
   const body = await readCompletionBody(req);

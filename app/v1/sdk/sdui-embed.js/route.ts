@@ -2,9 +2,8 @@ import { publicRoute, routes } from "@/lib/http";
 import { loadWidgetAsset, matchesEtag } from "@/lib/sdk/widget-asset";
 
 /**
- * The widget script (CONTRACT 8): public (a `<script>` tag sends no key), CORS open (publicRoute
- * adds it; a module script is fetched in CORS mode), revalidated by ETag every 5 minutes so a new
- * build reaches pages quickly while repeat loads cost a 304.
+ * The widget script (CONTRACT 8): public (a `<script>` tag sends no key), CORS open (module scripts
+ * load in CORS mode), revalidated by ETag so new builds arrive quickly and repeat loads are 304s.
  */
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   GET: publicRoute(async ({ req }) => {

@@ -70,9 +70,8 @@ export async function loadPipeline(db: DbOrTx, args: { companyId: string; query:
 const STAGE_ARRAY = sql.raw(`array[${DEAL_STAGES.map((s) => `'${s}'`).join(", ")}]::deal_stage[]`);
 
 /**
- * The newest PIPELINE_CARDS_PER_STAGE deals of each stage: per stage (a lateral join over the five),
- * an index range scan of (company_id, stage, created_at, id) that stops after the limit, so the
- * cost does not grow with the number of deals (a window over all the company's deals would).
+ * The newest PIPELINE_CARDS_PER_STAGE deals per stage: a lateral join doing one index range scan
+ * per stage that stops at the limit, so the cost does not grow with the number of deals.
  */
 async function newestPerStage(db: DbOrTx, companyId: string): Promise<CrmDeal[]> {
   const newest = db

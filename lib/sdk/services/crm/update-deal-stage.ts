@@ -7,9 +7,9 @@ import { lockDealInCompany } from "./internal";
 import type { UpdateDealStageInput } from "./schemas";
 
 /**
- * Moves a deal to `stage`, recording who and when on the deal and as a history row. Moving it to
- * the stage it is in changes nothing and is not an error (`changed: false`): a board's retried
- * move must not fail. Needs a transaction (the row lock is held until it ends).
+ * Moves a deal to `stage`, recording who and when on the deal and in history. The same stage is
+ * `changed: false`, not an error, so a retried move does not fail. Needs a transaction (the row
+ * lock lasts until it ends).
  * @throws not_found for another company's deal.
  */
 export async function updateDealStage(
