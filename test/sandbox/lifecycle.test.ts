@@ -74,7 +74,7 @@ describe("outer layers", () => {
       if (process.getuid?.() === 0 && fs.existsSync("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"))
         expect(layers.cgroups.cpu).toBeTruthy();
       if (layers.netns) expect(fs.readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(fs.readlinkSync("/proc/self/ns/net"));
-      // Which layers this host gave (the README records the ones active on our machines and CI).
+      // Which layers this host gave (docs/security.md lists the layers).
       process.stdout.write(`sandbox layers: ${JSON.stringify(layers)}\n`);
     } finally {
       await pool.close();
