@@ -15,7 +15,7 @@ export function onShutdown(hook: ShutdownHook): void {
 /**
  * Runs the registered hooks, each failure passed to `onError`. The production server runs its own
  * copy of this (scripts/server/main.mjs is outside the bundle, with a time limit); the jobs thread
- * (lib/jobs/thread-main.ts) runs its isolate's hooks through this one.
+ * (lib/worker/jobs-thread-main.ts) runs its isolate's hooks through this one.
  */
 export async function runShutdownHooks(onError: (err: unknown) => void): Promise<void> {
   const hooks = (globalThis as { [KEY]?: ShutdownHook[] })[KEY] ?? [];

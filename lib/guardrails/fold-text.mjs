@@ -5,7 +5,7 @@
  * characters removed (`se\u200bcret`, `se\u00adcret`, `se\u0301cret`), and common Cyrillic and
  * Greek look-alikes mapped to Latin (`ѕecret`). Each folded UTF-16 unit keeps the original span it
  * came from, so a match in the folded text redacts exactly the original characters.
- * Plain JavaScript: the CPU worker (lib/workers/cpu-worker.mjs) loads it as is.
+ * Plain JavaScript: the CPU worker (lib/worker/cpu-thread.mjs) loads it as is.
  */
 
 /**

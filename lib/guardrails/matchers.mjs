@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Guardrail matching, in plain JavaScript so that the server and the CPU worker
- * (lib/workers/cpu-worker.mjs, where large texts are scanned) run the same code.
+ * (lib/worker/cpu-thread.mjs, where large texts are scanned) run the same code.
  *
  * User-written patterns never run on a backtracking engine. Regexes use RE2 syntax through re2js,
  * whose matching is linear in the input; the caps below bound the program. Keywords are literals.

@@ -2,7 +2,7 @@
 /**
  * Deepest nesting of arrays and objects a JSON body may have. Validators and the code after them
  * walk JSON recursively, and thousands of levels overflow the stack (a RangeError, a 500). Plain
- * JavaScript: the CPU worker (lib/workers/cpu-worker.mjs) checks the bodies it parses too.
+ * JavaScript: the CPU worker (lib/worker/cpu-thread.mjs) checks the bodies it parses too.
  */
 export const MAX_JSON_DEPTH = 64;
 

@@ -8,19 +8,17 @@ import { adoptJobsThreadJournal } from "@/lib/persistence/bill-journal";
 
 /**
  * The server's jobs thread: the production server (scripts/server/main.mjs) builds
- * lib/jobs/thread-main.ts and names the file in COCKPIT_JOBS_THREAD_FILE; the queues marked
+ * lib/worker/jobs-thread-main.ts and names the file in COCKPIT_JOBS_THREAD_FILE; the queues marked
  * `thread` (webhook events) are then served on that worker thread instead of the main one. The
  * process is still one (`npm start` runs the worker in-process, CONTRACT 1), but the runs that
  * events wake have their own V8 heap and event loop: their garbage is collected without pausing
- * the requests (a Mark-Compact of a shared heap held trigger answers up to ~110 ms) and their
- * callbacks never queue ahead of a request's, and the thread runs at nice JOBS_THREAD_NICE.
+ * the requests and their callbacks never queue ahead of a request's, and the thread runs at nice
+ * JOBS_THREAD_NICE.
  *
  * Started on the first sign of work (a job enqueued here, a wake-up from another process, the idle
  * check finding one), so a server that never gets an event never pays its memory; it then stays.
- * That memory is about 90 MiB of RSS under a webhook burst (peak 373 against 279 MiB with the jobs
- * on the main thread, 2026-11-26): an isolate's own copy of what the runs load, most of it the
- * o200k tokenizer (14 MiB of heap, ~68 MiB of RSS while it loads). A split `npm run worker` costs
- * a whole process instead (~160 MiB). A thread that dies is started again on the next sign of
+ * That memory is an isolate's own copy of what the runs load, most of it the o200k tokenizer; a
+ * split `npm run worker` costs a whole process instead. A thread that dies is started again on the next sign of
  * work, after its bill journal was adopted by the main thread. Where there is no such file
  * (`next dev`, `npm run worker`, JOBS_THREAD=0) every queue is served on the main thread.
  */

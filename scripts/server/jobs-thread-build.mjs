@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Builds the server's jobs thread (lib/jobs/thread-main.ts) into one CommonJS file the production
+ * Builds the server's jobs thread (lib/worker/jobs-thread-main.ts) into one CommonJS file the production
  * server can start as a worker thread (lib/jobs/jobs-thread.ts): esbuild, our sources bundled (the
  * `@/` paths of tsconfig.json, `server-only` as the empty module the react-server condition gives),
  * packages left to node_modules. Written under `.jobs-thread/`, named by content hash and renamed
@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
-const ENTRY = "lib/jobs/thread-main.ts";
+const ENTRY = "lib/worker/jobs-thread-main.ts";
 const OUT_DIR = ".jobs-thread";
 
 /**

@@ -16,7 +16,7 @@ import { readRssBytes } from "@/lib/sandbox/proc";
 /**
  * Parsing runs in a child process, one per file: a hostile file can spin, balloon or crash a parser
  * library, and a prototype polluted by one file must not reach the next. The child is a plain .mjs
- * loaded from the project directory (like lib/workers/cpu-worker.mjs), so the Next.js bundle never
+ * loaded from the project directory (like lib/worker/cpu-thread.mjs), so the Next.js bundle never
  * inlines it; it gets no environment but NODE_ENV (no DATABASE_URL, no provider keys) and, except for XLSX, runs
  * with --disallow-code-generation-from-strings, so a parser tricked into eval (CVE-2024-4367) throws. Jobs are asynchronous, so the
  * ~150 ms start of a fresh process per file costs nothing a user waits on.

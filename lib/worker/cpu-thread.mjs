@@ -1,6 +1,7 @@
-// A worker thread for CPU work on large request bodies, so the server's event loop never decodes,
-// parses or tokenizes megabytes (issue 8, finding 4). Plain JavaScript: it runs as is, outside the
-// Next.js bundle. Protocol: { id, op, ... } in, { id, ok, ... } out. See lib/workers/cpu-pool.ts.
+// The CPU worker thread's entry: it composes the ops of several domains (body parsing, token counts,
+// guardrail matching) so the server's event loop never decodes, parses or tokenizes megabytes.
+// Plain JavaScript: it runs as is, outside the Next.js bundle. Protocol: { id, op, ... } in,
+// { id, ok, ... } out; lib/cpu/pool.ts is the side that sends.
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import v8 from "node:v8";
@@ -8,7 +9,7 @@ import vm from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import { applyCompiledRules, compileMatcher } from "../guardrails/matchers.mjs";
 import { jsonNestsDeeper, MAX_JSON_DEPTH } from "../http/json-depth.mjs";
-import { SLICE_CHARS, tokenSlices, truncateTokens } from "./token-slices.mjs";
+import { SLICE_CHARS, tokenSlices, truncateTokens } from "../providers/token-slices.mjs";
 
 const require = createRequire(import.meta.url);
 /** @type {Record<string, number>} slug → context window (tokens) */
@@ -40,7 +41,7 @@ const codec = {
   decode: (tokens) => o200k().decode(tokens),
 };
 
-// Long runs are counted in slices (./token-slices.mjs), as on the event loop: BPE is quadratic in
+// Long runs are counted in slices (lib/providers/token-slices.mjs), as on the event loop: BPE is quadratic in
 // one pre-token's length, and a 1 MiB run would hold this thread for minutes.
 const countWithin = (text, limit) => {
   const pieces = text.length <= 2 * SLICE_CHARS ? [text] : tokenSlices(text);

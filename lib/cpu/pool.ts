@@ -6,14 +6,14 @@ import { AppError, type ErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 
 /**
- * The CPU worker (lib/workers/cpu-worker.mjs): large request bodies are decoded, parsed, checked
- * against the model's context window and tokenized there, never on the event loop, where a 30 MiB
- * body cost seconds of stall for every other request (issue 8, finding 4). One worker thread,
+ * The CPU worker (lib/worker/cpu-thread.mjs): large request bodies are decoded, parsed, checked
+ * against the model's context window and tokenized there, never on the event loop, where a large
+ * body would stall every other request. One worker thread,
  * started on first use; a plain .mjs file, which the Next.js build bundles as a worker-thread
  * entry (a change to it needs a rebuild). A crashed worker is replaced on the next job; its jobs
  * fail with a 500.
  */
-const WORKER_FILE = path.join(process.cwd(), "lib/workers/cpu-worker.mjs");
+const WORKER_FILE = path.join(process.cwd(), "lib/worker/cpu-thread.mjs");
 
 interface WorkerError {
   status: number;
@@ -76,6 +76,12 @@ function run(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Pr
     throw new AppError(STATUS_CODES[e.status] ?? "internal", e.message, { wireCode: e.code, param: e.param });
   });
 }
+
+/**
+ * Bodies above this size are decoded and parsed in the CPU worker, never on the event loop, where
+ * each pass over a large body (concat, decode, parse) would block every other request.
+ */
+export const PARSE_OFF_LOOP_ABOVE_BYTES = 1024 * 1024;
 
 export interface ParsedBody {
   value: unknown;
