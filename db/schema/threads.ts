@@ -135,7 +135,7 @@ const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
 
 /**
  * The bytes of `data:` images of persistent threads, by content: a stored message keeps the image
- * as `sha256:<hex>` (lib/runs/storable-content.ts) and a run reads the bytes back from here for the
+ * as `sha256:<hex>` (lib/threads/storable-content.ts) and a run reads the bytes back from here for the
  * messages it sends. Per company, so one company's image is never served to another; the same image
  * added twice is stored once.
  */

@@ -6,10 +6,10 @@ import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
 import { dbState, isConnectionError } from "@/db/resilience";
 import { log } from "@/lib/log";
+import type { HistoryRow } from "@/lib/threads/history-cache";
 import { threadNotFound } from "@/lib/threads/internal";
 import type { RunContext } from "./context";
 import { endActiveRuns } from "./end-active-runs";
-import type { HistoryRow } from "./stages/history";
 
 interface ClaimRow extends Partial<HistoryRow> {
   source: ThreadSource | null;
@@ -236,7 +236,7 @@ function claim(item: ClaimItem): Promise<ClaimRow[]> {
 
 /**
  * Makes the run its thread's active run and reads the thread's newest `pageSize` messages above
- * seq `afterSeq` (-1: from the first; lib/runs/history-cache.ts has the rest), in ONE
+ * seq `afterSeq` (-1: from the first; lib/threads/history-cache.ts has the rest), in ONE
  * statement: a row of active_runs (owned by this process) is inserted unless the thread already
  * has one, which its primary key refuses (409, never two runs interleaving on one thread). The
  * page is read in the same statement, so a run costs no extra round trip for a thread that fits

@@ -4,10 +4,10 @@ import { sql } from "drizzle-orm";
 import type { Message } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { db as rootDb } from "@/db/client";
-import { appendHistory } from "@/lib/runs/history-cache";
+import { appendHistory } from "./history-cache";
 import { newId } from "@/lib/ids";
 import { toStorableJson } from "@/lib/persistence/pg-text";
-import { storableContent } from "@/lib/runs/storable-content";
+import { storableContent } from "./storable-content";
 import { threadNotFound } from "./internal";
 import { messageTokens } from "./message-tokens";
 import type { MessageInput } from "./schemas";
@@ -57,7 +57,7 @@ function dataImages(messages: MessageInput[], digests: Record<string, string> | 
   return [...out.values()];
 }
 
-/** Added rows (ascending by seq), as the database returned them, into lib/runs/history-cache.ts (where they follow its rows). */
+/** Added rows (ascending by seq), as the database returned them, into lib/threads/history-cache.ts (where they follow its rows). */
 function cacheAdded(companyId: string, threadId: string, ascending: InsertedRow[]): void {
   appendHistory(
     companyId,
@@ -77,7 +77,7 @@ function cacheAdded(companyId: string, threadId: string, ascending: InsertedRow[
  * adding a message while a run is active is never refused or blocked for long.
  *
  * Each message's token count is stored with it (a run's history budget sums them). Images are
- * stored as lib/runs/storable-content.ts keeps them (a data: URI as its SHA-256 and size); the
+ * stored as lib/threads/storable-content.ts keeps them (a data: URI as its SHA-256 and size); the
  * bytes of data: images go once per company to `message_images`, in the same transaction, for
  * the runs that will send them. `imageDigests` are SHA-256s already computed off the event loop,
  * keyed `messageIndex.partIndex`.
