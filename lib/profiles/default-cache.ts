@@ -3,7 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { db as rootDb } from "@/db/client";
 import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";
+import { registerCache } from "@/lib/cache/invalidation";
+import { PROFILES_TOPIC } from "@/lib/cache/profiles-changed";
 
 /**
  * Every chat completion asks for its company's default profile, and most companies have none or
@@ -12,7 +13,6 @@ import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";
  * a notification is lost.
  */
 const TTL_MS = 30_000;
-const TOPIC = "profiles";
 const MAX_ENTRIES = 50_000;
 
 interface Entry {
@@ -28,7 +28,7 @@ const byCompany = new Map<string, Entry>();
 let generation = 0;
 
 const cacheLive = registerCache(
-  TOPIC,
+  PROFILES_TOPIC,
   (companyId) => {
     generation++;
     byCompany.delete(companyId);
@@ -65,9 +65,4 @@ export async function findDefaultProfile(db: DbOrTx, companyId: string): Promise
     if (byCompany.size > MAX_ENTRIES) byCompany.delete(byCompany.keys().next().value!);
   }
   return profile;
-}
-
-/** Call in the writing transaction after any change to a company's profiles. */
-export async function announceProfilesChanged(conn: DbOrTx, companyId: string): Promise<void> {
-  await publishInvalidation(conn, TOPIC, companyId);
 }
