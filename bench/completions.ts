@@ -95,11 +95,11 @@ import { startService, type Service } from "./lib/service";
 import { fmt, renderTable } from "./lib/table";
 import { cleanupStack } from "./lib/cleanups";
 import { RUN_TARGETS, runRunsRows, runsTables, runsVerdicts, type RunsResult } from "./runs";
+import type { Mode, Row, Target, TargetId, Ttfb, Upstream, Verdict } from "./lib/completions-shapes";
+
+export type { Mode, Row, Target, TargetId, Ttfb, Upstream, Verdict };
 
 // --- settings ------------------------------------------------------------------------------------
-
-export type TargetId = "direct" | "ours" | "routed" | "peer";
-export type Mode = "json" | "stream";
 
 export interface CompletionsBenchOptions {
   /** Seconds per measured run (10). */
@@ -178,62 +178,6 @@ const PORTKEY_START = path.join(ROOT, "node_modules/@portkey-ai/gateway/build/st
 
 // --- result shapes -------------------------------------------------------------------------------
 
-export interface Row extends LoadResult {
-  target: TargetId;
-  label: string;
-  mode: Mode;
-  warmupS: number;
-  /** CPU of the gateway process tree per response (null for direct). */
-  gatewayCpuMsPerReq: number | null;
-  gatewayCpuCores: number | null;
-  /** Share of the gateway's CPU spent in the kernel (stime): syscalls, loopback TCP. */
-  gatewaySysShare: number | null;
-  /** Write system calls of the gateway process tree per response (socket writes to client, upstream, database). */
-  gatewayWritesPerReq: number | null;
-  /** CPU of the fake upstream process per response. */
-  upstreamCpuMsPerReq: number;
-  /** CPU of the PostgreSQL processes serving the bench database per response (ours only). */
-  dbCpuMsPerReq: number | null;
-  loadgenCpuMsPerReq: number;
-  /** Peak RSS of the gateway process tree during the measured run (null for direct). */
-  peakRssMb: number | null;
-  upstreamPeakRssMb: number;
-  /** Requests the fake upstream received during the measured run. */
-  upstreamRequests: number;
-  machineBusyPct: number | null;
-  otherCores: number | null;
-  otherTop: { comm: string; cores: number }[];
-  quietWaitMs: number;
-  /** CLOCK_MONOTONIC ns (process.hrtime.bigint) at the start and end of the measured run. */
-  windowNs: [string, string];
-  /** --db-proxy: database traffic per response. */
-  db?: {
-    statementsPerReq: number;
-    syncsPerReq: number;
-    writesPerReq: number;
-    waitMsPerReq: number;
-    busyMsPerReq: number;
-    byStatementPerReq: { sql: string; perReq: number; waitMsPerReq: number }[];
-  };
-}
-
-export interface Ttfb {
-  target: TargetId;
-  label: string;
-  n: number;
-  ok: number;
-  failures: number;
-  firstFailure?: string;
-  /** Request start → first body byte. */
-  p50: number;
-  p99: number;
-  mean: number;
-  /** Request start → response headers. */
-  headersP50: number;
-  /** Request start → end of the stream. */
-  totalP50: number;
-}
-
 export interface Soak {
   durationS: number;
   connections: number;
@@ -254,17 +198,6 @@ export interface Soak {
   gatewayCpuMsPerReq: number;
   /** RSS split at the end of the soak. */
   endBreakdown: { anonMb: number; fileMb: number; shmemMb: number };
-}
-
-export interface Verdict {
-  name: string;
-  value: number | null;
-  unit: string;
-  target: string;
-  /** The same figure for the peer, for context. */
-  peer?: number | null;
-  result: "PASS" | "MISS" | "n/a";
-  disturbed: boolean;
 }
 
 // --- helpers -------------------------------------------------------------------------------------
@@ -331,28 +264,6 @@ function slopePerMin(samples: { t: number; rssMb: number }[]): number {
     den += (p.t - mt) ** 2;
   }
   return den ? (num / den) * 60 : Number.NaN;
-}
-
-export interface Target {
-  id: TargetId;
-  label: string;
-  baseUrl: string;
-  headers: Record<string, string>;
-  rotate?: Record<string, string>[];
-  /** Root pid of the gateway (null: direct). */
-  pid: number | null;
-  rss: RssSampler | null;
-  db?: BenchDatabase;
-  proxy?: PgProxy;
-}
-
-export interface Upstream {
-  service: Service;
-  url: string;
-  openaiBase: string;
-  control: string;
-  rss: RssSampler;
-  stats(): Promise<{ total: number; byPath: Record<string, number>; aborted: number }>;
 }
 
 /** The fake upstream (bench/fake-upstream-server.ts) in its own process; also used by bench/db-fault.ts. */

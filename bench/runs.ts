@@ -25,7 +25,7 @@
  * median of the per-repetition values. Goals: run req/s @32c >= 85 % of chat completions' (json,
  * same model); run added p50 @1c < 2.5 ms; added TTFB < 2 ms; long − short thread added p50 < 3 ms.
  */
-import type { Mode, Row, Target, Ttfb, Upstream, Verdict } from "./completions";
+import type { Mode, Row, Target, Ttfb, Upstream, Verdict } from "./lib/completions-shapes";
 import postgres from "postgres";
 import type { LoadOptions } from "./lib/load";
 import { waitForQuiet } from "./lib/measure";

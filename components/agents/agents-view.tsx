@@ -8,14 +8,8 @@ import { Card, CardHeader } from "@/components/ui/card";
 import { ErrorMessage, FieldHint, Input, Label, Select } from "@/components/ui/input";
 import { Table, TBody, TD, TH, THead, TR } from "@/components/ui/table";
 import { postJson } from "@/components/webhooks/post-json";
-import type { PublicAgent } from "@/lib/agents/to-public";
+import type { AgentRow } from "./agent-row";
 import { EditAgentDialog } from "./edit-agent-dialog";
-
-export interface AgentRow extends PublicAgent {
-  profile_name: string;
-  webhooks: { id: string; name: string }[];
-  recent_events: { id: string; event_topic: string; status: string; thread_id: string | null }[];
-}
 
 export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles: { id: string; name: string }[] }) {
   const [name, setName] = useState("");

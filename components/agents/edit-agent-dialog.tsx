@@ -6,7 +6,7 @@ import { Button, Spinner } from "@/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
 import { ErrorMessage, FieldHint, Input, Label, Select } from "@/components/ui/input";
 import { postJson } from "@/components/webhooks/post-json";
-import type { AgentRow } from "./agents-view";
+import type { AgentRow } from "./agent-row";
 
 /** Edit an agent's name, profile and topics; `profiles` = those a new agent may run (active, with a model). */
 export function EditAgentDialog({ agent, profiles }: { agent: AgentRow; profiles: { id: string; name: string }[] }) {

@@ -16,7 +16,7 @@ interface Part {
   image_url?: { url?: string; mime_type?: string; size_bytes?: number; detail?: string };
 }
 
-/** A stored image is its URL, or `sha256:<hex>` for a data: image (lib/runs/storable-content.ts). */
+/** A stored image is its URL, or `sha256:<hex>` for a data: image (lib/threads/storable-content.ts). */
 function ImagePart({ image }: { image: NonNullable<Part["image_url"]> }) {
   const url = image.url ?? "";
   const label = url.startsWith("sha256:") ? `${url.slice(0, 19)}…` : url;

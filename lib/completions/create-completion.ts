@@ -5,7 +5,7 @@ import { AppError, errorBody } from "@/lib/errors";
 import { newId, randomBase62 } from "@/lib/ids";
 import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
-import { shutdownError, toErrorBodyForStream } from "@/lib/completions/stream-error";
+import { shutdownError, toErrorBodyForStream } from "@/lib/http/stream-error";
 import { cancelAtGraceEnd } from "@/lib/shutdown";
 import type { ChatMessage, ToolDefinition } from "@/lib/providers/types";
 import { freshRunState, stageCallsMicro, type RunContext } from "@/lib/runs/context";

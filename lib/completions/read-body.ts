@@ -1,13 +1,7 @@
 import "server-only";
 import { parseJsonObject, readBody } from "@/lib/http/read-json";
-import { parseJsonOffLoop } from "@/lib/workers/cpu-pool";
+import { PARSE_OFF_LOOP_ABOVE_BYTES, parseJsonOffLoop } from "@/lib/cpu/pool";
 import { COMPLETION_BODY_LIMIT, ChatCompletionInput } from "./schemas";
-
-/**
- * Bodies above this size are decoded and parsed in the CPU worker, never on the event loop: on a
- * 2-core box each pass over 30 MiB (concat, decode, parse) blocked every other request ~150 ms.
- */
-export const PARSE_OFF_LOOP_ABOVE_BYTES = 1024 * 1024;
 
 export interface CompletionBody {
   input: ChatCompletionInput;

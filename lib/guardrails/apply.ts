@@ -1,6 +1,6 @@
 import "server-only";
 import type { AppliedRule } from "@/lib/runs/context";
-import { applyGuardrailsOffLoop } from "@/lib/workers/cpu-pool";
+import { applyGuardrailsOffLoop } from "@/lib/cpu/pool";
 import type { CompiledRule } from "./compile-rule";
 import { applyCompiledRules } from "./matchers.mjs";
 

@@ -6,4 +6,3 @@ export * from "./schemas";
 export * from "./to-public-key";
 export { findKeyByHash, findKeyById, markKeyUsed, type KeyRecord } from "./key-cache";
 export { hashKeySecret, looksLikeKeySecret } from "./secret";
-export * from "./exchange-token";

@@ -1,7 +1,7 @@
 import "server-only";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { providerGroup } from "@/lib/providers/config";
+import { providerGroup } from "@/lib/models/provider-groups";
 import { postJson } from "@/lib/providers/http";
 import { embedOffline, normalize, OFFLINE_DIM, OFFLINE_MODEL } from "./embed/offline";
 import { embeddingMicroPerM } from "./embed/pricing";

@@ -2,7 +2,7 @@ import "server-only";
 import { readCatalog } from "@/db/catalog/sync";
 import { PROVIDER_PROTOCOL } from "@/db/enums";
 import { microToOt } from "@/lib/billing/money";
-import { providerGroup } from "@/lib/providers/config";
+import { providerGroup } from "./provider-groups";
 import type { EffectiveModel } from "./effective-model";
 import { toPublicModel } from "./to-public-model";
 

@@ -16,7 +16,7 @@ import { sniffImageType } from "./image-type";
  * (tesseract cannot cancel), so the next starts a fresh one.
  */
 
-// Resolved from the project directory, like lib/workers/cpu-pool.ts: inside the Next.js bundle
+// Resolved from the project directory, like lib/cpu/pool.ts: inside the Next.js bundle
 // `require.resolve` does not point at node_modules.
 export const ENG_LANG_PATH = path.join(process.cwd(), "node_modules/@tesseract.js-data/eng/4.0.0_best_int");
 

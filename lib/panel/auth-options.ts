@@ -6,7 +6,7 @@ import { storableText } from "@/lib/persistence/pg-text";
 import { db } from "@/db/client";
 import { authSecret } from "@/lib/auth/secret";
 import { AppError } from "@/lib/errors";
-import { clientAddress } from "@/lib/http/client-ip";
+import { clientAddress } from "@/lib/net/client-ip";
 import { log } from "@/lib/log";
 import { safeRedirectPath } from "./safe-redirect";
 import { throttledSignInError } from "./sign-in-errors";

@@ -38,7 +38,7 @@ const emailKey = (email: string) => createHash("sha256").update(email.trim().toL
 
 export interface LoginAttempt {
   email: string;
-  /** The client's address key (lib/http/client-ip.ts), null when unknown. */
+  /** The client's address key (lib/net/client-ip.ts), null when unknown. */
   address: string | null;
 }
 

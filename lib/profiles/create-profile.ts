@@ -3,7 +3,7 @@ import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { assertActiveCollections } from "@/lib/knowledge/collections";
 import { assertActiveToolNames } from "@/lib/tools";
-import { announceProfilesChanged } from "./default-cache";
+import { announceProfilesChanged } from "@/lib/cache/profiles-changed";
 import { checkModelSlug, defaultConflict, demoteDefault } from "./internal";
 import type { CreateProfileInput } from "./schemas";
 

@@ -3,14 +3,14 @@ import { and, eq } from "drizzle-orm";
 import { db as rootDb } from "@/db/client";
 import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
-import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";
+import { registerCache } from "@/lib/cache/invalidation";
+import { PROFILES_TOPIC } from "@/lib/cache/profiles-changed";
 
 /**
  * The company's default profile (null included) cached per process, since every completion asks and
  * it rarely changes; evicted everywhere by NOTIFY, with a TTL in case a notification is lost.
  */
 const TTL_MS = 30_000;
-const TOPIC = "profiles";
 const MAX_ENTRIES = 50_000;
 
 interface Entry {
@@ -25,7 +25,7 @@ const byCompany = new Map<string, Entry>();
 let generation = 0;
 
 const cacheLive = registerCache(
-  TOPIC,
+  PROFILES_TOPIC,
   (companyId) => {
     generation++;
     byCompany.delete(companyId);
@@ -59,9 +59,4 @@ export async function findDefaultProfile(db: DbOrTx, companyId: string): Promise
     if (byCompany.size > MAX_ENTRIES) byCompany.delete(byCompany.keys().next().value!);
   }
   return profile;
-}
-
-/** Call in the writing transaction after any change to a company's profiles. */
-export async function announceProfilesChanged(conn: DbOrTx, companyId: string): Promise<void> {
-  await publishInvalidation(conn, TOPIC, companyId);
 }

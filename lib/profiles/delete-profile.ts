@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
-import { announceProfilesChanged } from "./default-cache";
+import { announceProfilesChanged } from "@/lib/cache/profiles-changed";
 import { getProfileInCompany } from "./internal";
 
 /**

@@ -5,7 +5,7 @@ import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 import { assertActiveCollections } from "@/lib/knowledge/collections";
 import { assertActiveToolNames } from "@/lib/tools";
-import { announceProfilesChanged } from "./default-cache";
+import { announceProfilesChanged } from "@/lib/cache/profiles-changed";
 import { checkModelSlug, defaultConflict, demoteDefault, getProfileInCompany } from "./internal";
 import type { UpdateProfileInput } from "./schemas";
 

@@ -1,35 +1,12 @@
-import { readCatalog, type CatalogGroup } from "@/db/catalog/sync";
-import { providerVar } from "@/lib/env";
+/** The wire protocols an adapter speaks (lib/providers/registry.ts); the catalog file names one per group. */
+export type ProviderProtocol = "openai" | "anthropic" | "local";
 
+/** A provider group as the adapters see it: resolved from the model catalog and the environment (lib/models/provider-groups.ts). */
 export interface ProviderGroupConfig {
   id: string;
-  protocol: CatalogGroup["protocol"];
+  protocol: ProviderProtocol;
   keyVar: string | null;
   baseUrlVar: string | null;
   apiKey: string | undefined;
   baseUrl: string | null;
-}
-
-let groups: Map<string, ProviderGroupConfig> | undefined;
-
-/** Provider groups with key and base URL (CONTRACT 2), read once per process: a key change needs a restart. */
-export function providerGroups(): Map<string, ProviderGroupConfig> {
-  if (groups) return groups;
-  groups = new Map();
-  for (const g of readCatalog().groups) {
-    const baseUrl = (g.base_url_var ? providerVar(g.base_url_var) : undefined) ?? g.default_base_url;
-    groups.set(g.id, {
-      id: g.id,
-      protocol: g.protocol,
-      keyVar: g.key_var,
-      baseUrlVar: g.base_url_var,
-      apiKey: g.key_var ? providerVar(g.key_var) : undefined,
-      baseUrl: baseUrl ? baseUrl.replace(/\/+$/, "") : null,
-    });
-  }
-  return groups;
-}
-
-export function providerGroup(id: string): ProviderGroupConfig | undefined {
-  return providerGroups().get(id);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { O200K_TOKEN_SPLIT_REGEX as O200K_PRE_TOKENS } from "gpt-tokenizer/esm/encodingParams/constants";
-import { MAX_TOKEN_CHARS, SLICE_CHARS, tokenSlices } from "@/lib/workers/token-slices.mjs";
+import { MAX_TOKEN_CHARS, SLICE_CHARS, tokenSlices } from "./token-slices.mjs";
 import {
   countPromptTokens,
   countTextTokens,

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { SLICE_CHARS, tokenSlices, truncateTokens } from "@/lib/workers/token-slices.mjs";
+import { SLICE_CHARS, tokenSlices, truncateTokens } from "./token-slices.mjs";
 import { imagePartTokens } from "./image-tokens";
 import type { ChatMessage, ToolDefinition } from "./types";
 
@@ -99,7 +99,7 @@ const countPlain = (text: string) =>
 const encodePlain = (text: string) =>
   text.includes("<|") ? tokenizer().encode(text, PLAIN_TEXT) : tokenizer().encode(text);
 
-/** The text cut to its first `maxTokens` tokens (lib/workers/token-slices.mjs); work bounded by maxTokens. */
+/** The text cut to its first `maxTokens` tokens (lib/providers/token-slices.mjs); work bounded by maxTokens. */
 export function truncateTextTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
   return truncateTokens({ encode: encodePlain, decode: (tokens) => tokenizer().decode(tokens) }, text, maxTokens);
 }

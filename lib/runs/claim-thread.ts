@@ -6,10 +6,10 @@ import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
 import { dbState, isConnectionError } from "@/db/resilience";
 import { log } from "@/lib/log";
+import type { HistoryRow } from "@/lib/threads/history-cache";
 import { threadNotFound } from "@/lib/threads/internal";
 import type { RunContext } from "./context";
 import { endActiveRuns } from "./end-active-runs";
-import type { HistoryRow } from "./stages/history";
 
 interface ClaimRow extends Partial<HistoryRow> {
   source: ThreadSource | null;

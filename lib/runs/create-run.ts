@@ -8,7 +8,7 @@ import { AppError } from "@/lib/errors";
 import { firstByteGate, sseWriter, type SseWriter } from "@/lib/http/sse-writer";
 import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
-import { shutdownError, toErrorBodyForStream } from "@/lib/completions/stream-error";
+import { shutdownError, toErrorBodyForStream } from "@/lib/http/stream-error";
 import { cancelAtGraceEnd } from "@/lib/shutdown";
 import { trackRun } from "./active-runs";
 import { endActiveRuns } from "./end-active-runs";

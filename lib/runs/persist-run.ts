@@ -13,9 +13,8 @@ import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit
 import { isStorableText, toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
 import { stageCallsMicro, type RunContext, type StageModelCall } from "./context";
-import { storableContent } from "./storable-content";
-import { appendHistory } from "./history-cache";
-import type { HistoryRow } from "./stages/history";
+import { appendHistory, type HistoryRow } from "@/lib/threads/history-cache";
+import { storableContent } from "@/lib/threads/storable-content";
 import { countRepeatedTextTokens, countTextTokens } from "@/lib/providers/tokens";
 import { env } from "@/lib/env";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { countTextTokens, messageText } from "@/lib/providers/tokens";
 import type { ChatMessage } from "@/lib/providers/types";
-import { countTokensOffLoop } from "@/lib/workers/cpu-pool";
+import { countTokensOffLoop } from "@/lib/cpu/pool";
 
 /** A message whose texts are longer than this is counted in the CPU worker, not on the event loop. */
 const COUNT_OFF_LOOP_ABOVE_CHARS = 16 * 1024;

@@ -1,8 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { parseJsonObject, readBody } from "@/lib/http/read-json";
-import { PARSE_OFF_LOOP_ABOVE_BYTES } from "@/lib/completions/read-body";
-import { parseJsonOffLoop } from "@/lib/workers/cpu-pool";
+import { PARSE_OFF_LOOP_ABOVE_BYTES, parseJsonOffLoop } from "@/lib/cpu/pool";
 import { MESSAGES_BODY_LIMIT } from "./schemas";
 
 /**

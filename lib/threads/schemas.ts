@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { THREAD_SOURCES } from "@/db/enums";
-import { ContentPartInput } from "@/lib/completions/schemas";
 import { PageQuery } from "@/lib/pagination";
 import { isStorableJson, storableText, UNSTORABLE_MESSAGE } from "@/lib/persistence/pg-text";
+import { ContentPartInput } from "./content-part-input";
 
 /** Image parts arrive inline as data: URIs, so message bodies may be as large as a completion's. */
 export const MESSAGES_BODY_LIMIT = 32 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import "server-only";
 import { promptParts, promptTokenBound } from "@/lib/providers/tokens";
 import type { ChatMessage, ToolDefinition } from "@/lib/providers/types";
-import { countTokensOffLoop, truncateTokensOffLoop } from "@/lib/workers/cpu-pool";
+import { countTokensOffLoop, truncateTokensOffLoop } from "@/lib/cpu/pool";
 
 /** Tokens kept free for each cut result's marker (and the slack of counting a cut text again). */
 const MARKER_TOKENS = 32;

@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { announceProfilesChanged } from "@/lib/profiles/default-cache";
+import { announceProfilesChanged } from "@/lib/cache/profiles-changed";
 import { tools, type Tool } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";

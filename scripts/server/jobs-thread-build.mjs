@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
-const ENTRY = "lib/jobs/thread-main.ts";
+const ENTRY = "lib/worker/jobs-thread-main.ts";
 const OUT_DIR = ".jobs-thread";
 
 /**

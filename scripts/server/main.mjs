@@ -58,7 +58,7 @@ const MAX_EARLY_DEATHS = 5;
 const CLUSTER_SLOT_ENV = "COCKPIT_CLUSTER_SLOT";
 
 /**
- * The socket's remote address of the request being served, for the app (lib/http/client-ip.ts):
+ * The socket's remote address of the request being served, for the app (lib/net/client-ip.ts):
  * route handlers never see the socket, and X-Forwarded-For is the client's to write.
  * @type {AsyncLocalStorage<{ address: string | null }>}
  */

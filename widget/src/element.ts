@@ -6,7 +6,8 @@
  */
 import { Client, SDUI_VERSION, WidgetError, type TokenProvider } from "./api";
 import { h, uuid } from "./dom";
-import { findTable, renderNode, type ActionInfo, type RenderContext } from "./render";
+import type { ActionInfo, RenderContext } from "./node";
+import { findTable, renderNode } from "./render";
 import { resolve } from "./bind";
 import { CSS } from "./styles";
 import { validate } from "./validate";

@@ -5,7 +5,7 @@
  */
 import { resolveObject, type Scope } from "./bind";
 import { h, Malformed, uuid } from "./dom";
-import type { Node, RenderContext } from "./render";
+import type { Node, RenderContext } from "./node";
 import { validate, type Schema } from "./validate";
 import type { WidgetError } from "./api";
 

@@ -6,32 +6,7 @@ import { formatValue, getPath, resolve, resolveObject, type Scope } from "./bind
 import { h, Malformed } from "./dom";
 import { renderForm } from "./form";
 import type { WidgetError } from "./api";
-import type { Schema } from "./validate";
-
-export interface Node {
-  type?: unknown;
-  [prop: string]: unknown;
-}
-
-export interface ActionInfo {
-  name: string;
-  title?: string;
-  input_schema?: Schema;
-}
-
-export interface RenderContext {
-  actions: Map<string, ActionInfo>;
-  params: Record<string, string>;
-  /** Runs an action; resolves once it (and its refresh) is done; rejects with the WidgetError. */
-  run(action: string, input: Record<string, unknown>, idempotencyKey?: string): Promise<unknown>;
-  /** Shows a failed button or move next to the widget's content. */
-  notify(err: WidgetError): void;
-  setParam(param: string, value: string): void;
-  /** The `index`-th table of the view fetched with `after=cursor`: its rows and next cursor. */
-  loadMore(index: number, cursor: string): Promise<{ rows: unknown[]; next: unknown; scope: Scope }>;
-  /** Counts tables in render order, so "Load more" finds its table in the next page's definition. */
-  tableIndex: number;
-}
+import type { Node, RenderContext } from "./node";
 
 const str = (v: unknown) => formatValue(v);
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { db } from "@/db/client";
-import { AgentsView, type AgentRow } from "@/components/agents/agents-view";
+import type { AgentRow } from "@/components/agents/agent-row";
+import { AgentsView } from "@/components/agents/agents-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { listAgents, toPublicAgent } from "@/lib/agents";
 import { PageQuery } from "@/lib/pagination";

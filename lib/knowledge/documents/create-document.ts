@@ -8,7 +8,7 @@ import { getActiveCollectionInCompany } from "../collections/internal";
 import { indexQueue } from "../jobs/index-queue";
 import { detectDocumentKind, MIME_BY_KIND } from "./detect-type";
 import type { ReceivedUpload } from "./receive-upload";
-import { commitUploadFile, removeStoredDocument, removeUploadFile, storageKeyFor } from "./storage";
+import { commitUploadFile, removeStoredDocument, removeUploadFile, storageKeyFor } from "../storage";
 
 export const unsupportedType = () =>
   new AppError(

@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 import { deleteDocumentChunks } from "../index-chunks";
 import { getCollectionInCompany } from "../collections/internal";
 import { documentNotFound, getDocumentInCollection } from "./internal";
-import { removeStoredDocument } from "./storage";
+import { removeStoredDocument } from "../storage";
 
 /**
  * Its chunks leave retrieval in the same transaction as its row, then its bytes go; a job still

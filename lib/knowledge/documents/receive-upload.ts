@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import { AppError } from "@/lib/errors";
-import { createUploadFile, removeUploadFile } from "./storage";
+import { createUploadFile, removeUploadFile } from "../storage";
 
 /** Room for the multipart framing and the small fields around the file. */
 const FRAMING_BYTES = 64 * 1024;

@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import type { JobRun } from "@/lib/jobs";
 import { log } from "@/lib/log";
 import { IndexingError, type IndexStage } from "../contracts";
-import { readStoredDocument } from "../documents/storage";
+import { readStoredDocument } from "../storage";
 import { deleteDocumentChunks, indexDocument } from "../index-chunks";
 import { parseDocument } from "../parse";
 

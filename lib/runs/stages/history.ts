@@ -5,22 +5,13 @@ import { AppError } from "@/lib/errors";
 import { MAX_IMAGE_TOKENS } from "@/lib/providers/image-tokens";
 import { countRepeatedTextTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatMessage, ContentPart } from "@/lib/providers/types";
+import { cachedHistory, rememberHistory, type HistoryRow } from "@/lib/threads/history-cache";
 import { messageTexts } from "@/lib/threads/message-tokens";
 import type { RunContext, Stage } from "../context";
 import { claimThread } from "../claim-thread";
-import { cachedHistory, rememberHistory } from "../history-cache";
 import { modelMaxOutputTokens, outputCap } from "../output-cap";
 import { addStep, STEP_TYPE } from "../steps";
 import { knowledgeBudgets, willRetrieve } from "./retrieval";
-
-/** A stored message as a run reads it, newest first. */
-export interface HistoryRow {
-  seq: number;
-  role: string;
-  content: unknown;
-  extra: Record<string, unknown> | null;
-  tokens: number | null;
-}
 
 /** Rows read with the run's claim (lib/runs/claim-thread.ts); later pages are larger. */
 export const FIRST_PAGE = 64;
@@ -52,7 +43,7 @@ function textTokens(row: HistoryRow): number {
 
 /**
  * The thread's rows from the newest down, as far as known without another read: what the claim
- * read above the cached rows, then the cached rows (lib/runs/history-cache.ts). `complete` when
+ * read above the cached rows, then the cached rows (lib/threads/history-cache.ts). `complete` when
  * the oldest of them is the thread's first message.
  */
 async function claimAndRead(ctx: RunContext): Promise<{ rows: HistoryRow[]; complete: boolean }> {
@@ -75,7 +66,7 @@ async function olderRows(ctx: RunContext, beforeSeq: number, limit: number): Pro
 }
 
 /**
- * Stored `data:` images come back as `sha256:<hex>` (lib/runs/storable-content.ts): their bytes are
+ * Stored `data:` images come back as `sha256:<hex>` (lib/threads/storable-content.ts): their bytes are
  * read from message_images (the company's own) and the part is a data: URI again. An image whose
  * bytes were never kept (a chat completion's record) becomes a text saying so.
  */

@@ -2,7 +2,7 @@ import { holdCredit } from "@/lib/billing/lease";
 import { worstCaseMicro } from "@/lib/models";
 import { AppError } from "@/lib/errors";
 import { countPromptTokens, promptParts, promptTokenBound } from "@/lib/providers/tokens";
-import { countTokensOffLoop } from "@/lib/workers/cpu-pool";
+import { countTokensOffLoop } from "@/lib/cpu/pool";
 import { stageCallsMicro, type RunContext, type Stage } from "../context";
 import { modelRequest } from "../model-request";
 import { outputCap } from "../output-cap";

@@ -1,5 +1,5 @@
 import { db } from "@/db/client";
-import { clientAddress } from "@/lib/http/client-ip";
+import { clientAddress } from "@/lib/net/client-ip";
 import { publicRoute, routes } from "@/lib/http";
 import {
   acceptEvent,

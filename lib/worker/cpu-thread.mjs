@@ -1,6 +1,6 @@
 // A worker thread for CPU work on large request bodies, so the event loop never decodes, parses or
 // tokenizes megabytes. Plain JS outside the bundle. Protocol: { id, op, ... } in, { id, ok, ... }
-// out (see cpu-pool.ts).
+// out (see lib/cpu/pool.ts).
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import v8 from "node:v8";
@@ -8,7 +8,7 @@ import vm from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import { applyCompiledRules, compileMatcher } from "../guardrails/matchers.mjs";
 import { jsonNestsDeeper, MAX_JSON_DEPTH } from "../http/json-depth.mjs";
-import { SLICE_CHARS, tokenSlices, truncateTokens } from "./token-slices.mjs";
+import { SLICE_CHARS, tokenSlices, truncateTokens } from "../providers/token-slices.mjs";
 
 const require = createRequire(import.meta.url);
 /** @type {Record<string, number>} slug → context window (tokens) */
@@ -37,7 +37,7 @@ const codec = {
   decode: (tokens) => o200k().decode(tokens),
 };
 
-// Long runs are counted in slices (./token-slices.mjs): BPE is quadratic in one pre-token's length.
+// Long runs are counted in slices (lib/providers/token-slices.mjs): BPE is quadratic in one pre-token's length.
 const countWithin = (text, limit) => {
   const pieces = text.length <= 2 * SLICE_CHARS ? [text] : tokenSlices(text);
   if (pieces.length === 1) return countPlainWithin(text, limit);

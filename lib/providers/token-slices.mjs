@@ -1,5 +1,5 @@
 // The one bounded path to the o200k tokenizer, shared by the event loop (lib/providers/tokens.ts)
-// and the CPU worker (./cpu-worker.mjs). Plain JavaScript so the worker can load it as is.
+// and the CPU worker (lib/worker/cpu-thread.mjs). Plain JavaScript so the worker can load it as is.
 
 /**
  * BPE is quadratic in one pre-token's length, and o200k makes one pre-token of a run of

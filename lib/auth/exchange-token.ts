@@ -1,8 +1,8 @@
 import "server-only";
 import type { Scope } from "@/db/enums";
-import { CREDENTIAL, type AuthContext } from "@/lib/auth/auth-context";
-import { mintSdkToken, SDK_TOKEN_TTL_S } from "@/lib/auth/jwt";
-import { requireSubset } from "@/lib/auth/scopes";
+import { CREDENTIAL, type AuthContext } from "./auth-context";
+import { mintSdkToken, SDK_TOKEN_TTL_S } from "./jwt";
+import { requireSubset } from "./scopes";
 import { AppError } from "@/lib/errors";
 
 /**

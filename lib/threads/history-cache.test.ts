@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appendHistory, cachedHistory, rememberHistory } from "./history-cache";
-import type { HistoryRow } from "./stages/history";
+import { appendHistory, cachedHistory, rememberHistory, type HistoryRow } from "./history-cache";
 
 /** Rows as the claim reads them: newest first, with the claim's extra columns and an empty `extra`. */
 function read(from: number, to: number): HistoryRow[] {

@@ -4,7 +4,7 @@
  * own bill journal, and on `stop` stops its workers, then runs its shutdown hooks.
  */
 // First: the globals the modules below read (lease owner, wake-up token).
-import "./thread-setup";
+import "./jobs-thread-setup";
 import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { notifyLocalWorker, startJobs } from "@/lib/jobs/start-jobs";
@@ -14,7 +14,7 @@ import { runShutdownHooks } from "@/lib/shutdown";
 import "@/lib/runs/persist-run";
 // Defines the webhook events' queue, so this thread serves it.
 import "@/lib/webhooks/jobs/event-queue";
-import type { JobsThreadData, JobsThreadMessage } from "./jobs-thread";
+import type { JobsThreadData, JobsThreadMessage } from "@/lib/jobs/jobs-thread";
 
 const data = workerData as JobsThreadData;
 

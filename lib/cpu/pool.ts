@@ -11,7 +11,7 @@ import { log } from "@/lib/log";
  * worker entry (changes need a rebuild). A crashed worker is replaced on the next job; its jobs
  * fail with a 500.
  */
-const WORKER_FILE = path.join(process.cwd(), "lib/workers/cpu-worker.mjs");
+const WORKER_FILE = path.join(process.cwd(), "lib/worker/cpu-thread.mjs");
 
 interface WorkerError {
   status: number;
@@ -74,6 +74,12 @@ function run(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Pr
     throw new AppError(STATUS_CODES[e.status] ?? "internal", e.message, { wireCode: e.code, param: e.param });
   });
 }
+
+/**
+ * Bodies above this size are decoded and parsed in the CPU worker, never on the event loop, where
+ * each pass over a large body (concat, decode, parse) would block every other request.
+ */
+export const PARSE_OFF_LOOP_ABOVE_BYTES = 1024 * 1024;
 
 export interface ParsedBody {
   value: unknown;

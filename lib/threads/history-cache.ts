@@ -1,5 +1,13 @@
 import "server-only";
-import type { HistoryRow } from "./stages/history";
+
+/** A stored message as a run reads it, newest first. */
+export interface HistoryRow {
+  seq: number;
+  role: string;
+  content: unknown;
+  extra: Record<string, unknown> | null;
+  tokens: number | null;
+}
 
 /**
  * Per-process cache of threads' newest messages, so a run rereads only seqs above the cached
