@@ -5,9 +5,6 @@ import { activeToolsByName } from "@/lib/tools/active-tools";
 import type { ToolDefinition } from "@/lib/providers/types";
 import type { ServerTool, Stage } from "../context";
 
-/** The request's `tool_choice` as the run request schema gives it. */
-export type RunToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
-
 const badChoice = (message: string, wireCode?: string) =>
   new AppError("invalid_request", message, { param: "tool_choice", ...(wireCode ? { wireCode } : {}) });
 
