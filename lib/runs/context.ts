@@ -238,9 +238,10 @@ export function stageCallsMicro(bill: Pick<RunBill, "stageCalls">): number {
 }
 
 /** A pipeline stage: reads the parts of the context it needs and writes its own; throws AppError to stop the run. */
-export interface Stage {
+export interface Stage<C = RunContext> {
   name: string;
-  run(ctx: RunContext): Promise<void>;
+  /** `C`: the parts of the context this stage reads and writes; the pipeline passes the whole context. */
+  run(ctx: C): Promise<void>;
 }
 
 /** What every run starts with before a stage has done anything (the request and prompt are the caller's). */
