@@ -1,5 +1,5 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { relaxedDb } from "@/db/client";
 import { DatabaseUnavailableError, isConnectionError } from "@/db/resilience";
 import { AppError } from "@/lib/errors";
@@ -8,7 +8,7 @@ import { log } from "@/lib/log";
 import { onShutdown } from "@/lib/shutdown";
 import { insufficientBalance } from "./internal";
 import { currentLeaseOwner, formatLeaseOwner } from "./lease-owner";
-import { releaseReservation } from "./settle";
+import { releaseReservation } from "./release-hold";
 
 /**
  * Credit leases: how a call holds its worst case without a database statement of its own.
@@ -289,24 +289,6 @@ export async function holdCredit(companyId: string, amountMicro: number): Promis
       opening.delete(companyId);
     }
   }
-}
-
-/**
- * CTEs `r` and `c` that draw `cost` from the call's lease and debit the balance by it; `c` holds
- * the new balance for insertEntrySql("c", …). No row comes back when the lease no longer has
- * `cost` left (released by the reconciler): bill with billWithHold() then.
- */
-export function drawHoldCtes(lease: { id: string; companyId: string }, cost: number, when: SQL = sql`true`) {
-  return sql`r AS (
-      UPDATE reservations
-      SET amount_micro = amount_micro - ${cost}, expires_at = GREATEST(expires_at, now() + make_interval(secs => ${LEASE_TTL_S}))
-      WHERE id = ${lease.id} AND company_id = ${lease.companyId} AND status = 'held' AND amount_micro >= ${cost} AND ${when}
-      RETURNING company_id),
-    c AS (
-      UPDATE companies co
-      SET reserved_micro = co.reserved_micro - ${cost}, balance_micro = co.balance_micro - ${cost}
-      FROM r WHERE co.id = r.company_id
-      RETURNING co.id, co.balance_micro)`;
 }
 
 /**

@@ -1,8 +1,15 @@
-import type { RunContext } from "@/lib/runs/context";
+import type { GuardrailsOutput, ModelOutput, RetrievalOutput, RunBill, RunRequest } from "@/lib/runs/context";
+
+/** What the wire format reads of a finished (or streaming) run. */
+type Answer = Pick<RunRequest, "responseId" | "requestedModel" | "startedAt"> &
+  Pick<ModelOutput, "content" | "toolCalls" | "finishReason"> &
+  Pick<RunBill, "usage"> &
+  Pick<GuardrailsOutput, "appliedRules"> &
+  Pick<RetrievalOutput, "citations">;
 import type { ChatChunk } from "@/lib/providers/types";
 
 /** CONTRACT 5.9 / OpenAI `usage`, cached tokens inside prompt_tokens. */
-export function wireUsage(ctx: RunContext) {
+export function wireUsage(ctx: Pick<RunBill, "usage">) {
   const u = ctx.usage;
   return {
     prompt_tokens: u.promptTokens,
@@ -13,9 +20,10 @@ export function wireUsage(ctx: RunContext) {
   };
 }
 
-const created = (ctx: RunContext) => Math.floor((Date.now() - (performance.now() - ctx.startedAt)) / 1000);
+const created = (ctx: Pick<RunRequest, "startedAt">) =>
+  Math.floor((Date.now() - (performance.now() - ctx.startedAt)) / 1000);
 
-export function toChatCompletion(ctx: RunContext) {
+export function toChatCompletion(ctx: Answer) {
   return {
     id: ctx.responseId,
     object: "chat.completion" as const,
@@ -42,7 +50,7 @@ export function toChatCompletion(ctx: RunContext) {
 }
 
 /** `chat.completion.chunk` frames (OpenAI streaming wire format). */
-export function chunkFrames(ctx: RunContext, includeUsage: boolean) {
+export function chunkFrames(ctx: Answer, includeUsage: boolean) {
   const base = () => ({
     id: ctx.responseId,
     object: "chat.completion.chunk" as const,

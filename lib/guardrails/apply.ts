@@ -1,8 +1,15 @@
 import "server-only";
-import type { AppliedRule } from "@/lib/runs/context";
 import { applyGuardrailsOffLoop } from "@/lib/cpu/pool";
 import type { CompiledRule } from "./compile-rule";
 import { applyCompiledRules } from "./matchers.mjs";
+
+/** A rule that fired, as runs store it (CONTRACT 6 `applied_rules`). */
+export interface AppliedRule {
+  id: string;
+  name: string;
+  action: string;
+  stage: string;
+}
 
 export interface GuardrailOutcome {
   /** The texts after redaction, same order and length as given (unchanged strings are the same strings). */

@@ -1,6 +1,5 @@
 import "server-only";
-import type { AppliedRule } from "@/lib/runs/context";
-import { applyRules } from "./apply";
+import { applyRules, type AppliedRule } from "./apply";
 import { companyRules } from "./rule-cache";
 import type { TryGuardrailsInput } from "./schemas";
 

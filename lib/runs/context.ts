@@ -1,17 +1,11 @@
 import type { GuardrailStage, ThreadSource } from "@/db/enums";
-import type { CompanyRules } from "@/lib/guardrails/rule-cache";
 import type { CreditHold } from "@/lib/billing/lease";
+import type { AppliedRule } from "@/lib/guardrails/apply";
+import type { CompanyRules } from "@/lib/guardrails/rule-cache";
 import type { ResolvedModel } from "@/lib/models";
 import type { Composition } from "@/lib/profiles/compose";
 import type { ChatChunk, ChatMessage, Passage, ToolCall, ToolDefinition, Usage } from "@/lib/providers/types";
 import type { RunStep } from "./steps";
-
-export interface AppliedRule {
-  id: string;
-  name: string;
-  action: string;
-  stage: string;
-}
 
 export interface Citation {
   document_id: string;
@@ -48,91 +42,93 @@ export interface StageModelCall {
   costMicro: number;
 }
 
-/** What the run's stage calls cost, in micro-O₮ (0 for almost every run). */
-export function stageCallsMicro(ctx: Pick<RunContext, "stageCalls">): number {
-  if (!ctx.stageCalls) return 0;
-  let n = 0;
-  for (const c of ctx.stageCalls) n += c.costMicro;
-  return n;
-}
+/** The run request's `tool_choice` (the tools stage turns it into the prompt's `tools`/`toolChoice`). */
+export type RunToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
 
 /**
- * Everything a run carries through the pipeline. Chat completions and the threads API both build
- * one of these and hand it to the same stages; each stage reads and fills its part.
+ * What the caller asked, fixed for the whole run. Chat completions and the threads API each build
+ * one; no stage changes it.
  */
-export interface RunContext {
-  companyId: string;
-  source: ThreadSource;
+export interface RunRequest {
+  readonly companyId: string;
   /** The slug as requested: what responses and frames show as `model`. */
-  requestedModel: string;
-  model: ResolvedModel;
-  runId: string;
+  readonly requestedModel: string;
+  readonly model: ResolvedModel;
+  readonly runId: string;
   /** Public id of the answer (`chatcmpl-…` for completions). */
-  responseId: string;
-  threadId: string;
-  startedAt: number;
-  signal: AbortSignal;
+  readonly responseId: string;
+  readonly threadId: string;
+  readonly startedAt: number;
+  readonly signal: AbortSignal;
   /** Settles when the rate limiter admitted the call; nothing with a side effect runs before. */
-  admitted?: Promise<void>;
-  stream: boolean;
-
+  readonly admitted?: Promise<void>;
+  readonly stream: boolean;
   /** The request's `profile_ids` (runs; an extension of completions); absent: the company's default profile. */
-  profileIds?: string[];
+  readonly profileIds?: string[];
   /** Runs: `mentioned_file_ids` (CONTRACT 6), read by the retrieval stage. */
-  mentionedFileIds?: string[];
+  readonly mentionedFileIds?: string[];
   /** The run request's overrides of the profiles' toggles (true forces on, false forces off). */
-  useKb?: boolean;
-  useTools?: boolean;
-  /** Set by the profiles stage: what was composed (knowledge bases and tools for later stages). */
-  composition?: Composition;
-  /** System-prompt layers in order: profiles, then the request's system messages / instructions. */
-  instructions: string[];
-  /** The conversation as given (roles preserved), minus the system messages lifted into instructions. */
-  messages: ChatMessage[];
-  /** Messages to store with the thread, exactly as received. */
-  inputMessages: ChatMessage[];
-  tools?: ToolDefinition[];
-  toolChoice?: unknown;
-  /** Runs: the request's `tool_choice` (the tools stage turns it into `tools`/`toolChoice`). */
-  runToolChoice?: import("./stages/tools").RunToolChoice;
-  /** Runs: the company tools offered, by name; set, the tool loop executes the model's calls. */
-  serverTools?: Map<string, ServerTool>;
-  /** Names the profiles list that are not active tools (skipped). */
-  toolsMissing?: string[];
-  /** Why the profiles' tools were not offered (the model takes none). */
-  toolsSkipped?: string;
-  /** The tool calls the loop executed, in order (the run's `tool_calls`). */
-  executedTools?: ExecutedToolCall[];
-  /** Host-measured CPU milliseconds of the run's tool executions (billed at TOOL_CPU_OT_PER_S). */
-  toolCpuMs?: number;
-  /** Streaming runs: told each executed tool call (a `{"tool_call":…}` frame). */
-  onToolCall?: (call: ExecutedToolCall) => void;
-  params: Record<string, unknown>;
-  maxOutputTokens?: number;
-  passages: Passage[];
+  readonly useKb?: boolean;
+  readonly useTools?: boolean;
+  /** Runs: the request's `tool_choice`. */
+  readonly runToolChoice?: RunToolChoice;
+  readonly params: Record<string, unknown>;
   /**
    * `enable_multimodal` (SPEC run request; completions: always on). Off: images are neither
    * fetched, read nor described; a model that takes images still gets them as given.
    */
-  enableMultimodal: boolean;
-  /** What the multimodal stage made of each image (description and OCR text), in order. */
-  imageNotes: string[];
-  appliedRules: AppliedRule[];
-  citations: Citation[];
-  /** What the run did, in order (CONTRACT 6 run steps): each stage adds its own. */
-  steps: RunStep[];
+  readonly enableMultimodal: boolean;
   /**
    * Runs on a persistent thread (source api/webhook): the run row exists from the start (status
    * in_progress, the thread's active run) and persisting updates it; the assistant message takes
    * its seq from threads.next_seq. Completions' throwaway threads are written whole at the end.
    */
-  persistent?: boolean;
+  readonly persistent?: boolean;
+  /** SHA-256 of the request's data: images the worker hashed, keyed `message.part` (inputMessages' indexes). */
+  readonly imageDigests?: Record<string, string>;
+}
+
+/** The prompt as the model will get it: the caller's, then rewritten by the stages in turn. */
+export interface RunPrompt {
+  /** System-prompt layers in order: profiles, then the request's system messages / instructions. */
+  instructions: string[];
+  /** The conversation as given (roles preserved), minus the system messages lifted into instructions. */
+  messages: ChatMessage[];
+  /** Messages to store with the thread, as received (an input guardrail may redact them). */
+  inputMessages: ChatMessage[];
+  /** Completions: the request's tools; runs: the tools stage's. */
+  tools?: ToolDefinition[];
+  toolChoice?: unknown;
+  maxOutputTokens?: number;
+  /** o200k tokens of the prompt's texts, counted by the CPU worker that parsed a large body and kept current by the stages. */
+  promptTextTokens?: number;
+}
+
+/** The thread the run belongs to. */
+export interface RunThread {
+  /** The caller's; the history stage's claim replaces it with the stored thread's. */
+  source: ThreadSource;
   /** The run row exists (the history stage claimed the thread): a failure from here on is stored. */
   claimed?: boolean;
-  /** Set when the run is stored (persist-run). */
-  latencyMs?: number;
-  /** Why the run was stopped when ctx.signal aborted: a client that left, POST …/cancel, or the server's grace running out. */
-  stopReason?: "client_disconnected" | "cancelled" | "server_shutdown";
+}
+
+/** The profiles stage's output: what was composed (knowledge bases and tools for later stages). */
+export interface ProfilesOutput {
+  composition?: Composition;
+}
+
+/** The tools stage's output (runs). */
+export interface ToolsOutput {
+  /** The company tools offered, by name; set, the tool loop executes the model's calls. */
+  serverTools?: Map<string, ServerTool>;
+  /** Names the profiles list that are not active tools (skipped). */
+  toolsMissing?: string[];
+  /** Why the profiles' tools were not offered (the model takes none). */
+  toolsSkipped?: string;
+}
+
+/** The guardrail stages' output. */
+export interface GuardrailsOutput {
   /** The company's active guardrail rules (input-guardrails stage; cached per process). */
   guardrails?: CompanyRules;
   /**
@@ -143,55 +139,126 @@ export interface RunContext {
   holdOutput?: boolean;
   /** A guardrail blocked the run: `content` is the refusal and `finishReason` is `content_filter`. */
   blockedBy?: GuardrailStage;
+  appliedRules: AppliedRule[];
+}
 
-  /** o200k tokens of the request's texts, counted by the CPU worker that parsed a large body. */
-  promptTextTokens?: number;
-  /** SHA-256 of the request's data: images the worker hashed, keyed `message.part` (inputMessages' indexes). */
-  imageDigests?: Record<string, string>;
-  /** The prompt's exact token count when the reserve-credit stage tokenized it (long prompts), so it is counted once. */
-  promptTokens?: number;
-  /** The call's credit hold (reserve-credit stage), ended by persist. */
-  hold?: CreditHold;
-  /** Set by the model stage. */
+/** The multimodal stage's output: what it made of each image (description and OCR text), in order. */
+export interface MultimodalOutput {
+  imageNotes: string[];
+}
+
+/** The retrieval stage's output. */
+export interface RetrievalOutput {
+  passages: Passage[];
+  citations: Citation[];
+}
+
+/** The model stage's output (the tool loop and the output guardrails rewrite it). */
+export interface ModelOutput {
   content: string;
   toolCalls: ToolCall[];
   finishReason: string;
-  usage: Usage;
   /** True when the usage came from the provider; else the tokenizer counted it. */
   usageReported: boolean;
   /**
-   * Set once a request was sent upstream (the model stage): from then on the provider may bill us
-   * for the prompt, so a call that ends cancelled is still billed for it.
+   * Set once a request was sent upstream: from then on the provider may bill us for the prompt,
+   * so a call that ends cancelled is still billed for it.
    */
   upstreamReached?: boolean;
-  /** Cost of the model call plus `stageCalls`. */
+}
+
+/** The tool loop's output (runs). */
+export interface ToolLoopOutput {
+  /** The tool calls the loop executed, in order (the run's `tool_calls`). */
+  executedTools?: ExecutedToolCall[];
+  /** Host-measured CPU milliseconds of the run's tool executions (billed at TOOL_CPU_OT_PER_S). */
+  toolCpuMs?: number;
+}
+
+/** The bill: what the run holds, used and costs. */
+export interface RunBill {
+  /** The call's credit hold (reserve-credit stage, renewed by the tool loop), ended by persist. */
+  hold?: CreditHold;
+  /** The prompt's exact token count when the reserve-credit stage tokenized it (long prompts), so it is counted once. */
+  promptTokens?: number;
+  usage: Usage;
+  /** Cost of the model call plus `stageCalls` (and the tool loop's CPU), in micro-O₮. */
   costMicro: number;
   /** Model calls made by stages before the model; their cost is held and billed with the run's. */
   stageCalls?: StageModelCall[];
+}
+
+/** How the run ended, written by the pipeline and persistence. */
+export interface RunOutcome {
+  /** What the run did, in order (CONTRACT 6 run steps): each stage adds its own. */
+  steps: RunStep[];
   error?: { code: string; message: string };
+  /** Why the run was stopped when the request's signal aborted: a client that left, POST …/cancel, or the server's grace running out. */
+  stopReason?: "client_disconnected" | "cancelled" | "server_shutdown";
+  /** Set when the run is stored (persist-run). */
+  latencyMs?: number;
+}
+
+/** Where a streaming caller wants the run's output as it happens. */
+export interface RunSinks {
   /**
-   * Streaming sink: the model stage forwards upstream chunks here as they arrive, and waits when
-   * it returns a promise (the sink wants its bytes on the wire before more work is done).
+   * The model stage forwards upstream chunks here as they arrive, and waits when it returns a
+   * promise (the sink wants its bytes on the wire before more work is done).
    */
   onChunk?: (chunk: ChatChunk) => void | Promise<void>;
+  /** Streaming runs: told each executed tool call (a `{"tool_call":…}` frame). */
+  onToolCall?: (call: ExecutedToolCall) => void;
 }
 
-/** A pipeline stage: reads and fills the context; throws AppError to stop the run. */
-export interface Stage {
+/**
+ * Everything a run carries through the pipeline: the request, the working prompt, each stage's
+ * output, the bill and the outcome. Chat completions and the threads API hand one to the same
+ * stages; each stage reads the parts it needs and writes its own.
+ */
+export type RunContext = RunRequest &
+  RunPrompt &
+  RunThread &
+  ProfilesOutput &
+  ToolsOutput &
+  GuardrailsOutput &
+  MultimodalOutput &
+  RetrievalOutput &
+  ModelOutput &
+  ToolLoopOutput &
+  RunBill &
+  RunOutcome &
+  RunSinks;
+
+/** What the run's stage calls cost, in micro-O₮ (0 for almost every run). */
+export function stageCallsMicro(bill: Pick<RunBill, "stageCalls">): number {
+  if (!bill.stageCalls) return 0;
+  let n = 0;
+  for (const c of bill.stageCalls) n += c.costMicro;
+  return n;
+}
+
+/** A pipeline stage: reads the parts of the context it needs and writes its own; throws AppError to stop the run. */
+export interface Stage<C = RunContext> {
   name: string;
-  run(ctx: RunContext): Promise<void>;
+  /** `C`: the parts of the context this stage reads and writes; the pipeline passes the whole context. */
+  run(ctx: C): Promise<void>;
 }
 
-/** What every run starts with before a stage has done anything (the request's part is the caller's). */
-export function freshRunState() {
+/** What every run starts with before a stage has done anything (the request and prompt are the caller's). */
+export function freshRunState(): GuardrailsOutput &
+  MultimodalOutput &
+  RetrievalOutput &
+  ModelOutput &
+  Pick<RunBill, "usage" | "costMicro"> &
+  Pick<RunOutcome, "steps"> {
   return {
-    passages: [] as RunContext["passages"],
-    imageNotes: [] as string[],
-    appliedRules: [] as AppliedRule[],
-    citations: [] as Citation[],
-    steps: [] as RunStep[],
+    passages: [],
+    imageNotes: [],
+    appliedRules: [],
+    citations: [],
+    steps: [],
     content: "",
-    toolCalls: [] as ToolCall[],
+    toolCalls: [],
     finishReason: "",
     usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
     usageReported: false,

@@ -1,15 +1,10 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
-import type { Tx } from "@/db/types";
 import { GUARDRAIL_STAGE, LEDGER_KIND, RUN_STATUS, type RunStatus } from "@/db/enums";
-import { drawHoldCtes, endHold, type CreditHold } from "@/lib/billing";
-import { billWithHold } from "@/lib/billing/bill-with-hold";
-import type { EntryInput } from "@/lib/billing/entries";
-import { insertEntrySql } from "@/lib/billing/internal";
+import { billCall, endHold, type CallBillOutcome, type CreditHold, type EntryInput } from "@/lib/billing";
 import { newId } from "@/lib/ids";
 import { DatabaseUnavailableError, isConnectionError, isTransientConflict } from "@/db/resilience";
 import { journal, registerJournalWriter } from "@/lib/persistence/bill-journal";
-import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit";
 import { isStorableText, toStorableJson } from "@/lib/persistence/pg-text";
 import type { ChatMessage } from "@/lib/providers/types";
 import { stageCallsMicro, type RunContext, type StageModelCall } from "./context";
@@ -244,77 +239,23 @@ function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
   };
 }
 
-export interface PersistOutcome {
-  /** What the bill drew from the call's lease (for endHold). */
-  drawnMicro: number;
-  /** What the ledger entry charged, when it differs from the job's cost (a shortfall). */
-  chargedMicro?: number;
-  /** The run was already stored by an earlier attempt whose acknowledgement was lost. */
-  already: boolean;
+export interface PersistOutcome extends Omit<CallBillOutcome<StoredRow>, "row"> {
   /** The seq of the run's first stored message, when this write stored them (a run on a persistent thread). */
   firstSeq?: number;
 }
 
 /**
- * Stores the run (thread, messages, run row) and bills it in ONE statement, committed through the
- * group committer: the answer's record and its ledger row become durable together, in a single
- * round trip. Idempotent by run id (a retry after a lost acknowledgement finds the stored run and
- * writes nothing), so the caller may run it again after any failure.
- *
- * Billing tail of that statement: draw the actual cost from the call's credit lease (the normal
- * case: the cost is within the call's hold, because the cap the hold covers is the cap the
- * upstream received). A call that cost more than its hold (a provider that ignored the cap or
- * counted the prompt higher than we did), or whose lease the reconciler released, is billed by
- * billWithHold: its own hold first, then the unreserved balance, never below zero, the shortfall
- * noted; for the first case the record and the bill share one transaction. Its entry id is derived
- * from the run id, so that bill is idempotent too.
+ * Stores the run (thread, messages, run row) and bills it in one statement (lib/billing's billCall
+ * appends the ledger part). Idempotent by run id: a retry after a lost acknowledgement finds the
+ * stored run and writes nothing, and the bill's entry id is derived from the run id, so the
+ * caller may run it again after any failure.
  */
 export async function writeRun(job: PersistJob): Promise<PersistOutcome> {
-  const { hold, entry } = job;
-  const cost = job.costMicro;
-  const record = recordSql(job);
-  const billRest = async (tx: Tx, lease: CreditHold["lease"], holdMicro: number): Promise<PersistOutcome> => {
-    const r = await billWithHold(tx, { companyId: job.companyId, lease, holdMicro, costMicro: cost, entry });
-    return {
-      drawnMicro: r.drawnMicro,
-      already: r.alreadyBilled === true,
-      ...(r.entry ? { chargedMicro: -r.entry.amountMicro } : {}),
-    };
-  };
-  if (!job.billable) {
-    const [row] = (await commitWithGroup(sql`WITH ${record} SELECT ${storedSql(job)}`)) as StoredRow[];
-    return { drawnMicro: 0, already: row?.stored === 0, ...firstSeqOf(row) };
-  }
-  if (cost === 0) {
-    const [row] = (await commitWithGroup(
-      sql`WITH ${record}, c AS (SELECT id, balance_micro FROM companies WHERE id = ${job.companyId} AND EXISTS (SELECT 1 FROM run_row)),
-          bill AS (${insertEntrySql("c", 0, entry, "id")}) SELECT ${storedSql(job)}`,
-    )) as StoredRow[];
-    return { drawnMicro: 0, already: row?.stored === 0, ...firstSeqOf(row) };
-  }
-  if (hold?.lease && cost <= hold.amountMicro) {
-    const [row] = (await commitWithGroup(
-      sql`WITH ${record}, ${drawHoldCtes(hold.lease, cost, sql`EXISTS (SELECT 1 FROM run_row)`)},
-          bill AS (${insertEntrySql("c", -cost, entry, "id")})
-          SELECT ${storedSql(job)}, (SELECT count(*) FROM bill)::int AS billed`,
-    )) as (StoredRow & { billed: number })[];
-    // Stored earlier. Billed with it (that statement drew the cost from the lease), unless the
-    // lease was gone then and the bill from the balance that followed failed: billed now. The
-    // entry's id is the run's, so a bill that did happen is found and not repeated.
-    if (row?.stored === 0) {
-      const rest = await commitExclusive((tx) => billRest(tx, null, 0));
-      return rest.already ? { drawnMicro: cost, already: true } : rest;
-    }
-    if (row?.billed === 1) return { drawnMicro: cost, already: false, ...firstSeqOf(row) };
-    // The lease was released under us (the record is stored): bill from the balance.
-    return { ...(await commitExclusive((tx) => billRest(tx, null, 0))), ...firstSeqOf(row) };
-  }
-  return commitExclusive(async (tx) => {
-    const [row] = (await tx.execute(sql`WITH ${record} SELECT ${storedSql(job)}`)) as unknown as StoredRow[];
-    // Record and bill share this transaction: a stored run was billed with it.
-    if (row?.stored === 0) return { drawnMicro: 0, already: true };
-    return { ...(await billRest(tx, hold?.lease ?? null, hold?.amountMicro ?? 0)), ...firstSeqOf(row) };
-  });
+  const { row, ...outcome } = await billCall<StoredRow>(
+    { companyId: job.companyId, costMicro: job.costMicro, billable: job.billable, entry: job.entry, hold: job.hold },
+    { ctes: recordSql(job), writtenNow: sql`EXISTS (SELECT 1 FROM run_row)`, columns: storedSql(job) },
+  );
+  return { ...outcome, ...firstSeqOf(row) };
 }
 
 registerJournalWriter<PersistJob>("run", writeRun);

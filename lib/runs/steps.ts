@@ -1,5 +1,3 @@
-import type { RunContext } from "./context";
-
 /** CONTRACT 6 run-step types. */
 export const STEP_TYPE = {
   profiles: "profiles",
@@ -21,18 +19,19 @@ export interface RunStep {
   detail: Record<string, unknown>;
 }
 
+/** Where a run keeps its steps: the run's context, or anything with its steps and start time. */
+export interface StepLog {
+  steps: RunStep[];
+  readonly startedAt: number;
+}
+
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
  * Records a step that began at `started` (performance.now()) and ends now. Cheap: one object pushed;
  * the steps are written with the run in the statement that stores it.
  */
-export function addStep(
-  ctx: Pick<RunContext, "steps" | "startedAt">,
-  type: StepType,
-  started: number,
-  detail: Record<string, unknown>,
-): void {
+export function addStep(ctx: StepLog, type: StepType, started: number, detail: Record<string, unknown>): void {
   ctx.steps.push({
     type,
     offset_ms: round(started - ctx.startedAt),
@@ -46,7 +45,7 @@ export function addStep(
  * a block, later rules were not evaluated).
  */
 export function addGuardrailStep(
-  ctx: Pick<RunContext, "steps" | "startedAt">,
+  ctx: StepLog,
   stage: string,
   started: number,
   rules: readonly { id: string; name: string; action: string }[],

@@ -3,9 +3,8 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { makeCompany } from "../support/factories";
 import { companies, reservations } from "@/db/schema";
-import { commitWithGroup } from "@/lib/persistence/group-commit";
 import {
-  drawHoldCtes,
+  billCall,
   endHold,
   getBalance,
   holdCredit,
@@ -16,8 +15,6 @@ import {
   reconcileReservations,
   type CreditHold,
 } from "@/lib/billing";
-import { billWithHold } from "@/lib/billing/bill-with-hold";
-import { insertEntrySql } from "@/lib/billing/internal";
 
 const OT = 1_000_000;
 const entry = { kind: "completion" as const, source: "completions", model: "m" };
@@ -39,15 +36,11 @@ const heldRows = (companyId: string) =>
     .where(eq(reservations.companyId, companyId))
     .then((rows) => rows.filter((r) => r.status === "held"));
 
-/** What persist-run does with a hold: draw the cost in one statement, then end the hold. */
+/** What persist-run does with a hold: bill the cost (drawn from the lease when it has it), then end the hold. */
 async function bill(hold: CreditHold, companyId: string, cost: number): Promise<"drawn" | "charged"> {
-  const rows = await commitWithGroup(
-    sql`WITH ${drawHoldCtes(hold.lease!, cost)} ${insertEntrySql("c", -cost, entry, "id")}`,
-  );
-  endHold(hold, rows.length > 0 ? cost : 0);
-  if (rows.length > 0) return "drawn";
-  await db.transaction((tx) => billWithHold(tx, { companyId, lease: null, holdMicro: 0, costMicro: cost, entry }));
-  return "charged";
+  const { drawnMicro } = await billCall({ companyId, costMicro: cost, billable: true, entry, hold });
+  endHold(hold, drawnMicro);
+  return drawnMicro === cost ? "drawn" : "charged";
 }
 
 describe("credit leases", () => {

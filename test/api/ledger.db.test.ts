@@ -4,18 +4,10 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { makeCompany } from "../support/factories";
-import { companies, reservations } from "@/db/schema";
+import { companies, ledgerEntries } from "@/db/schema";
 import { AppError } from "@/lib/errors";
-import {
-  charge,
-  getBalance,
-  grantCredits,
-  otToMicro,
-  reconcileReservations,
-  releaseReservation,
-  reserve,
-  settle,
-} from "@/lib/billing";
+import { billCall, charge, getBalance, grantCredits, otToMicro } from "@/lib/billing";
+import { newId } from "@/lib/ids";
 import { withRollback } from "../support/with-rollback";
 
 const OT = 1_000_000;
@@ -42,61 +34,27 @@ describe("O₮ ledger", () => {
     });
   });
 
-  it("reserve holds credit, settle charges the actual cost and releases the rest", async () => {
-    await withRollback(async (tx) => {
-      const co = await makeCompany(tx, { creditsOt: 10 });
-      const r = await reserve(tx, { companyId: co.id, amountMicro: 8 * OT });
-      // Only 2 O₮ are unreserved now.
-      await expect(charge(tx, { companyId: co.id, costMicro: 3 * OT, entry })).rejects.toBeInstanceOf(AppError);
-      await expect(reserve(tx, { companyId: co.id, amountMicro: 3 * OT })).rejects.toMatchObject({ status: 402 });
-      const settled = await settle(tx, {
-        reservation: r,
-        costMicro: 1.5 * OT,
-        entry: { kind: "completion", source: "completions", model: "m", promptTokens: 10, completionTokens: 5 },
-      });
-      expect(settled).toMatchObject({
-        amountMicro: -1.5 * OT,
-        balanceAfterMicro: 8.5 * OT,
-        model: "m",
-        promptTokens: 10,
-        completionTokens: 5,
-      });
-      const bal = await getBalance(tx, { companyId: co.id });
-      expect(bal).toEqual({ balanceMicro: 8.5 * OT, reservedMicro: 0 });
-      // Settling twice changes nothing.
-      expect(await settle(tx, { reservation: r, costMicro: 1.5 * OT, entry })).toBeNull();
-      expect((await getBalance(tx, { companyId: co.id })).balanceMicro).toBe(8.5 * OT);
-    });
-  });
-
-  it("settle above the hold charges at most what the balance covers, never below zero", async () => {
-    await withRollback(async (tx) => {
-      const co = await makeCompany(tx, { creditsOt: 3 });
-      const r = await reserve(tx, { companyId: co.id, amountMicro: 1 * OT });
-      const e = await settle(tx, { reservation: r, costMicro: 5 * OT, entry });
-      expect(e!.amountMicro).toBe(-3 * OT);
-      expect(e!.balanceAfterMicro).toBe(0);
-      expect(e!.metadata).toMatchObject({ cost_micro_requested: 5 * OT, cost_micro_unbilled: 2 * OT });
-    });
-  });
-
-  it("the reconciler releases expired holds; settle after release still bills once", async () => {
-    await withRollback(async (tx) => {
-      const co = await makeCompany(tx, { creditsOt: 10 });
-      const r = await reserve(tx, { companyId: co.id, amountMicro: 6 * OT });
-      const live = await reserve(tx, { companyId: co.id, amountMicro: 1 * OT });
-      await tx
-        .update(reservations)
-        .set({ expiresAt: new Date(Date.now() - 1000) })
-        .where(eq(reservations.id, r.id));
-      expect(await reconcileReservations(tx)).toBeGreaterThanOrEqual(1);
-      expect(await getBalance(tx, { companyId: co.id })).toEqual({ balanceMicro: 10 * OT, reservedMicro: 1 * OT });
-      const e = await settle(tx, { reservation: r, costMicro: 2 * OT, entry });
-      expect(e!.balanceAfterMicro).toBe(8 * OT);
-      expect(await releaseReservation(tx, live)).toBe(true);
-      expect(await releaseReservation(tx, live)).toBe(false);
-      expect(await getBalance(tx, { companyId: co.id })).toEqual({ balanceMicro: 8 * OT, reservedMicro: 0 });
-    });
+  it("a bill above its hold charges at most what the balance covers, never below zero, once", async () => {
+    const co = await makeCompany(db, { creditsOt: 3 });
+    const bill = {
+      companyId: co.id,
+      costMicro: 5 * OT,
+      billable: true,
+      hold: null,
+      entry: { ...entry, id: newId("ledger") },
+    };
+    expect(await billCall(bill)).toMatchObject({ drawnMicro: 0, chargedMicro: 3 * OT, already: false });
+    const rows = await db.select().from(ledgerEntries).where(eq(ledgerEntries.id, bill.entry.id));
+    expect(rows).toMatchObject([
+      {
+        amountMicro: -3 * OT,
+        balanceAfterMicro: 0,
+        metadata: { cost_micro_requested: 5 * OT, cost_micro_unbilled: 2 * OT },
+      },
+    ]);
+    // The same bill again (its acknowledgement was lost) finds its entry and bills nothing.
+    expect(await billCall(bill)).toMatchObject({ drawnMicro: 0, already: true });
+    expect((await getBalance(db, { companyId: co.id })).balanceMicro).toBe(0);
   });
 
   it("grants must be positive", async () => {
@@ -123,22 +81,6 @@ describe("O₮ ledger", () => {
     const [row] = await db.select().from(companies).where(eq(companies.id, co.id));
     expect(row!.balanceMicro).toBe(0);
     expect(await ledgerSum(co.id)).toBe(0);
-  });
-
-  it("parallel reservations never over-commit the balance", async () => {
-    const co = await makeCompany(db, { creditsOt: 50 });
-    const results = await Promise.allSettled(
-      Array.from({ length: 120 }, () => reserve(db, { companyId: co.id, amountMicro: OT })),
-    );
-    const held = results
-      .filter((r) => r.status === "fulfilled")
-      .map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof reserve>>>).value);
-    expect(held).toHaveLength(50);
-    await Promise.all(held.map((r, i) => settle(db, { reservation: r, costMicro: i % 2 === 0 ? OT : OT / 2, entry })));
-    const bal = await getBalance(db, { companyId: co.id });
-    expect(bal.reservedMicro).toBe(0);
-    expect(bal.balanceMicro).toBe(50 * OT - 25 * OT - 25 * (OT / 2));
-    expect(await ledgerSum(co.id)).toBe(bal.balanceMicro);
   });
 
   it("the same across two processes: 2 × 150 parallel charges on 100 O₮ → exactly 100 succeed", async () => {

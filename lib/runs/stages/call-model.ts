@@ -3,9 +3,35 @@ import { completeModel, streamModel } from "@/lib/providers/call-model";
 import { countPromptTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatChunk, ToolCall } from "@/lib/providers/types";
 import { microToOt } from "@/lib/billing/money";
-import { stageCallsMicro, type RunContext, type Stage } from "../context";
+import {
+  stageCallsMicro,
+  type GuardrailsOutput,
+  type ModelOutput,
+  type MultimodalOutput,
+  type RetrievalOutput,
+  type RunBill,
+  type RunOutcome,
+  type RunPrompt,
+  type RunRequest,
+  type RunSinks,
+  type Stage,
+  type ToolsOutput,
+} from "../context";
 import { modelRequest } from "../model-request";
 import { addStep, STEP_TYPE } from "../steps";
+
+/** What the model stage reads and writes. */
+export type ModelStageContext = RunRequest &
+  RunPrompt &
+  ToolsOutput &
+  GuardrailsOutput &
+  MultimodalOutput &
+  RetrievalOutput &
+  ModelOutput &
+  RunBill &
+  RunOutcome &
+  RunSinks;
+type Ctx = ModelStageContext;
 
 /** Folds streamed tool-call fragments into whole calls. */
 function mergeToolCalls(calls: ToolCall[], chunk: ChatChunk): void {
@@ -18,7 +44,7 @@ function mergeToolCalls(calls: ToolCall[], chunk: ChatChunk): void {
 }
 
 /** Usage from the provider when it gave one, else counted with the tokenizer (also for partial answers). */
-export function finalizeUsage(ctx: RunContext, prompt: ReturnType<typeof modelRequest>): void {
+export function finalizeUsage(ctx: Ctx, prompt: ReturnType<typeof modelRequest>): void {
   if (!ctx.usageReported) {
     ctx.usage = {
       promptTokens: ctx.promptTokens ?? countPromptTokens(prompt.messages, prompt.tools),
@@ -39,7 +65,7 @@ export function finalizeUsage(ctx: RunContext, prompt: ReturnType<typeof modelRe
 export const USAGE_GRACE_MS = 2_000;
 
 /** The upstream call's signal: the client's, except for the usage grace above. */
-function upstreamSignal(ctx: RunContext): { signal: AbortSignal; done: () => void } {
+function upstreamSignal(ctx: Ctx): { signal: AbortSignal; done: () => void } {
   const upstream = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const onAbort = () => {
@@ -63,7 +89,7 @@ function upstreamSignal(ctx: RunContext): { signal: AbortSignal; done: () => voi
  * client goes away (signal aborted) the upstream request is aborted with it and what was generated
  * so far is kept for billing.
  */
-export const callModelStage: Stage = {
+export const callModelStage: Stage<Ctx> = {
   name: "model",
   async run(ctx) {
     const req = modelRequest(ctx);

@@ -3,7 +3,9 @@ import { applyRules } from "@/lib/guardrails/apply";
 import { CONTENT_FILTER, INPUT_REFUSAL } from "@/lib/guardrails/refusals";
 import { companyRules, peekCompanyRules } from "@/lib/guardrails/rule-cache";
 import type { ChatMessage, ContentPart } from "@/lib/providers/types";
-import type { RunContext, Stage } from "../context";
+import type { GuardrailsOutput, ModelOutput, RunOutcome, RunPrompt, RunRequest, Stage } from "../context";
+
+type Ctx = RunRequest & RunPrompt & GuardrailsOutput & ModelOutput & RunOutcome;
 import { addGuardrailStep } from "../steps";
 
 /** The texts of one message, in order: a string content, or its text parts. */
@@ -37,9 +39,9 @@ function withTexts(m: ChatMessage, texts: string[], from: number): ChatMessage {
  * bill. Also loads the company's rules once for the output stage (a cache hit in the common case:
  * companies without rules cost a Map lookup and nothing else).
  */
-export const inputGuardrailsStage: Stage = {
+export const inputGuardrailsStage: Stage<Ctx> = {
   name: "input-guardrails",
-  async run(ctx: RunContext) {
+  async run(ctx: Ctx) {
     const rules = peekCompanyRules(ctx.companyId) ?? (await companyRules(ctx.companyId));
     ctx.guardrails = rules;
     if (rules.output.length > 0) ctx.holdOutput = true;

@@ -11,13 +11,16 @@ import { loadImage } from "@/lib/multimodal/load-image";
 import { ocrImage } from "@/lib/multimodal/ocr";
 import { countPromptTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatMessage, ContentPart } from "@/lib/providers/types";
-import type { RunContext, Stage } from "../context";
+import type { MultimodalOutput, RunBill, RunOutcome, RunPrompt, RunRequest, Stage } from "../context";
 import { addStep, STEP_TYPE } from "../steps";
+
+/** What the multimodal stage reads and writes. */
+type Ctx = RunRequest & RunPrompt & MultimodalOutput & RunBill & RunOutcome;
 
 /** What a multimodal step keeps of each image's text (the full text went to the model). */
 const STEP_TEXT_CHARS = 4000;
 
-function imagesStep(ctx: RunContext, started: number, handling: string, images: FoundImage[], texts?: string[]): void {
+function imagesStep(ctx: Ctx, started: number, handling: string, images: FoundImage[], texts?: string[]): void {
   addStep(ctx, STEP_TYPE.multimodal, started, {
     handling,
     vision_model:
@@ -58,7 +61,7 @@ function hasImages(messages: ChatMessage[]): boolean {
   return false;
 }
 
-function findImages(ctx: RunContext): FoundImage[] {
+function findImages(ctx: Ctx): FoundImage[] {
   const found: FoundImage[] = [];
   ctx.messages.forEach((m, i) => {
     if (!Array.isArray(m.content)) return;
@@ -91,7 +94,7 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number
   return out;
 }
 
-const notMultimodal = (ctx: RunContext) =>
+const notMultimodal = (ctx: Ctx) =>
   new AppError(
     "invalid_request",
     ctx.enableMultimodal
@@ -101,7 +104,7 @@ const notMultimodal = (ctx: RunContext) =>
   );
 
 /** The operator's VISION_MODEL as this company sees it; null (OCR only) when unset or unusable. */
-async function visionModel(ctx: RunContext): Promise<ResolvedModel | null> {
+async function visionModel(ctx: Ctx): Promise<ResolvedModel | null> {
   const slug = env.VISION_MODEL;
   if (!slug) return null;
   try {
@@ -127,7 +130,7 @@ async function visionModel(ctx: RunContext): Promise<ResolvedModel | null> {
  * address were refused before (checkImageUrl); one whose name resolves privately is refused by the
  * fetcher and noted like any unreachable host, nothing of it read.
  */
-async function localNote(ctx: RunContext, img: FoundImage): Promise<string> {
+async function localNote(ctx: Ctx, img: FoundImage): Promise<string> {
   try {
     const image = await loadImage(img.url, { param: img.param, signal: ctx.signal });
     return (await describeLoadedImage(image, img.param)).note;
@@ -160,7 +163,7 @@ async function readText(bytes: Buffer, param: string) {
  * configured; its hold taken first, so a company that cannot pay gets 402 before the call) plus
  * the OCR text. Without a vision model, the local description (size, type, OCR text).
  */
-async function imageToText(ctx: RunContext, img: FoundImage, vision: ResolvedModel | null): Promise<string> {
+async function imageToText(ctx: Ctx, img: FoundImage, vision: ResolvedModel | null): Promise<string> {
   const image = await loadImage(img.url, { param: img.param, signal: ctx.signal });
   const describe = (ocrText: string) =>
     localDescription({ mimeType: image.mimeType, width: image.width, height: image.height, ocrText });
@@ -212,7 +215,7 @@ async function imageToText(ctx: RunContext, img: FoundImage, vision: ResolvedMod
  *   input is refused (400 `model_not_multimodal`) rather than the images silently dropped.
  * Fetching and describing wait for the rate limiter's verdict: they have side effects.
  */
-export const multimodalStage: Stage = {
+export const multimodalStage: Stage<Ctx> = {
   name: "multimodal",
   async run(ctx) {
     if (!hasImages(ctx.messages)) return;
@@ -242,7 +245,7 @@ export const multimodalStage: Stage = {
 };
 
 /** New message objects with each image part replaced by its text; inputMessages (what is stored) keep the images. */
-function replaceImages(ctx: RunContext, images: FoundImage[], texts: string[]): void {
+function replaceImages(ctx: Ctx, images: FoundImage[], texts: string[]): void {
   const byMessage = new Map<number, ContentPart[]>();
   let added = 0;
   images.forEach((img, k) => {

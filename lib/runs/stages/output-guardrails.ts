@@ -1,7 +1,9 @@
 import { GUARDRAIL_STAGE } from "@/db/enums";
 import { applyRules } from "@/lib/guardrails/apply";
 import { CONTENT_FILTER, OUTPUT_REFUSAL } from "@/lib/guardrails/refusals";
-import type { RunContext, Stage } from "../context";
+import type { GuardrailsOutput, ModelOutput, RunOutcome, RunRequest, Stage } from "../context";
+
+type Ctx = Pick<RunRequest, "startedAt"> & GuardrailsOutput & ModelOutput & RunOutcome;
 import { addGuardrailStep } from "../steps";
 
 /**
@@ -11,9 +13,9 @@ import { addGuardrailStep } from "../steps";
  * still billed (the provider bills it). Streaming calls reach this stage before any answer byte
  * was sent: the completion holds the stream back while the company has output rules (holdOutput).
  */
-export const outputGuardrailsStage: Stage = {
+export const outputGuardrailsStage: Stage<Ctx> = {
   name: "output-guardrails",
-  async run(ctx: RunContext) {
+  async run(ctx: Ctx) {
     const rules = ctx.guardrails?.output;
     if (!rules?.length || !ctx.content) return;
     const started = performance.now();

@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "@/db/client";
 import { composeProfiles } from "@/lib/profiles/compose";
-import type { Stage } from "../context";
+import type { ProfilesOutput, RunOutcome, RunPrompt, RunRequest, Stage } from "../context";
 import { addStep, STEP_TYPE } from "../steps";
 
 /**
@@ -11,7 +11,7 @@ import { addStep, STEP_TYPE } from "../steps";
  * tools are not offered to completions, so `ctx.tools` is left as the request gave it. A company
  * without profiles is answered from a per-process cache: no query, nothing changes.
  */
-export const profilesStage: Stage = {
+export const profilesStage: Stage<RunRequest & RunPrompt & ProfilesOutput & RunOutcome> = {
   name: "profiles",
   async run(ctx) {
     const started = performance.now();

@@ -3,7 +3,17 @@ import { worstCaseMicro } from "@/lib/models";
 import { AppError } from "@/lib/errors";
 import { countPromptTokens, promptParts, promptTokenBound } from "@/lib/providers/tokens";
 import { countTokensOffLoop } from "@/lib/cpu/pool";
-import { stageCallsMicro, type RunContext, type Stage } from "../context";
+import {
+  stageCallsMicro,
+  type MultimodalOutput,
+  type RetrievalOutput,
+  type RunBill,
+  type RunPrompt,
+  type RunRequest,
+  type Stage,
+} from "../context";
+
+type Ctx = RunRequest & RunPrompt & MultimodalOutput & RetrievalOutput & RunBill;
 import { modelRequest } from "../model-request";
 import { outputCap } from "../output-cap";
 
@@ -24,7 +34,7 @@ const contextExceeded = (window: number, tokens?: number) =>
   );
 
 /** The prompt's tokens for the hold: its byte bound when small, else an exact count (never megabytes on the event loop). */
-async function promptTokensFor(ctx: RunContext, req: ReturnType<typeof modelRequest>): Promise<number> {
+async function promptTokensFor(ctx: Ctx, req: ReturnType<typeof modelRequest>): Promise<number> {
   const bound = promptTokenBound(req.messages, req.tools);
   if (bound <= EXACT_COUNT_ABOVE_BYTES) return bound;
   const window = ctx.model.model.contextWindow;
@@ -42,7 +52,7 @@ async function promptTokensFor(ctx: RunContext, req: ReturnType<typeof modelRequ
  * short. The output cap held is the cap the upstream receives (ctx.maxOutputTokens is set to it and
  * every adapter sends it), so an honest provider can never bill more than the hold.
  */
-export const reserveCreditStage: Stage = {
+export const reserveCreditStage: Stage<Ctx> = {
   name: "reserve-credit",
   async run(ctx) {
     const req = modelRequest(ctx);

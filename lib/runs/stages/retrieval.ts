@@ -7,9 +7,12 @@ import type { QueryEmbeddingCost } from "@/lib/knowledge/contracts";
 import { search } from "@/lib/knowledge/search";
 import { countTextTokens, messageText } from "@/lib/providers/tokens";
 import type { Passage } from "@/lib/providers/types";
-import type { RunContext, Stage } from "../context";
+import type { ProfilesOutput, RetrievalOutput, RunBill, RunOutcome, RunPrompt, RunRequest, Stage } from "../context";
 import { contextLayer } from "../model-request";
 import { addStep, STEP_TYPE } from "../steps";
+
+/** What the retrieval stage reads and writes. */
+type Ctx = RunRequest & RunPrompt & ProfilesOutput & RetrievalOutput & RunBill & RunOutcome;
 
 /** Chunks retrieval puts into the context at most. */
 export const RETRIEVAL_TOP_K = 5;
@@ -31,13 +34,13 @@ export function knowledgeBudgets(window: number): { retrieval: number; mentioned
 }
 
 /** Whether the run will retrieve or read mentioned files (the history stage reserves room for it). */
-export function willRetrieve(ctx: RunContext): boolean {
+export function willRetrieve(ctx: Ctx): boolean {
   return Boolean(
     (ctx.composition?.useKb && ctx.composition.knowledgeBaseIds.length > 0) || ctx.mentionedFileIds?.length,
   );
 }
 
-function lastUserText(ctx: RunContext): string {
+function lastUserText(ctx: Ctx): string {
   for (let i = ctx.messages.length - 1; i >= 0; i--) {
     const m = ctx.messages[i]!;
     if (m.role === "user") return messageText(m.content);
@@ -58,7 +61,7 @@ interface MentionedChunk {
  * `mentioned_file_ids` (CONTRACT 6): documents of the company in `ready` state; their text, in
  * order, up to `budget` tokens in all. Unknown or another company's → 404; not ready → 409.
  */
-async function mentionedPassages(ctx: RunContext, ids: string[], budget: number): Promise<Passage[]> {
+async function mentionedPassages(ctx: Ctx, ids: string[], budget: number): Promise<Passage[]> {
   const rows = (await db.execute(sql`
     SELECT d.id AS document_id, d.collection_id, d.filename, d.status, c.text, c.tokens
     FROM knowledge_documents d
@@ -110,7 +113,7 @@ async function mentionedPassages(ctx: RunContext, ids: string[], budget: number)
  * The step lists every candidate with its lexical, dense and fused scores. A billed query
  * embedding is held before its call (402 when the company cannot pay) and billed in the run's bill.
  */
-export const retrievalStage: Stage = {
+export const retrievalStage: Stage<Ctx> = {
   name: "retrieval",
   async run(ctx) {
     if (!willRetrieve(ctx)) return;

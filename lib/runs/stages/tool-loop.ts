@@ -12,9 +12,12 @@ import type { ChatMessage, ToolCall, Usage } from "@/lib/providers/types";
 import { runTool } from "@/lib/sandbox";
 import { fitToolResults } from "@/lib/tools/fit-tool-results";
 import { re2RegExpEngine } from "@/lib/tools/json-schema";
-import { stageCallsMicro, type ExecutedToolCall, type RunContext, type ServerTool, type Stage } from "../context";
+import { stageCallsMicro, type ExecutedToolCall, type ServerTool, type Stage, type ToolLoopOutput } from "../context";
 import { addStep, STEP_TYPE } from "../steps";
-import { callModelStage } from "./call-model";
+import { callModelStage, type ModelStageContext } from "./call-model";
+
+/** What the tool loop reads and writes: the model stage's part (it calls the model again) and its own. */
+type Ctx = ModelStageContext & ToolLoopOutput;
 
 /** What a tool_call step keeps of a tool's printed output and of large arguments or results. */
 const STEP_STDOUT_CHARS = 4000;
@@ -43,7 +46,7 @@ function validatorFor(tool: ServerTool): ValidateFunction | null {
 }
 
 /** Checks and runs one call the model made; every failure becomes `result: {"error": …}` and the run goes on. */
-async function execute(ctx: RunContext, call: ToolCall): Promise<{ executed: ExecutedToolCall; id: string }> {
+async function execute(ctx: Ctx, call: ToolCall): Promise<{ executed: ExecutedToolCall; id: string }> {
   const started = performance.now();
   const name = call.function.name;
   const tool = ctx.serverTools!.get(name);
@@ -104,7 +107,7 @@ async function execute(ctx: RunContext, call: ToolCall): Promise<{ executed: Exe
 }
 
 /** Why a call is not executed: past the per-round or the per-run cap. */
-function overCap(ctx: RunContext, index: number): string | null {
+function overCap(ctx: Ctx, index: number): string | null {
   if (index >= env.TOOL_MAX_CALLS_PER_ROUND)
     return `not executed: at most ${env.TOOL_MAX_CALLS_PER_ROUND} tool calls per model reply`;
   if ((ctx.executedTools?.length ?? 0) >= env.TOOL_MAX_CALLS_PER_RUN)
@@ -117,7 +120,7 @@ function overCap(ctx: RunContext, index: number): string | null {
  * call past them is not run and gets an error result (every call needs its tool message), and one
  * step names them. Each result as the content of its tool message.
  */
-async function executeRound(ctx: RunContext, calls: ToolCall[]): Promise<{ id: string; content: string }[]> {
+async function executeRound(ctx: Ctx, calls: ToolCall[]): Promise<{ id: string; content: string }[]> {
   const results: { id: string; content: string }[] = [];
   const unexecuted: string[] = [];
   const started = performance.now();
@@ -151,7 +154,7 @@ async function executeRound(ctx: RunContext, calls: ToolCall[]): Promise<{ id: s
  * lowered to what the window leaves, before the hold is extended, so the call fits and is held.
  */
 async function fitResults(
-  ctx: RunContext,
+  ctx: Ctx,
   assistant: ChatMessage,
   results: { id: string; content: string }[],
 ): Promise<ChatMessage[]> {
@@ -185,7 +188,7 @@ const addUsage = (a: Usage, b: Usage): Usage => ({
   cachedTokens: a.cachedTokens + b.cachedTokens,
 });
 
-const toolCpuMicro = (ctx: RunContext) => Math.round(((ctx.toolCpuMs ?? 0) / 1000) * otToMicro(env.TOOL_CPU_OT_PER_S));
+const toolCpuMicro = (ctx: Ctx) => Math.round(((ctx.toolCpuMs ?? 0) / 1000) * otToMicro(env.TOOL_CPU_OT_PER_S));
 
 /**
  * Before each further model call the run's credit hold is replaced by one covering what the run
@@ -193,7 +196,7 @@ const toolCpuMicro = (ctx: RunContext) => Math.round(((ctx.toolCpuMs ?? 0) / 100
  * output cap), so a long tool loop can never spend credit the company does not have (402 ends the
  * run, billed for what it used). The new hold is taken before the old one is given back.
  */
-async function extendHold(ctx: RunContext, added: ChatMessage[], spentMicro: number): Promise<void> {
+async function extendHold(ctx: Ctx, added: ChatMessage[], spentMicro: number): Promise<void> {
   const prompt = ctx.usage.promptTokens + ctx.usage.completionTokens + promptTokenBound(added);
   const next = await holdCredit(
     ctx.companyId,
@@ -214,7 +217,7 @@ async function extendHold(ctx: RunContext, added: ChatMessage[], spentMicro: num
  * run's `tool_calls` and steps (a history cut between a call and its result would be refused by
  * providers).
  */
-export const toolLoopStage: Stage = {
+export const toolLoopStage: Stage<Ctx> = {
   name: "tool-loop",
   async run(ctx) {
     if (!ctx.serverTools || ctx.blockedBy) return;

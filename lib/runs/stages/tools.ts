@@ -3,10 +3,7 @@ import { db } from "@/db/client";
 import { AppError } from "@/lib/errors";
 import { activeToolsByName } from "@/lib/tools/active-tools";
 import type { ToolDefinition } from "@/lib/providers/types";
-import type { ServerTool, Stage } from "../context";
-
-/** The request's `tool_choice` as the run request schema gives it. */
-export type RunToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
+import type { ProfilesOutput, RunOutcome, RunPrompt, RunRequest, ServerTool, Stage, ToolsOutput } from "../context";
 
 const badChoice = (message: string, wireCode?: string) =>
   new AppError("invalid_request", message, { param: "tool_choice", ...(wireCode ? { wireCode } : {}) });
@@ -31,7 +28,7 @@ async function activeTools(companyId: string, names: string[]): Promise<ServerTo
  * Names a profile lists that are no longer active tools are skipped (the step says which).
  * Runs only: chat completions pass their request's own `tools` through (CONTRACT 5.9).
  */
-export const toolsStage: Stage = {
+export const toolsStage: Stage<RunRequest & RunPrompt & ProfilesOutput & ToolsOutput & RunOutcome> = {
   name: "tools",
   async run(ctx) {
     if (!ctx.persistent) return;
