@@ -32,7 +32,7 @@ export const ledgerEntries = pgTable(
   ],
 );
 
-/** Credit held for a call in flight; released by settle() or, after a crash, by the reconciler. */
+/** Credit held for a call in flight; released when the call is billed (lib/billing/bill-call.ts) or, after a crash, by the reconciler. */
 export const reservations = pgTable(
   "reservations",
   {

@@ -195,7 +195,7 @@ function recordSql(job: PersistJob): SQL {
 
 /**
  * Whether the statement stored the run (0: stored before), and for a run on a persistent thread
- * the seq its first message took (null when it appended none): lib/runs/history-cache.ts keeps the
+ * the seq its first message took (null when it appended none): lib/threads/history-cache.ts keeps the
  * answer, so the thread's next run reads no row for it.
  */
 const storedSql = (job: PersistJob) =>
