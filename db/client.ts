@@ -85,7 +85,7 @@ export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSq
  * same thread), which never waits for this connection, so one claim cannot hold the others for
  * longer than a commit.
  */
-export const claimSql: postgres.Sql =
+const claimSql: postgres.Sql =
   globalForDb.__cockpitClaimSql ??
   guard(() =>
     preparedByDefault(

@@ -27,9 +27,9 @@ import type postgres from "postgres";
  * shorter one failed on a loaded CI box while connections were being terminated). At 1 s each, a query sent at
  * the very start of a blackhole got its 503 after 2.0–2.25 s (seen in CI: 2,007 ms).
  */
-export const SLOW_MS = 600;
-export const PROBE_TIMEOUT_MS = 1_000;
-export const PROBE_EVERY_MS = 250;
+const SLOW_MS = 600;
+const PROBE_TIMEOUT_MS = 1_000;
+const PROBE_EVERY_MS = 250;
 
 export class DatabaseUnavailableError extends Error {
   readonly code = "DB_UNAVAILABLE";

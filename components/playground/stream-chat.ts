@@ -1,7 +1,7 @@
 import { createParser } from "eventsource-parser";
 import { ApiError, toApiError } from "@/components/panel/fetch-json";
 
-export const PLAYGROUND_URL = "/api/panel/playground";
+const PLAYGROUND_URL = "/api/panel/playground";
 
 export interface WireMessage {
   role: "system" | "user" | "assistant";

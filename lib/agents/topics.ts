@@ -8,9 +8,9 @@ import { z } from "zod";
  *  - `>`, only as the last segment, matches one or more segments (`orders.>` matches
  *    `orders.created` and `orders.eu.created`, not `orders`; `>` alone matches every topic).
  */
-export const TOPIC_MAX_CHARS = 200;
+const TOPIC_MAX_CHARS = 200;
 const SEGMENT = "[A-Za-z0-9_-]+";
-export const TOPIC_RE = new RegExp(`^${SEGMENT}(\\.${SEGMENT})*$`);
+const TOPIC_RE = new RegExp(`^${SEGMENT}(\\.${SEGMENT})*$`);
 const PATTERN_RE = new RegExp(`^((${SEGMENT}|\\*)(\\.(${SEGMENT}|\\*))*(\\.>)?|>)$`);
 
 export const EventTopic = z

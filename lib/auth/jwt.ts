@@ -15,7 +15,7 @@ export const SDK_TOKEN_TTL_S = env.SDK_TOKEN_TTL_S;
  * one checking it may differ this much. Beyond it the token is refused, or it would live longer
  * than SDK_TOKEN_TTL_S (`exp` is set from `iat`).
  */
-export const CLOCK_SKEW_S = 5;
+const CLOCK_SKEW_S = 5;
 
 let keyBytes: Uint8Array | undefined;
 // Derived per purpose so the panel session secret and SDK tokens never share key material.

@@ -37,8 +37,8 @@ import { releaseReservation } from "./settle";
  * any orphaned hold.
  */
 export const LEASE_CALLS = 32;
-export const LEASE_SHARE = 8;
-export const LEASE_MAX_AGE_MS = 30_000;
+const LEASE_SHARE = 8;
+const LEASE_MAX_AGE_MS = 30_000;
 export const LEASE_IDLE_MS = 2_000;
 /**
  * A lease's reservation expires this long after it was opened or last renewed; the reconciler

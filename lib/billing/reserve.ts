@@ -6,7 +6,7 @@ import { newId } from "@/lib/ids";
 import { insufficientBalance } from "./internal";
 
 /** Longer than any call may run; after that the reconciler assumes the holder crashed. */
-export const RESERVATION_TTL_S = 15 * 60;
+const RESERVATION_TTL_S = 15 * 60;
 
 /**
  * Holds `amountMicro` of the company's unreserved balance for a call in flight (the worst case,

@@ -83,7 +83,7 @@ export async function releaseReservation(
  * CTEs `r` and `c` that settle a held reservation at `cost` (within the hold); `c` holds the new
  * balance for insertEntrySql("c", …). Shared by settle() and the one-statement run persistence.
  */
-export function settleHoldCtes(reservation: Pick<Reservation, "id" | "companyId">, cost: number) {
+function settleHoldCtes(reservation: Pick<Reservation, "id" | "companyId">, cost: number) {
   return sql`r AS (
       UPDATE reservations SET status = 'settled'
       WHERE id = ${reservation.id} AND company_id = ${reservation.companyId} AND status = 'held'
@@ -96,7 +96,7 @@ export function settleHoldCtes(reservation: Pick<Reservation, "id" | "companyId"
 }
 
 /** A CTE plus final UPDATE that give a hold back (no ledger row: the balance did not change). */
-export function releaseHoldSql(reservation: Pick<Reservation, "id" | "companyId">) {
+function releaseHoldSql(reservation: Pick<Reservation, "id" | "companyId">) {
   return sql`r AS (
       UPDATE reservations SET status = 'released'
       WHERE id = ${reservation.id} AND company_id = ${reservation.companyId} AND status = 'held'

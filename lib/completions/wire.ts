@@ -2,7 +2,7 @@ import type { RunContext } from "@/lib/runs/context";
 import type { ChatChunk } from "@/lib/providers/types";
 
 /** CONTRACT 5.9 / OpenAI `usage`, cached tokens inside prompt_tokens. */
-export function wireUsage(ctx: RunContext) {
+function wireUsage(ctx: RunContext) {
   const u = ctx.usage;
   return {
     prompt_tokens: u.promptTokens,

@@ -13,7 +13,7 @@ import { foldText, originalSpan } from "./fold-text.mjs";
 
 export const MAX_PATTERN_LENGTH = 500;
 /** RE2's own measure of a compiled regex's cost (instructions); `\w{1,1000}` alone is 2,001, an e-mail pattern about 10. */
-export const MAX_PROGRAM_SIZE = 2_000;
+const MAX_PROGRAM_SIZE = 2_000;
 export const REDACTED = "[REDACTED]";
 
 export class PatternError extends Error {}

@@ -9,7 +9,7 @@ import { AppError } from "@/lib/errors";
  * when its turn does not come within BODY_WAIT_MS. Bodies up to SMALL_BODY_BYTES never wait: the
  * ordinary API call is not queued behind anyone's upload.
  */
-export const BODY_BUDGET_BYTES = 32 * 1024 * 1024;
+const BODY_BUDGET_BYTES = 32 * 1024 * 1024;
 export const SMALL_BODY_BYTES = 64 * 1024;
 const BODY_WAIT_MS = 10_000;
 

@@ -5,14 +5,14 @@ import { jsonNestsDeeper, MAX_JSON_DEPTH } from "./json-depth.mjs";
 
 export { jsonNestsDeeper, MAX_JSON_DEPTH };
 
-export const DEFAULT_JSON_LIMIT_BYTES = 1024 * 1024;
+const DEFAULT_JSON_LIMIT_BYTES = 1024 * 1024;
 /**
  * Once a body holds a share of the body budget (lib/http/body-budget.ts) it must arrive at this
  * average rate after a grace period, else it is a 408: 30 MiB may take 35 s, not the 300 s of
  * Node's request timeout during which a trickling client would keep other large bodies waiting.
  */
-export const MIN_BODY_BYTES_PER_S = 1024 * 1024;
-export const SLOW_BODY_GRACE_MS = 5_000;
+const MIN_BODY_BYTES_PER_S = 1024 * 1024;
+const SLOW_BODY_GRACE_MS = 5_000;
 
 const tooLarge = (limit: number) =>
   new AppError("payload_too_large", `Request body exceeds ${Math.round(limit / 1024)} KiB`, {

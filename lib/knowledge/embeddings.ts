@@ -6,7 +6,7 @@ import { postJson } from "@/lib/providers/http";
 import { embedOffline, normalize, OFFLINE_DIM, OFFLINE_MODEL } from "./embed/offline";
 import { embeddingMicroPerM } from "./embed/pricing";
 
-export interface Embedding {
+interface Embedding {
   vectors: Float32Array[];
   /** Input tokens the provider reported (summed over its calls); null when it reported none. */
   tokens: number | null;

@@ -107,7 +107,7 @@ const STEP4 = [
  * Longer words are returned unchanged: no English word is this long, and the measure of a run of
  * `y` walks back over the run at each letter (quadratic, and recursion as deep as the run).
  */
-export const MAX_STEM_CHARS = 64;
+const MAX_STEM_CHARS = 64;
 
 export function porterStem(word: string): string {
   let w = word;

@@ -2,8 +2,7 @@
  * The image formats every vision provider we route to accepts (PNG, JPEG, GIF, WebP), told by their
  * magic bytes, never by a Content-Type header or a file name.
  */
-export const IMAGE_MIME = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
-export type ImageMime = (typeof IMAGE_MIME)[number];
+export type ImageMime = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
 export function sniffImageType(b: Uint8Array): ImageMime | null {
   const ascii = (from: number, to: number) => String.fromCharCode(...b.subarray(from, to));

@@ -11,7 +11,7 @@
  * and the placeholder keeps the decision independent of the Host header.
  */
 const PLACEHOLDER_ORIGIN = "http://panel.invalid";
-export const DEFAULT_REDIRECT = "/";
+const DEFAULT_REDIRECT = "/";
 
 export function safeRedirectPath(value: unknown): string {
   if (typeof value !== "string" || value === "") return DEFAULT_REDIRECT;

@@ -3,7 +3,7 @@
  * `authorize` threw as `error` (next-auth/react's signIn returns it), and `CredentialsSignin` when
  * `authorize` returned null. Shared by the server (lib/panel/auth-options.ts) and the form.
  */
-export const SIGN_IN_ERROR = {
+const SIGN_IN_ERROR = {
   badCredentials: "CredentialsSignin",
   /** Followed by `:<seconds until the next attempt is allowed>`. */
   throttled: "TooManyAttempts",

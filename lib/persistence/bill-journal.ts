@@ -26,8 +26,8 @@ import { onShutdown } from "@/lib/shutdown";
  * everything in it reached the database; the server's jobs thread (lib/jobs/jobs-thread.ts) keeps
  * `<host>-<database tag>-<pid>.jobs.jsonl`, adopted by its main thread when the thread ends.
  */
-export const MAX_ENTRIES = 10_000;
-export const MAX_BYTES = 64 * 1024 * 1024;
+const MAX_ENTRIES = 10_000;
+const MAX_BYTES = 64 * 1024 * 1024;
 const RETRY_MS = 250;
 
 type Writer = (payload: never) => Promise<unknown>;
@@ -66,7 +66,7 @@ const state: State = (g[KEY] ??= {
   appending: 0,
 });
 
-export const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
+const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
 
 const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, "_");
 /** Which database the entries belong to: a file is only ever adopted by a process of the same one. */
@@ -310,7 +310,7 @@ async function adoptFile(file: string): Promise<number> {
  * At shutdown: gives the journal up to `ms` to reach the database. What is still waiting stays in
  * the file, which the next server on this host adopts.
  */
-export async function drainJournal(ms = 5_000): Promise<void> {
+async function drainJournal(ms = 5_000): Promise<void> {
   const until = Date.now() + ms;
   while (state.queue.length > 0 && Date.now() < until) await sleep(100);
   truncateOwnFile();

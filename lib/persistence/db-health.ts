@@ -4,7 +4,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 
 /** Seconds a client is told to wait while the database is away (the breaker probes every 250 ms). */
-export const DB_RETRY_AFTER_S = 1;
+const DB_RETRY_AFTER_S = 1;
 
 const KEY = Symbol.for("cockpit.db-health-logger");
 const g = globalThis as { [KEY]?: true };
@@ -25,8 +25,6 @@ export function databaseUnavailable(err: unknown): AppError | null {
     headers: { "retry-after": String(DB_RETRY_AFTER_S) },
   });
 }
-
-export { dbState };
 
 /** For the readiness check: probes now when the breaker is closed; reports the breaker's verdict. */
 export async function databaseReady(): Promise<boolean> {

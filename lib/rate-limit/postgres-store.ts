@@ -95,7 +95,7 @@ export async function sweepExpiredRateLimits(sql: postgres.Sql): Promise<number>
 const state = globalThis as { __cockpitRateLimitSweeper?: NodeJS.Timeout };
 
 /** One sweep of the whole table per process, however many limiters exist; never keeps the process alive. Idempotent. */
-export function startRateLimitSweeper(sql: postgres.Sql): void {
+function startRateLimitSweeper(sql: postgres.Sql): void {
   if (state.__cockpitRateLimitSweeper) return;
   const next = () => {
     const sweeper = setTimeout(() => {

@@ -10,7 +10,7 @@ import { log } from "@/lib/log";
  * process, every CANCEL_POLL_MS while any is active (no query at all otherwise). Cancel takes
  * effect within that interval plus the upstream abort, well under the 1 s the issue allows.
  */
-export const CANCEL_POLL_MS = 200;
+const CANCEL_POLL_MS = 200;
 
 interface ActiveRun {
   cancel: () => void;

@@ -13,7 +13,7 @@ export interface AppliedRule {
   stage: string;
 }
 
-export interface Citation {
+interface Citation {
   document_id: string;
   collection_id: string;
   filename: string;

@@ -7,7 +7,7 @@ import { readCatalog } from "@/db/catalog/sync";
  * against a 16k hold). Holding a whole context window's worth of output would lock most balances
  * for one call; a client that wants longer answers asks for them with max_tokens.
  */
-export const DEFAULT_OUTPUT_CAP_TOKENS = 16_384;
+const DEFAULT_OUTPUT_CAP_TOKENS = 16_384;
 
 let maxOutput: Map<string, number> | undefined;
 

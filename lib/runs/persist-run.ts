@@ -93,7 +93,7 @@ export interface PersistJob {
 /** The bill's ledger id, derived from the run's: `le_` + the run id's random part. */
 export const ledgerIdForRun = (runId: string) => `le_${runId.slice(runId.indexOf("_") + 1)}`;
 
-export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
+function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
   // A cancelled call the provider received costs at least its prompt (the provider bills it); a
   // failed one is billed only for what it generated (providers do not bill their own errors). A
   // run an input guardrail blocked never called a model: no bill, no ledger row. Stage calls

@@ -28,7 +28,7 @@ export interface RunToolArgs {
   signal?: AbortSignal;
 }
 
-export function sandboxConfigFromEnv(): PoolConfig {
+function sandboxConfigFromEnv(): PoolConfig {
   return {
     size: env.SANDBOX_POOL_SIZE,
     prewarm: Math.min(env.SANDBOX_PREWARM, env.SANDBOX_POOL_SIZE),
@@ -53,7 +53,7 @@ const KEY = Symbol.for("cockpit.sandbox-pool");
 type PoolHolder = { [KEY]?: SandboxPool };
 
 /** The server's pool, created on first use (no process starts before the first tool call). */
-export function sandboxPool(): SandboxPool {
+function sandboxPool(): SandboxPool {
   const g = globalThis as PoolHolder;
   if (!g[KEY]) {
     const pool = new SandboxPool(sandboxConfigFromEnv());
@@ -64,7 +64,7 @@ export function sandboxPool(): SandboxPool {
 }
 
 /** Kills every sandbox process (the next call starts a new pool). For shutdown and tests. */
-export async function closeSandboxPool(): Promise<void> {
+async function closeSandboxPool(): Promise<void> {
   const g = globalThis as PoolHolder;
   const pool = g[KEY];
   delete g[KEY];

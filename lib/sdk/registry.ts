@@ -10,7 +10,7 @@ export const SERVICES: readonly SdkService[] = [crm, billing];
 const byName = new Map(SERVICES.map((s) => [s.name, s]));
 
 /** @throws not_found (404) for an unknown service. */
-export function getService(name: string): SdkService {
+function getService(name: string): SdkService {
   const service = byName.get(name);
   if (!service) throw new AppError("not_found", `No SDK service named '${name}'`, { wireCode: "service_not_found" });
   return service;

@@ -6,16 +6,16 @@ import { isStorableJson, storableText, UNSTORABLE_MESSAGE } from "@/lib/persiste
 
 /** Image parts arrive inline as data: URIs, so message bodies may be as large as a completion's. */
 export const MESSAGES_BODY_LIMIT = 32 * 1024 * 1024;
-export const MAX_MESSAGES_PER_BULK = 100;
+const MAX_MESSAGES_PER_BULK = 100;
 
 /**
  * SPEC calls thread metadata free-form and neither SPEC nor CONTRACT bounds it, so OpenAI's
  * limits apply: at most 16 keys of at most 64 characters, string values of at most 512
  * characters. Values may be any JSON (free-form); a non-string one must serialise to at most 512.
  */
-export const METADATA_LIMITS = { keys: 16, keyChars: 64, valueChars: 512 } as const;
+const METADATA_LIMITS = { keys: 16, keyChars: 64, valueChars: 512 } as const;
 
-export const ThreadMetadata = z
+const ThreadMetadata = z
   .record(z.string(), z.unknown())
   .superRefine((m, ctx) => {
     const keys = Object.keys(m);

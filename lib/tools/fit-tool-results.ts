@@ -6,7 +6,7 @@ import { countTokensOffLoop, truncateTokensOffLoop } from "@/lib/workers/cpu-poo
 /** Tokens kept free for each cut result's marker (and the slack of counting a cut text again). */
 const MARKER_TOKENS = 32;
 
-export const truncationMarker = (omittedChars: number) => `…[truncated: ${omittedChars} characters omitted]`;
+const truncationMarker = (omittedChars: number) => `…[truncated: ${omittedChars} characters omitted]`;
 
 /**
  * The largest tokens each result may keep so that all of them fit in `room` (water-filling:

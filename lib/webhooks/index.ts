@@ -3,7 +3,7 @@ export * from "./authenticate-trigger";
 export * from "./create-webhook";
 export * from "./rate-limit";
 export * from "./schemas";
-export { hashWebhookSecret, triggerPath } from "./secrets";
+export { triggerPath } from "./secrets";
 export * from "./rotate-secret";
 export * from "./list-webhooks";
 export * from "./replay-event";

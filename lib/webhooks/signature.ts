@@ -8,7 +8,7 @@ import { AppError } from "@/lib/errors";
  * space-separated, during its own key rotation). A timestamp more than 5 minutes from our clock
  * either way is refused, so a captured delivery cannot be replayed later.
  */
-export const SIGNATURE_TOLERANCE_S = 300;
+const SIGNATURE_TOLERANCE_S = 300;
 
 export const newSigningSecret = (): string => `whsec_${randomBytes(24).toString("base64")}`;
 

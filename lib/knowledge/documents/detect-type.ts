@@ -97,7 +97,7 @@ const isBinaryControl = (b: number) => b < 0x20 && b !== 0x09 && b !== 0x0a && b
  * legacy single-byte encoding such as Windows-1252) when control characters are under 1 in 1,000
  * bytes. UTF-16 with a byte order mark is text too (its NULs are half its ASCII characters).
  */
-export async function looksLikeText(file: string): Promise<boolean> {
+async function looksLikeText(file: string): Promise<boolean> {
   let first = true;
   let utf16Bom = false;
   let utf8 = true;

@@ -17,7 +17,7 @@ export interface ReceivedUpload {
   folderPath: string | null;
 }
 
-export const tooLarge = (maxBytes: number) =>
+const tooLarge = (maxBytes: number) =>
   new AppError("payload_too_large", `The file exceeds the upload limit of ${Math.round(maxBytes / (1024 * 1024))} MB`, {
     wireCode: "payload_too_large",
   });

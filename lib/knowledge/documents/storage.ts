@@ -13,7 +13,7 @@ import { env } from "@/lib/env";
  * between leaves at most an orphan file, never a row without bytes. Processes that index must see
  * the same directory (split web/worker hosts mount one volume).
  */
-export const storageDir = () => path.resolve(env.KNOWLEDGE_STORAGE_DIR ?? path.join(dbEnv.DATA_DIR, "knowledge"));
+const storageDir = () => path.resolve(env.KNOWLEDGE_STORAGE_DIR ?? path.join(dbEnv.DATA_DIR, "knowledge"));
 
 const tmpDir = () => path.join(storageDir(), "tmp");
 

@@ -5,8 +5,8 @@ import type { ChunkInput, ParsedDocument, Segment } from "../contracts";
  * Chunk size and overlap in o200k tokens (the billing tokenizer). Measured on Cranfield with the
  * bench (bench/knowledge.ts --chunk-sweep): see README "Retrieval" for the numbers behind them.
  */
-export const CHUNK_TOKENS = 256;
-export const OVERLAP_TOKENS = 32;
+const CHUNK_TOKENS = 256;
+const OVERLAP_TOKENS = 32;
 
 export interface ChunkOptions {
   maxTokens?: number;

@@ -3,7 +3,7 @@ import { env } from "@/lib/env";
 import { defineQueue } from "@/lib/jobs";
 import { markDocumentFailedForGood, runIndexJob, type IndexJobData } from "./index-document-job";
 
-export const INDEX_QUEUE = "knowledge-index";
+const INDEX_QUEUE = "knowledge-index";
 
 /**
  * Indexing jobs. At least once: a job re-delivered (its worker died, or it went past

@@ -36,7 +36,7 @@ export interface ParseLimits {
   maxOutputBytes: number;
 }
 
-export function parseLimitsFromEnv(): ParseLimits {
+function parseLimitsFromEnv(): ParseLimits {
   return {
     timeoutMs: env.PARSE_TIMEOUT_MS,
     memoryMb: env.PARSE_MEMORY_MB,

@@ -6,6 +6,7 @@ import type { ToolDefinition } from "@/lib/providers/types";
 import type { ServerTool, Stage } from "../context";
 
 /** The request's `tool_choice` as the run request schema gives it. */
+/** @public lib/runs/context.ts names it in an inline `import()` type, which knip does not follow. */
 export type RunToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
 
 const badChoice = (message: string, wireCode?: string) =>
