@@ -1,2 +1,2 @@
 export { deleteDocumentChunks } from "./delete-document-chunks";
-export { indexDocument } from "./index-document";
+export { indexChunks, indexDocument } from "./index-document";
