@@ -235,9 +235,9 @@ class Breaker {
   }
 }
 
-const GLOBAL = Symbol.for("cockpit.db-breaker");
-const g = globalThis as { [GLOBAL]?: Breaker };
-const breaker: Breaker = (g[GLOBAL] ??= new Breaker());
+// One breaker and one pool list per process, however many bundles load this module (as db/client.ts keeps its pools).
+const g = globalThis as { __cockpitDbBreaker?: Breaker; __cockpitDbGuardedPools?: (() => void)[] };
+const breaker: Breaker = (g.__cockpitDbBreaker ??= new Breaker());
 
 export const dbState = (): DbState => breaker.state;
 export const onDbStateChange = (l: Listener) => breaker.onChange(l);
@@ -322,9 +322,7 @@ function patchTransaction(tx: Sql): Sql {
   return tx;
 }
 
-const ALL_POOLS = Symbol.for("cockpit.db-guarded-pools");
-const gp = globalThis as { [ALL_POOLS]?: (() => void)[] };
-const swappers: (() => void)[] = (gp[ALL_POOLS] ??= []);
+const swappers: (() => void)[] = (g.__cockpitDbGuardedPools ??= []);
 /**
  * After an outage in which queries were given up on, every guarded pool starts afresh: its old
  * connections may be stuck behind a dead network (TCP gives up on them only after minutes, and

@@ -1,15 +1,14 @@
+import { graceEnd, shutdownHooks } from "@/lib/process-channels.mjs";
+
 /**
  * Work to do when the production server stops. scripts/server/main.mjs runs these hooks after the
- * requests in flight have ended (SIGINT/SIGTERM), before it exits. The registry lives on
- * globalThis because the server script is outside the Next.js bundle that loads our modules.
+ * requests in flight have ended (SIGINT/SIGTERM), before it exits. The registry is a process
+ * channel because the server script is outside the Next.js bundle that loads our modules.
  */
 export type ShutdownHook = () => Promise<unknown> | unknown;
 
-const KEY = Symbol.for("cockpit.shutdown-hooks");
-
 export function onShutdown(hook: ShutdownHook): void {
-  const g = globalThis as { [KEY]?: ShutdownHook[] };
-  (g[KEY] ??= []).push(hook);
+  shutdownHooks.getOrInit(() => []).push(hook);
 }
 
 /**
@@ -18,7 +17,7 @@ export function onShutdown(hook: ShutdownHook): void {
  * (lib/jobs/thread-main.ts) runs its isolate's hooks through this one.
  */
 export async function runShutdownHooks(onError: (err: unknown) => void): Promise<void> {
-  const hooks = (globalThis as { [KEY]?: ShutdownHook[] })[KEY] ?? [];
+  const hooks = shutdownHooks.get() ?? [];
   await Promise.all(
     hooks.map(async (hook) => {
       try {
@@ -35,21 +34,9 @@ export async function runShutdownHooks(onError: (err: unknown) => void): Promise
  * calls every registered cancel then, and each call ends as a client cancel would (billed for what
  * was generated, thread and credit released) but still tells its client, with an error frame.
  */
-interface GraceEnd {
-  ended: boolean;
-  cancels: Set<() => void>;
-}
-
-const GRACE_KEY = Symbol.for("cockpit.grace-end");
-
-function graceEnd(): GraceEnd {
-  const g = globalThis as { [GRACE_KEY]?: GraceEnd };
-  return (g[GRACE_KEY] ??= { ended: false, cancels: new Set() });
-}
-
 /** Registers `cancel` for the grace's end (called at once if it has passed); returns the function that unregisters it. */
 export function cancelAtGraceEnd(cancel: () => void): () => void {
-  const state = graceEnd();
+  const state = graceEnd.getOrInit(() => ({ ended: false, cancels: new Set() }));
   if (state.ended) {
     cancel();
     return () => {};

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { randomBase62 } from "@/lib/ids";
+import { leaseOwner, serverInstance } from "@/lib/process-channels.mjs";
 
 /**
  * Who holds a credit lease, written into `reservations.owner`, so that another process can tell
@@ -26,11 +27,6 @@ export interface LeaseOwner {
   instance: string;
   boot: string;
 }
-
-/** Where scripts/server/main.mjs publishes the bound address once it listens (it is outside the Next.js bundle). */
-const INSTANCE_KEY = Symbol.for("cockpit.server-instance");
-/** The process's identity, shared by every bundle that loads this module (a second copy must not look like another process). */
-const SELF_KEY = Symbol.for("cockpit.lease-owner");
 
 function readText(file: string): string | null {
   try {
@@ -61,9 +57,9 @@ function thisPidSpace(): string {
   return bootId && ns ? `${bootId}.${ns}` : "";
 }
 
+/** Shared by every bundle that loads this module: a second copy must not look like another process. */
 function self(): LeaseOwner {
-  const g = globalThis as { [SELF_KEY]?: LeaseOwner };
-  g[SELF_KEY] ??= {
+  const owner = leaseOwner.getOrInit(() => ({
     // The separator must not occur inside a field.
     host: os.hostname().replaceAll("/", "_"),
     pidSpace: thisPidSpace(),
@@ -71,11 +67,11 @@ function self(): LeaseOwner {
     startTime: procStat(process.pid)?.startTime ?? "",
     instance: "",
     boot: randomBase62(12),
-  };
-  const published = (globalThis as { [INSTANCE_KEY]?: { address: string; port: number; slot: number } })[INSTANCE_KEY];
-  if (published && !g[SELF_KEY].instance)
-    g[SELF_KEY].instance = `${published.address}:${published.port}:${published.slot}`;
-  return g[SELF_KEY];
+  }));
+  // Published by scripts/server/main.mjs once it listens.
+  const published = serverInstance.get();
+  if (published && !owner.instance) owner.instance = `${published.address}:${published.port}:${published.slot}`;
+  return owner;
 }
 
 /** This process as a lease owner (the instance appears once the server listens). */

@@ -1,7 +1,7 @@
 import "server-only";
-import type { AsyncLocalStorage } from "node:async_hooks";
 import { isIPv4, isIPv6 } from "node:net";
 import { env } from "@/lib/env";
+import { requestPeer } from "@/lib/process-channels.mjs";
 
 /**
  * The production server (scripts/server/main.mjs) serves each request inside an AsyncLocalStorage
@@ -9,12 +9,8 @@ import { env } from "@/lib/env";
  * never see the socket, and X-Forwarded-For is whatever the client wrote unless a proxy we trust
  * wrote it.
  */
-const REQUEST_PEER = Symbol.for("cockpit.request-peer");
-type PeerStore = AsyncLocalStorage<{ address: string | null }>;
-
 function socketAddress(): string | null {
-  const store = (globalThis as { [REQUEST_PEER]?: PeerStore })[REQUEST_PEER];
-  return store?.getStore()?.address ?? null;
+  return requestPeer.get()?.getStore()?.address ?? null;
 }
 
 /**

@@ -6,9 +6,10 @@
  * wake-up token (lib/jobs/start-jobs.ts: the main thread wakes it by message, not by its own NOTIFY).
  */
 import { workerData } from "node:worker_threads";
+import { leaseOwner } from "@/lib/process-channels.mjs";
 import type { JobsThreadData } from "./jobs-thread";
 
 const data = workerData as JobsThreadData;
-const g = globalThis as Record<symbol | string, unknown>;
-g[Symbol.for("cockpit.lease-owner")] = data.owner;
+leaseOwner.set(data.owner);
+const g = globalThis as Record<string, unknown>;
 g.__cockpitJobsWake = { token: data.wakeToken, pending: new Set<string>() };

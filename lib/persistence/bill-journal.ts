@@ -8,6 +8,7 @@ import { DatabaseUnavailableError, dbState, isConnectionError, isTransientConfli
 import { databaseUrl } from "@/db/url";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { billJournal } from "@/lib/process-channels.mjs";
 import { onShutdown } from "@/lib/shutdown";
 
 /**
@@ -40,7 +41,8 @@ interface Entry {
   onDone?: (result: unknown) => void;
 }
 
-interface State {
+/** Process-wide (a process channel), so a dev-mode reload does not start a second journal. */
+export interface JournalState {
   writers: Map<string, Writer>;
   queue: Entry[];
   bytes: number;
@@ -53,9 +55,7 @@ interface State {
   appending: number;
 }
 
-const KEY = Symbol.for("cockpit.bill-journal");
-const g = globalThis as { [KEY]?: State };
-const state: State = (g[KEY] ??= {
+const state: JournalState = billJournal.getOrInit(() => ({
   writers: new Map(),
   queue: [],
   bytes: 0,
@@ -64,7 +64,7 @@ const state: State = (g[KEY] ??= {
   pendingWaiters: [],
   flushing: false,
   appending: 0,
-});
+}));
 
 const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
 

@@ -2,14 +2,13 @@ import "server-only";
 import { checkDatabase, DatabaseUnavailableError, dbState, isConnectionError, onDbStateChange } from "@/db/resilience";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { dbHealthLogger } from "@/lib/process-channels.mjs";
 
 /** Seconds a client is told to wait while the database is away (the breaker probes every 250 ms). */
 const DB_RETRY_AFTER_S = 1;
 
-const KEY = Symbol.for("cockpit.db-health-logger");
-const g = globalThis as { [KEY]?: true };
-if (!g[KEY]) {
-  g[KEY] = true;
+if (!dbHealthLogger.get()) {
+  dbHealthLogger.set(true);
   // One structured line per change of state, never one per request.
   onDbStateChange((state, reason) => {
     if (state === "down") log.error({ db: state, reason }, "database unreachable: answering 503 until it returns");

@@ -28,6 +28,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
 import { redactSecrets } from "../../lib/log-redact.mjs";
+import { graceEnd, requestPeer, serverInstance, shutdownHooks } from "../../lib/process-channels.mjs";
 import { buildJobsThread } from "./jobs-thread-build.mjs";
 import { workerCount } from "./worker-count.mjs";
 
@@ -72,8 +73,8 @@ const CLUSTER_SLOT_ENV = "COCKPIT_CLUSTER_SLOT";
  * route handlers never see the socket, and X-Forwarded-For is the client's to write.
  * @type {AsyncLocalStorage<{ address: string | null }>}
  */
-const requestPeer = new AsyncLocalStorage();
-/** @type {any} */ (globalThis)[Symbol.for("cockpit.request-peer")] = requestPeer;
+const peer = new AsyncLocalStorage();
+requestPeer.set(peer);
 
 /**
  * Everything this process prints (Next.js's and Auth.js's own messages, errors' URLs, the jobs
@@ -138,7 +139,7 @@ async function serve() {
     });
     if (refuseMalformedPath(req, res)) return;
     const handler = fastHandlerFor(fast, req);
-    requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => {
+    peer.run({ address: req.socket.remoteAddress ?? null }, () => {
       if (handler)
         serveFetch(handler, req, res, origin, (err) =>
           say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
@@ -153,11 +154,7 @@ async function serve() {
   const bound = /** @type {import("node:net").AddressInfo} */ (server.address());
   // Who this server is, for the credit leases it takes (lib/billing/lease-owner.ts): a server
   // restarted on this address, port and cluster slot gives back the leases of the one it replaces.
-  /** @type {any} */ (globalThis)[Symbol.for("cockpit.server-instance")] = {
-    address: bound.address,
-    port: bound.port,
-    slot: Number(process.env[CLUSTER_SLOT_ENV] ?? 0),
-  };
+  serverInstance.set({ address: bound.address, port: bound.port, slot: Number(process.env[CLUSTER_SLOT_ENV] ?? 0) });
   const shown = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
   say(`ready on http://${shown}:${bound.port} (fast lane: ${[...fast.keys()].join(", ") || "off"})`);
 
@@ -191,10 +188,7 @@ async function serve() {
  * script is outside the bundle, hence its own copy), and any registered later at once. Returns how many.
  */
 function cancelAtGraceEnd() {
-  const g = /** @type {any} */ (globalThis);
-  const state = /** @type {{ ended: boolean, cancels: Set<() => void> }} */ (
-    g[Symbol.for("cockpit.grace-end")] ??= { ended: false, cancels: new Set() }
-  );
+  const state = graceEnd.getOrInit(() => ({ ended: false, cancels: new Set() }));
   state.ended = true;
   const cancels = [...state.cancels];
   state.cancels.clear();
@@ -210,9 +204,7 @@ function cancelAtGraceEnd() {
 
 /** Runs the hooks the app registered (lib/shutdown.ts), each failure reported, all within SHUTDOWN_HOOKS_MS. */
 async function runShutdownHooks() {
-  const hooks = /** @type {(() => unknown)[]} */ (
-    /** @type {any} */ (globalThis)[Symbol.for("cockpit.shutdown-hooks")] ?? []
-  );
+  const hooks = shutdownHooks.get() ?? [];
   const all = Promise.all(
     hooks.map(async (hook) => {
       try {
