@@ -8,7 +8,8 @@
 import { sql as rawSql } from "drizzle-orm";
 import { db, sql } from "@/db/client";
 import type { ParsedDocument, RetrievedChunk, SearchArgs } from "@/lib/knowledge/contracts";
-import { indexChunks, indexDocument } from "@/lib/knowledge/index-chunks";
+import { indexDocument } from "@/lib/knowledge/index-chunks";
+import { indexChunks } from "@/lib/knowledge/index-chunks/index-document";
 import { chunkDocument } from "@/lib/knowledge/index-chunks/chunk-document";
 import { fuseRankings, openSearchScope, rankDense, rankLexical, search } from "@/lib/knowledge/search";
 import { cranParsed, loadCranfield, type CranDoc } from "./lib/cranfield";

@@ -19,6 +19,7 @@ export const EventTopic = z
   .max(TOPIC_MAX_CHARS)
   .regex(TOPIC_RE, "must be dot-separated segments of letters, digits, '_' and '-' (e.g. orders.created)");
 
+/** @internal */
 export const TopicPattern = z
   .string()
   .min(1)
@@ -30,7 +31,10 @@ export const TopicPattern = z
 
 export const TopicPatterns = z.array(TopicPattern).max(50);
 
-/** True when `topic` matches `pattern` (see the wildcards above). Both are assumed valid. */
+/**
+ * True when `topic` matches `pattern` (see the wildcards above). Both are assumed valid.
+ * @internal
+ */
 export function topicMatches(pattern: string, topic: string): boolean {
   const p = pattern.split(".");
   const t = topic.split(".");

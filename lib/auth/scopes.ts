@@ -3,6 +3,7 @@ import { SCOPE, type Scope } from "@/db/enums";
 
 export { SCOPE, type Scope };
 
+/** @internal */
 export function hasScope(granted: readonly Scope[], needed: Scope): boolean {
   return granted.includes(needed);
 }

@@ -1,7 +1,7 @@
 import type { GuardrailAction, GuardrailMatchType, GuardrailStage } from "@/db/enums";
 import { compileMatcher, PatternError, type Matcher } from "./matchers.mjs";
 
-export { compileMatcher, MAX_PATTERN_LENGTH, REDACTED, scanText } from "./matchers.mjs";
+export { compileMatcher, MAX_PATTERN_LENGTH } from "./matchers.mjs";
 export interface RuleMatch {
   type: GuardrailMatchType;
   pattern: string;

@@ -14,6 +14,7 @@ import { foldText, originalSpan } from "./fold-text.mjs";
 export const MAX_PATTERN_LENGTH = 500;
 /** RE2's own measure of a compiled regex's cost (instructions); `\w{1,1000}` alone is 2,001, an e-mail pattern about 10. */
 const MAX_PROGRAM_SIZE = 2_000;
+/** @internal */
 export const REDACTED = "[REDACTED]";
 
 export class PatternError extends Error {}
@@ -27,7 +28,10 @@ export class PatternError extends Error {}
 /** @typedef {{ id: string; name: string; action: string; stage: string }} FiredRule */
 /** @typedef {{ texts: string[]; fired: FiredRule[]; blocked: boolean }} RulesOutcome */
 
-/** @param {string} text @returns {ScanText} */
+/**
+ * @param {string} text @returns {ScanText}
+ * @internal
+ */
 export const scanText = (text) => ({ text, folded: foldText(text) });
 
 /** @type {Engine} */

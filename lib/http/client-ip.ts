@@ -16,6 +16,7 @@ function socketAddress(): string | null {
 /**
  * The address counters are kept by: IPv4 as is (an IPv4-mapped IPv6 address as its IPv4), IPv6 as
  * its /64, since one subscriber usually holds a whole /64. Null for anything that is not an address.
+ * @internal
  */
 export function addressKey(address: string | null | undefined): string | null {
   if (!address) return null;
@@ -42,6 +43,7 @@ export function addressKey(address: string | null | undefined): string | null {
  * The client's address. With `trustedProxies` = 0 (TRUST_PROXY unset) the socket's, whatever
  * X-Forwarded-For says. With N proxies in front, each appending the address it saw, the client is
  * the Nth entry from the right; entries further left are the client's own to forge.
+ * @internal
  */
 export function resolveClientAddress(args: {
   socket: string | null;

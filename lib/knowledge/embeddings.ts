@@ -35,6 +35,7 @@ const PROVIDER_DIM = 512;
  * A provider group's OpenAI-compatible `/embeddings` (`EMBEDDING_MODEL=openai:text-embedding-3-small`),
  * with the group's base URL and key from the provider configuration, billed at `microPerM`.
  * @throws AppError upstream_error when the group is unknown or has no key, or the model's price is unknown.
+ * @internal
  */
 export function providerEmbedder(
   spec: string,

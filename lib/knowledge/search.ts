@@ -126,7 +126,10 @@ function scanVectors(ix: CompanyIndex, q: Float32Array, slotCount: number): Floa
   return scores;
 }
 
-/** The company's index narrowed to the searched collections, with the query's lexemes and vector. */
+/**
+ * The company's index narrowed to the searched collections, with the query's lexemes and vector.
+ * @internal
+ */
 export interface SearchScope {
   ix: CompanyIndex;
   /** 1 for the live slots of the searched collections. */
@@ -137,7 +140,10 @@ export interface SearchScope {
   queryVector: Float32Array;
 }
 
-/** One ranker's best slots (at most `RETRIEVAL.listSize`), best first, and every slot's score. */
+/**
+ * One ranker's best slots (at most `RETRIEVAL.listSize`), best first, and every slot's score.
+ * @internal
+ */
 export interface Ranking {
   top: number[];
   scores: Float64Array | Float32Array;
@@ -146,6 +152,7 @@ export interface Ranking {
 /**
  * Embeds the query and loads the company's index; null when there is nothing to search (no
  * collection, a blank query, or none of the collections has a chunk).
+ * @internal
  */
 export async function openSearchScope(db: DbOrTx, args: SearchArgs): Promise<SearchScope | null> {
   if (args.collectionIds.length === 0 || !args.query.trim()) return null;
@@ -185,7 +192,10 @@ export async function openSearchScope(db: DbOrTx, args: SearchArgs): Promise<Sea
   return { ix, scope, liveInScope, totalLength, lexemes, queryVector };
 }
 
-/** BM25 with the statistics of the searched collections. */
+/**
+ * BM25 with the statistics of the searched collections.
+ * @internal
+ */
 export function rankLexical(sc: SearchScope): Ranking {
   const { ix, scope, liveInScope } = sc;
   const scores = new Float64Array(ix.slots.length);
@@ -210,6 +220,7 @@ function feedbackQuery(sc: SearchScope, lexical: Ranking): Float32Array {
 /**
  * An exact scan of the scope's vectors with `q`; empty when `q` does not fit the index. The scores
  * are scratch of the index: fuse them before the next await.
+ * @internal
  */
 export function rankDense(sc: SearchScope, q: Float32Array): Ranking {
   const { ix, scope } = sc;
@@ -239,6 +250,7 @@ export async function search(db: DbOrTx, args: SearchArgs): Promise<RetrievedChu
  * The given rankings fused by reciprocal rank, floored, best first. Results are read back from
  * `knowledge_chunks` filtered by company and collections, so a deleted chunk or another company's
  * row is never returned.
+ * @internal
  */
 export async function fuseRankings(
   db: DbOrTx,

@@ -63,7 +63,10 @@ function getWorker(): Promise<Worker> {
   return worker;
 }
 
-/** Stops the worker (shutdown, a job over its time cap, tests). Safe to call when none runs. */
+/**
+ * Stops the worker (shutdown, a job over its time cap, tests). Safe to call when none runs.
+ * @internal
+ */
 export async function terminateOcr(): Promise<void> {
   const w = worker;
   worker = undefined;

@@ -9,9 +9,12 @@ import { storeLimiter } from "@/lib/rate-limit/store-limiter";
  * lockout a guesser at one address meets; per email from all addresses together, a much higher
  * cap that still stops a distributed guesser, while the owner at another address can sign in;
  * per client address across emails.
+ * @internal
  */
 export const MAX_FAILURES_PER_EMAIL_AND_ADDRESS = 10;
+/** @internal */
 export const MAX_FAILURES_PER_EMAIL = 100;
+/** @internal */
 export const MAX_FAILURES_PER_ADDRESS = 30;
 
 /** The client address when the server does not report one (`next dev`): all such attempts share one budget. */

@@ -71,7 +71,10 @@ const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
 const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, "_");
 /** Which database the entries belong to: a file is only ever adopted by a process of the same one. */
 const DB_TAG = createHash("sha256").update(databaseUrl()).digest("hex").slice(0, 12);
-/** This process's journal file: its main thread's, or its jobs thread's (lib/jobs/jobs-thread.ts). */
+/**
+ * This process's journal file: its main thread's, or its jobs thread's (lib/jobs/jobs-thread.ts).
+ * @internal
+ */
 export const journalFileOf = (jobsThread: boolean) =>
   path.join(journalDir(), `${HOST}-${DB_TAG}-${process.pid}${jobsThread ? ".jobs" : ""}.jsonl`);
 const ownFile = () => journalFileOf(!isMainThread);

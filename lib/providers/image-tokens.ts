@@ -5,11 +5,13 @@
  * 512-pixel tile. The size is read from the header of a `data:` image (PNG, JPEG, GIF, WebP); an
  * image whose size we cannot know (a URL we do not fetch, an unreadable header) is held and counted
  * at the largest a high-detail image can cost (768×2048: 8 tiles).
+ * @internal
  */
 export const LOW_DETAIL_TOKENS = 85;
 const TILE_TOKENS = 170;
 export const MAX_IMAGE_TOKENS = LOW_DETAIL_TOKENS + TILE_TOKENS * 8;
 
+/** @internal */
 export function tilesTokens(width: number, height: number): number {
   let w = width;
   let h = height;

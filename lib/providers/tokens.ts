@@ -10,6 +10,7 @@ let o200k: O200k | undefined;
  * The o200k_base tokenizer, loaded on first use: its tables cost ~65 MiB of memory, which a
  * gateway whose upstreams report usage (and whose prompts are small, see promptTokenBound) never
  * needs. Synchronous: a cold load takes ~150 ms once per process.
+ * @internal
  */
 export function tokenizer(): O200k {
   return (o200k ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as O200k);

@@ -5,6 +5,7 @@
  * a busy key costs one store statement per grant instead of one per call. Smaller limits go to the
  * store call by call, so they stay exact to the call across processes (a grant's unused calls
  * are not available to other processes until the window ends).
+ * @internal
  */
 export const GRANT_MIN_LIMIT = 640;
 export const chunkFor = (perMinute: number) =>

@@ -5,7 +5,6 @@ import { chunkFor } from "./grant-policy";
 import { RateLimiterPostgresJs } from "./postgres-store";
 import { redisCircuit } from "./redis-circuit";
 
-export { chunkFor, GRANT_MIN_LIMIT } from "./grant-policy";
 export { redisState } from "./redis-circuit";
 
 const RATE_WINDOW_S = 60;

@@ -9,7 +9,8 @@ async function freshModules() {
   vi.resetModules();
   delete (globalThis as { __cockpitRateLimitSweeper?: NodeJS.Timeout }).__cockpitRateLimitSweeper;
   const { sweepExpiredRateLimits, SWEEP_EVERY_MS } = await import("./postgres-store");
-  const { consumeRateLimit, GRANT_MIN_LIMIT } = await import("./limiter");
+  const { consumeRateLimit } = await import("./limiter");
+  const { GRANT_MIN_LIMIT } = await import("./grant-policy");
   return { sweepExpiredRateLimits, SWEEP_EVERY_MS, consumeRateLimit, GRANT_MIN_LIMIT };
 }
 

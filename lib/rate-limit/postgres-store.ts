@@ -6,6 +6,7 @@ import { RateLimiterRes, type IRateLimiterStoreOptions } from "rate-limiter-flex
 import RateLimiterStoreAbstract from "rate-limiter-flexible/lib/RateLimiterStoreAbstract";
 import { log } from "@/lib/log";
 
+/** @internal */
 export const SWEEP_EVERY_MS = 5 * 60_000;
 
 interface Row {
@@ -85,6 +86,7 @@ const UPSERT = `
 /**
  * Deletes the rows of every limit whose window ended over an hour ago (dead weight: a key's next
  * call starts a new window in its row anyway). Uses the index on `expire`. Any process may sweep.
+ * @internal
  */
 export async function sweepExpiredRateLimits(sql: postgres.Sql): Promise<number> {
   const result = await sql`DELETE FROM rate_limits WHERE expire < now() - interval '1 hour'`;

@@ -25,7 +25,10 @@ async function activeRunOf(threadId: string): Promise<string | null> {
   return row?.run_id ?? null;
 }
 
-/** One run's claim, as the batch statement takes it (jsonb_to_recordset column names). */
+/**
+ * One run's claim, as the batch statement takes it (jsonb_to_recordset column names).
+ * @internal
+ */
 export interface ClaimItem {
   thread_id: string;
   run_id: string;
@@ -91,6 +94,7 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
  * it into a join): PostgreSQL guesses 100 rows for jsonb_to_recordset and, as a plain join, hashed
  * the input against a sequential scan of the whole threads table, every batch. Measured on 18,000
  * threads, a warm batch of 24 claims: 4.9–5.6 ms → 1.1–1.2 ms, and the scan grew with the table.
+ * @internal
  */
 export function claimManySql(items: ClaimItem[]): SQL {
   const indexed = items.map((item, n) => ({ ...item, n }));

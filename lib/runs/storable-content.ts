@@ -8,6 +8,7 @@ import type { ChatMessage } from "@/lib/providers/types";
  * size and pixel size, never its bytes; a text longer than MAX_STORED_TEXT_CHARS keeps its first
  * MAX_STORED_TEXT_CHARS characters and says how many more there were. The model and the client
  * still get everything; only the record is bounded.
+ * @internal
  */
 export const MAX_STORED_TEXT_CHARS = 256 * 1024;
 

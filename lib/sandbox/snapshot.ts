@@ -11,6 +11,7 @@ const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
  * directory (mkdtemp, so no other local user can have planted the file), readable by the sandbox's
  * uid and writable only by the server's. Resolves to null when it fails: processes then boot
  * without it (2 to 6 s instead of about 0.3 s).
+ * @internal
  */
 export function makeSnapshot(
   layers: SandboxLayers,

@@ -54,6 +54,7 @@ function actionsNamedBy(node: unknown, out: Set<string>): Set<string> {
  * Why the registry is inconsistent, or an empty list: a view listing or calling an action its
  * service lacks, a `refresh` naming a view that does not exist, a schema Ajv refuses, a duplicate.
  * Checked by a unit test, so a mistake in a service fails CI rather than a widget.
+ * @internal
  */
 export function registryProblems(services: readonly SdkService[] = SERVICES): string[] {
   const problems: string[] = [];

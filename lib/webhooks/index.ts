@@ -12,4 +12,3 @@ export * from "./trigger-throttle";
 export * from "./read-trigger";
 export * from "./set-signature";
 export * from "./update-webhook";
-export { signPayload } from "./signature";

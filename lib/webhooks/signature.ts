@@ -12,6 +12,7 @@ const SIGNATURE_TOLERANCE_S = 300;
 
 export const newSigningSecret = (): string => `whsec_${randomBytes(24).toString("base64")}`;
 
+/** @internal */
 export function signPayload(secret: string, id: string, timestamp: number | string, body: string): string {
   const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;

@@ -8,8 +8,10 @@ import { storeLimiter } from "@/lib/rate-limit/store-limiter";
  * Refused trigger URLs allowed per client address per window; past that, the address gets 429
  * before any lookup until the window ends. Valid deliveries are never counted, so a sender is only
  * slowed by its own address's failures, never by an attacker elsewhere.
+ * @internal
  */
 export const MAX_INVALID_TRIGGERS_PER_ADDRESS = 30;
+/** @internal */
 export const INVALID_TRIGGER_WINDOW_S = 60;
 
 /** The client address when the server does not report one (`next dev`): all such attempts share one budget. */

@@ -53,7 +53,10 @@ export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promis
   return indexChunks(db, { ...rest, chunks: chunkDocument(parsed) });
 }
 
-/** indexDocument with the chunks already cut (the knowledge bench sweeps chunk sizes this way). */
+/**
+ * indexDocument with the chunks already cut (the knowledge bench sweeps chunk sizes this way).
+ * @internal
+ */
 export async function indexChunks(
   db: DbOrTx,
   args: Omit<IndexDocumentArgs, "parsed"> & { chunks: ChunkInput[] },

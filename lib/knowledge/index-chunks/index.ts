@@ -1,2 +1,2 @@
 export { deleteDocumentChunks } from "./delete-document-chunks";
-export { indexChunks, indexDocument } from "./index-document";
+export { indexDocument } from "./index-document";
