@@ -1,14 +1,17 @@
 /**
  * The in-process half of the knowledge bench (bench/knowledge.ts spawns it under
  * `tsx --conditions=react-server`, since app modules import "server-only"): indexes documents with
- * lib/knowledge's indexDocument and runs the ablations that the search endpoint does not expose.
+ * lib/knowledge's indexing functions and runs the ablations that the search endpoint does not expose,
+ * composed from the search module's steps.
  * One command per process: argv[2] is a JSON object; one JSON object is printed on stdout.
  */
 import { sql as rawSql } from "drizzle-orm";
 import { db, sql } from "@/db/client";
-import type { ParsedDocument } from "@/lib/knowledge/contracts";
+import type { ParsedDocument, RetrievedChunk, SearchArgs } from "@/lib/knowledge/contracts";
 import { indexDocument } from "@/lib/knowledge/index-chunks";
-import { search, type SearchOptions } from "@/lib/knowledge/search";
+import { indexChunks } from "@/lib/knowledge/index-chunks/index-document";
+import { chunkDocument } from "@/lib/knowledge/index-chunks/chunk-document";
+import { fuseRankings, openSearchScope, rankDense, rankLexical, search } from "@/lib/knowledge/search";
 import { cranParsed, loadCranfield, type CranDoc } from "./lib/cranfield";
 
 type Command =
@@ -56,6 +59,18 @@ async function chunkCount(companyId: string): Promise<number> {
   return r!.n as number;
 }
 
+/** The search endpoint's ranking ("hybrid") or an ablation: without feedback, or one ranker alone. */
+async function searchVariant(variant: string, args: SearchArgs): Promise<RetrievedChunk[]> {
+  if (variant === "hybrid") return search(db, args);
+  const sc = await openSearchScope(db, args);
+  if (!sc) return [];
+  if (variant === "lexical") return fuseRankings(db, args, sc, { lexical: rankLexical(sc) });
+  if (variant === "dense") return fuseRankings(db, args, sc, { dense: rankDense(sc, sc.queryVector) });
+  if (variant === "hybrid-noprf")
+    return fuseRankings(db, args, sc, { lexical: rankLexical(sc), dense: rankDense(sc, sc.queryVector) });
+  throw new Error(`unknown search variant ${variant}`);
+}
+
 async function run(c: Command): Promise<unknown> {
   if (c.cmd === "index-cranfield") {
     const t = performance.now();
@@ -66,14 +81,13 @@ async function run(c: Command): Promise<unknown> {
       if (!d.title && !d.text) continue;
       const parsed = cranParsed(d);
       bytes += Buffer.byteLength(d.title + d.text);
-      const r = await indexDocument(db, {
+      const r = await indexChunks(db, {
         companyId: c.companyId,
         collectionId: c.collectionId,
         documentId: `${c.docPrefix}${d.id}`,
         filename: `cran-${d.id}.txt`,
         folderPath: "cranfield",
-        parsed,
-        chunking: c.chunking,
+        chunks: chunkDocument(parsed, c.chunking),
       });
       chunks += r.chunkCount;
     }
@@ -95,13 +109,12 @@ async function run(c: Command): Promise<unknown> {
             ORDER BY ts_rank_cd(tsv, q.q, ${norm}) DESC, id LIMIT 50`);
           ranked[q.n] = dedupe((rows as unknown as { document_id: string }[]).map((r) => r.document_id));
         } else {
-          const opts: SearchOptions =
-            v === "hybrid" ? {} : v === "hybrid-noprf" ? { prf: false } : { rankers: v as "lexical" | "dense" };
-          const rows = await search(
-            db,
-            { companyId: c.companyId, collectionIds: [c.collectionId], query: q.text, topK: 50 },
-            opts,
-          );
+          const rows = await searchVariant(v, {
+            companyId: c.companyId,
+            collectionIds: [c.collectionId],
+            query: q.text,
+            topK: 50,
+          });
           ranked[q.n] = dedupe(rows.map((r) => r.documentId));
         }
       }

@@ -124,7 +124,8 @@ async function warmRun(
   log: (m: string) => void,
   quiet: () => Promise<{ waitedMs: number; busy: number | null }>,
 ): Promise<WarmRow> {
-  const pool = new SandboxPool(cfg);
+  const bootMs: number[] = [];
+  const pool = new SandboxPool({ ...cfg, onBoot: (ms) => bootMs.push(ms) });
   const latencies: number[] = [];
   let cpuMsTotal = 0;
   let failed = 0;
@@ -152,7 +153,7 @@ async function warmRun(
     log(
       `warm calls, ${label}: ${o.companies} companies at once for ${o.durationS} s (pool ${cfg.size}, prewarm ${cfg.prewarm})`,
     );
-    const bootsBefore = pool.bootMs.length;
+    const bootsBefore = bootMs.length;
     const until = performance.now() + o.durationS * 1000;
     const busyProbe = busyCores(o.durationS * 1000);
     await Promise.all(
@@ -172,7 +173,7 @@ async function warmRun(
       }),
     );
     busyCoresDuring = await busyProbe;
-    const boots = pool.bootMs.slice(bootsBefore).sort((a, b) => a - b);
+    const boots = bootMs.slice(bootsBefore).sort((a, b) => a - b);
     bootsDuring = {
       count: boots.length,
       medianMs: boots.length ? percentile(boots, 50) : null,

@@ -74,7 +74,7 @@ export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSq
  * together are pipelined on it; a claim waits only for a conflicting run's end, which never waits
  * for this connection.
  */
-export const claimSql: postgres.Sql =
+const claimSql: postgres.Sql =
   globalForDb.__cockpitClaimSql ??
   guard(() =>
     preparedByDefault(

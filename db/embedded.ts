@@ -95,7 +95,10 @@ export async function stopEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): 
   return withLock(cfg.lockFile, async () => stopServer(cfg));
 }
 
-/** Stops the server and deletes the cluster with its log, lock and users files (throwaway databases). */
+/**
+ * Stops the server and deletes the cluster with its log, lock and users files (throwaway databases).
+ * @internal
+ */
 export async function destroyEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<void> {
   const cfg = resolveConfig({ dataDir: opts.dataDir });
   if (!fs.existsSync(cfg.parent)) return;

@@ -1,5 +1,5 @@
 /** SQLSTATE unique_violation. */
-export const UNIQUE_VIOLATION = "23505";
+const UNIQUE_VIOLATION = "23505";
 
 /**
  * Whether `err` (or an error it wraps: drizzle wraps postgres.js's) is a unique violation, of the

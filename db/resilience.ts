@@ -11,9 +11,9 @@ import type postgres from "postgres";
  * idempotent or journaled. No imports from lib/: state changes go to listeners.
  */
 /** A silent network is noticed after SLOW_MS plus a watchdog tick, then PROBE_TIMEOUT_MS for the probe to fail. */
-export const SLOW_MS = 600;
-export const PROBE_TIMEOUT_MS = 1_000;
-export const PROBE_EVERY_MS = 250;
+const SLOW_MS = 600;
+const PROBE_TIMEOUT_MS = 1_000;
+const PROBE_EVERY_MS = 250;
 
 export class DatabaseUnavailableError extends Error {
   readonly code = "DB_UNAVAILABLE";
@@ -213,9 +213,9 @@ class Breaker {
   }
 }
 
-const GLOBAL = Symbol.for("cockpit.db-breaker");
-const g = globalThis as { [GLOBAL]?: Breaker };
-const breaker: Breaker = (g[GLOBAL] ??= new Breaker());
+// One breaker and one pool list per process, however many bundles load this module (as db/client.ts keeps its pools).
+const g = globalThis as { __cockpitDbBreaker?: Breaker; __cockpitDbGuardedPools?: (() => void)[] };
+const breaker: Breaker = (g.__cockpitDbBreaker ??= new Breaker());
 
 export const dbState = (): DbState => breaker.state;
 export const onDbStateChange = (l: Listener) => breaker.onChange(l);
@@ -297,9 +297,7 @@ function patchTransaction(tx: Sql): Sql {
   return tx;
 }
 
-const ALL_POOLS = Symbol.for("cockpit.db-guarded-pools");
-const gp = globalThis as { [ALL_POOLS]?: (() => void)[] };
-const swappers: (() => void)[] = (gp[ALL_POOLS] ??= []);
+const swappers: (() => void)[] = (g.__cockpitDbGuardedPools ??= []);
 /**
  * After an outage that abandoned queries, every guarded pool starts afresh: old connections may sit
  * behind a dead network for minutes. The old pool is left to finish or time out.

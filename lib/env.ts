@@ -61,8 +61,6 @@ const ServerEnv = DatabaseEnv.extend({
   JOBS_POLL_S: intWithDefault(2, 1, 3600),
   /** Documents one worker process indexes at once. */
   KNOWLEDGE_WORKER_CONCURRENCY: intWithDefault(2, 1, 32),
-  /** For tests (0 otherwise): each indexing attempt waits this long first, so a test can kill a worker mid-job. */
-  KNOWLEDGE_TEST_INDEX_DELAY_MS: intWithDefault(0, 0, 600_000),
   /**
    * Inbound webhooks: accepted events per minute per endpoint (the endpoint's own limit wins),
    * rotated-secret grace, and `webhook-event` job expiry, retries (then `dead`) and per-process

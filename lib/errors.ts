@@ -1,3 +1,4 @@
+/** @internal */
 export const ERROR_CODES = {
   invalid_request: { status: 400, type: "invalid_request_error" },
   unauthenticated: { status: 401, type: "authentication_error" },

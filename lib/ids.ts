@@ -25,7 +25,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export const ID_PREFIX = {
+const ID_PREFIX = {
   company: "co",
   user: "usr",
   key: "key",

@@ -36,7 +36,7 @@ export interface ProfileSummary {
 }
 
 /** Coarse bucket for a script URL: a package name, Next's runtime, the app bundle, node internals... */
-export function areaOf(url: string, fn: string): string {
+function areaOf(url: string, fn: string): string {
   if (!url) {
     if (fn === "(garbage collector)") return "(gc)";
     if (fn === "(idle)" || fn === "(program)" || fn === "(root)") return fn;

@@ -6,14 +6,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { ROOT } from "./server";
 
-export const CRANFIELD_DIR = path.resolve(ROOT, process.env.CRANFIELD_DIR || "../shared/data/cranfield");
+const CRANFIELD_DIR = path.resolve(ROOT, process.env.CRANFIELD_DIR || "../shared/data/cranfield");
 
 export interface CranDoc {
   id: number;
   title: string;
   text: string;
 }
-export interface CranQuery {
+interface CranQuery {
   /** 1..225 in file order: the numbering cranqrel uses (not the file's `.I`). */
   n: number;
   text: string;

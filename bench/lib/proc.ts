@@ -25,10 +25,8 @@ function read(file: string): string | undefined {
   }
 }
 
-export const hasProcfs = (): boolean => fs.existsSync("/proc/self/stat");
-
 /** Direct children of `pid`, over all of its threads (/proc/<pid>/task/<tid>/children). */
-export function childrenOf(pid: number): number[] {
+function childrenOf(pid: number): number[] {
   let tids: string[];
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
@@ -61,7 +59,7 @@ export function processTree(pid: number): number[] {
 }
 
 /** utime + stime of one process in clock ticks; null if it is gone. */
-export function cpuTicks(pid: number): number | null {
+function cpuTicks(pid: number): number | null {
   const stat = read(`/proc/${pid}/stat`);
   if (!stat) return null;
   // comm (field 2) may contain spaces and parentheses: fields after it start at the last ')'.
@@ -73,7 +71,7 @@ export function cpuTicks(pid: number): number | null {
 }
 
 /** stime (kernel) ticks of one process; null if it is gone. */
-export function sysTicks(pid: number): number | null {
+function sysTicks(pid: number): number | null {
   const stat = read(`/proc/${pid}/stat`);
   if (!stat) return null;
   const v = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[12]);

@@ -91,7 +91,7 @@ export function currentBuildId(appRoot = ROOT): string | null {
  * stale. When someone else's `next build` is running in this project, waits for it instead of
  * starting a second one into the same .next.
  */
-export async function ensureBuild(
+async function ensureBuild(
   opts: { force?: boolean; env?: NodeJS.ProcessEnv; waitMs?: number; appRoot?: string } = {},
 ): Promise<BuildInfo> {
   const appRoot = opts.appRoot ?? ROOT;
@@ -126,7 +126,7 @@ export async function ensureBuild(
  * .next, .data, .git left out); node_modules is hard-linked (same filesystem: seconds, no space),
  * falling back to a symlink. The copy lives in the OS temp dir; `remove()` deletes it.
  */
-export function makeIsolatedCopy(): { appRoot: string; remove: () => void } {
+function makeIsolatedCopy(): { appRoot: string; remove: () => void } {
   const appRoot = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-app-"));
   const skip = new Set([
     "node_modules",

@@ -25,7 +25,7 @@ const GROUPS: Record<string, GroupInfo> = {
   },
 };
 
-export function groupInfo(id: string): GroupInfo {
+function groupInfo(id: string): GroupInfo {
   return GROUPS[id] ?? { label: id, description: `Models of the ${id} provider group.` };
 }
 

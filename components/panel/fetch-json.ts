@@ -1,5 +1,5 @@
 /** The OpenAI-style error body every panel endpoint returns (CONTRACT 4). */
-export interface ErrorBody {
+interface ErrorBody {
   error?: { message?: string; type?: string; code?: string | null; param?: string | null };
 }
 

@@ -2,7 +2,7 @@
 const LOCALE = "en-US";
 
 /** 1 O₮ = $0.001 (SPEC pricing). */
-export const USD_PER_OT = 0.001;
+const USD_PER_OT = 0.001;
 
 const otFormat = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 6 });
 const usdFormat = new Intl.NumberFormat(LOCALE, {

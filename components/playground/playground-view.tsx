@@ -20,7 +20,7 @@ import { streamChat, type PlaygroundRequest } from "./stream-chat";
 import { Transcript } from "./transcript";
 import { ANSWER_STATE, toWireMessages, type AnswerTurn, type Turn } from "./types";
 
-export const DEFAULT_MODEL = "local-chat-latest";
+const DEFAULT_MODEL = "local-chat-latest";
 
 /** Blank fields are left out of the request (the model's defaults); else validated as the API would. */
 function readParams(s: PlaygroundSettings): {

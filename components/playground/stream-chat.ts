@@ -1,7 +1,7 @@
 import { createParser } from "eventsource-parser";
 import { ApiError, toApiError } from "@/components/panel/fetch-json";
 
-export const PLAYGROUND_URL = "/api/panel/playground";
+const PLAYGROUND_URL = "/api/panel/playground";
 
 export interface WireMessage {
   role: "system" | "user" | "assistant";
@@ -23,7 +23,10 @@ export interface PlaygroundRequest {
   max_completion_tokens?: number;
 }
 
-/** What one SSE `data:` payload of a chat completion stream means for the transcript. */
+/**
+ * What one SSE `data:` payload of a chat completion stream means for the transcript.
+ * @internal
+ */
 export type Frame =
   | { kind: "done" }
   | { kind: "error"; error: ApiError }
@@ -35,6 +38,7 @@ interface ChunkBody {
   error?: unknown;
 }
 
+/** @internal */
 export function readFrame(data: string, status = 200): Frame {
   if (data.trim() === "[DONE]") return { kind: "done" };
   let body: ChunkBody;

@@ -1,13 +1,13 @@
 import type { ChatUsage, WireMessage } from "./stream-chat";
 
-export interface UserTurn {
+interface UserTurn {
   id: string;
   role: "user";
   content: string;
 }
 
 export const ANSWER_STATE = { streaming: "streaming", done: "done", stopped: "stopped", error: "error" } as const;
-export type AnswerState = (typeof ANSWER_STATE)[keyof typeof ANSWER_STATE];
+type AnswerState = (typeof ANSWER_STATE)[keyof typeof ANSWER_STATE];
 
 export interface AnswerTurn {
   id: string;

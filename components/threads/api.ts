@@ -11,10 +11,10 @@ export type { PublicRun };
 export type ThreadPage = ListPage<PublicThread>;
 
 export const THREADS_PAGE_SIZE = 25;
-export const MESSAGES_PAGE_SIZE = 50;
-export const RUNS_PAGE_SIZE = 20;
+const MESSAGES_PAGE_SIZE = 50;
+const RUNS_PAGE_SIZE = 20;
 /** The API's maximum; a run records one step per stage and tool call, far fewer than this. */
-export const STEPS_PAGE_SIZE = 100;
+const STEPS_PAGE_SIZE = 100;
 
 export const SOURCE_TABS: { value: string | null; label: string }[] = [
   { value: null, label: "All" },

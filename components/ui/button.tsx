@@ -17,7 +17,7 @@ const SIZES = {
 
 export type ButtonVariant = keyof typeof VARIANTS;
 
-export function buttonClass(variant: ButtonVariant = "primary", size: keyof typeof SIZES = "md"): string {
+function buttonClass(variant: ButtonVariant = "primary", size: keyof typeof SIZES = "md"): string {
   return cn(
     "inline-flex shrink-0 items-center justify-center rounded-md font-medium whitespace-nowrap transition-colors",
     "focus-visible:outline-2 focus-visible:outline-offset-2 disabled:pointer-events-none disabled:opacity-50",

@@ -17,7 +17,7 @@ export type UsagePage = ListPage<LedgerEntry> & { balance_ot: number; daily: Dai
 export const LEDGER_PAGE_SIZE = 25;
 
 /** Sources the filter always offers, with friendly labels; others are taken from the data. */
-export const SOURCE_LABELS: Record<string, string> = {
+const SOURCE_LABELS: Record<string, string> = {
   [USAGE_SOURCE.voice_call]: "Voice calls",
   [USAGE_SOURCE.whisper]: "Whisper transcription",
   completions: "Chat completions",

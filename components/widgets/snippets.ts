@@ -1,7 +1,7 @@
 /** The embed code the /widgets page offers: the token-url way first (no key in the page), the direct key second. */
-export const KEY_PLACEHOLDER = "sk-cp-…your widget key…";
+const KEY_PLACEHOLDER = "sk-cp-…your widget key…";
 
-export function scriptTag(gateway: string): string {
+function scriptTag(gateway: string): string {
   return `<script type="module" src="${gateway}/v1/sdk/sdui-embed.js"></script>`;
 }
 

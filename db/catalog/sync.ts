@@ -3,7 +3,7 @@ import path from "node:path";
 import type postgres from "postgres";
 
 /** The catalog file loaded at start; bump the file (and this name) for a new snapshot. */
-export const CATALOG_FILE = "models-2026-05-18.json";
+const CATALOG_FILE = "models-2026-05-18.json";
 
 interface CatalogModel {
   slug: string;
@@ -23,7 +23,7 @@ interface CatalogModel {
   description?: string;
 }
 
-export interface CatalogGroup {
+interface CatalogGroup {
   id: string;
   protocol: "openai" | "anthropic" | "local";
   key_var: string | null;

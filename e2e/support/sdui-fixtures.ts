@@ -2,7 +2,7 @@
  * View responses written from widget/VOCABULARY.md alone (every node type, an unknown type, a
  * malformed node), for the renderer tests that answer the gateway's SDK calls themselves.
  */
-export const createDealSchema = {
+const createDealSchema = {
   type: "object",
   additionalProperties: false,
   required: ["title", "amount", "stage"],
@@ -20,7 +20,7 @@ export const createDealSchema = {
   },
 };
 
-export const invoiceSchema = {
+const invoiceSchema = {
   type: "object",
   required: ["customer", "lines"],
   properties: {

@@ -5,9 +5,9 @@ import { z } from "zod";
  * a last `>` (one or more segments): `orders.*` matches `orders.created`, `orders.>` also
  * `orders.eu.created`, neither `orders`.
  */
-export const TOPIC_MAX_CHARS = 200;
+const TOPIC_MAX_CHARS = 200;
 const SEGMENT = "[A-Za-z0-9_-]+";
-export const TOPIC_RE = new RegExp(`^${SEGMENT}(\\.${SEGMENT})*$`);
+const TOPIC_RE = new RegExp(`^${SEGMENT}(\\.${SEGMENT})*$`);
 const PATTERN_RE = new RegExp(`^((${SEGMENT}|\\*)(\\.(${SEGMENT}|\\*))*(\\.>)?|>)$`);
 
 export const EventTopic = z
@@ -16,6 +16,7 @@ export const EventTopic = z
   .max(TOPIC_MAX_CHARS)
   .regex(TOPIC_RE, "must be dot-separated segments of letters, digits, '_' and '-' (e.g. orders.created)");
 
+/** @internal */
 export const TopicPattern = z
   .string()
   .min(1)
@@ -27,7 +28,10 @@ export const TopicPattern = z
 
 export const TopicPatterns = z.array(TopicPattern).max(50);
 
-/** True when `topic` matches `pattern` (see the wildcards above). Both are assumed valid. */
+/**
+ * True when `topic` matches `pattern` (see the wildcards above). Both are assumed valid.
+ * @internal
+ */
 export function topicMatches(pattern: string, topic: string): boolean {
   const p = pattern.split(".");
   const t = topic.split(".");

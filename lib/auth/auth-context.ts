@@ -4,7 +4,7 @@ import type { Scope } from "@/db/enums";
 // import back.
 /** `system`: the service acting for a company on its own (an agent woken by a webhook), no key nor user behind it. */
 export const CREDENTIAL = { key: "key", jwt: "jwt", session: "session", system: "system" } as const;
-export type Credential = (typeof CREDENTIAL)[keyof typeof CREDENTIAL];
+type Credential = (typeof CREDENTIAL)[keyof typeof CREDENTIAL];
 
 export interface AuthContext {
   companyId: string;

@@ -17,7 +17,7 @@ function assertUsable(key: KeyRecord | null, now = Date.now()): KeyRecord {
   return key;
 }
 
-export function bearerToken(req: Request): string {
+function bearerToken(req: Request): string {
   const header = req.headers.get("authorization");
   if (!header)
     throw unauthenticated("Missing Authorization header: send 'Authorization: Bearer <API key>'", "missing_api_key");

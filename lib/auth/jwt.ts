@@ -11,7 +11,7 @@ const AUDIENCE = "cockpit-sdk";
 /** CONTRACT 5.2: 300 s; SDK_TOKEN_TTL_S in the environment (tests shorten it). */
 export const SDK_TOKEN_TTL_S = env.SDK_TOKEN_TTL_S;
 /** Allowed clock skew on a token's `iat`; more would let a token outlive SDK_TOKEN_TTL_S (`exp` derives from `iat`). */
-export const CLOCK_SKEW_S = 5;
+const CLOCK_SKEW_S = 5;
 
 let keyBytes: Uint8Array | undefined;
 // Derived per purpose so the panel session secret and SDK tokens never share key material.

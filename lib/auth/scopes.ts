@@ -1,8 +1,9 @@
 import { AppError } from "@/lib/errors";
-import { SCOPE, SCOPES, type Scope } from "@/db/enums";
+import { SCOPE, type Scope } from "@/db/enums";
 
-export { SCOPE, SCOPES, type Scope };
+export { SCOPE, type Scope };
 
+/** @internal */
 export function hasScope(granted: readonly Scope[], needed: Scope): boolean {
   return granted.includes(needed);
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { randomBase62 } from "@/lib/ids";
+import { leaseOwner, serverInstance } from "@/lib/process-channels.mjs";
 
 /**
  * Who holds a credit lease, written into `reservations.owner`, so that another process can tell
@@ -26,11 +27,6 @@ export interface LeaseOwner {
   instance: string;
   boot: string;
 }
-
-/** Where scripts/server/main.mjs publishes the bound address once it listens (it is outside the Next.js bundle). */
-const INSTANCE_KEY = Symbol.for("cockpit.server-instance");
-/** The process's identity, shared by every bundle that loads this module (a second copy must not look like another process). */
-const SELF_KEY = Symbol.for("cockpit.lease-owner");
 
 function readText(file: string): string | null {
   try {
@@ -61,9 +57,9 @@ function thisPidSpace(): string {
   return bootId && ns ? `${bootId}.${ns}` : "";
 }
 
+/** Shared by every bundle that loads this module: a second copy must not look like another process. */
 function self(): LeaseOwner {
-  const g = globalThis as { [SELF_KEY]?: LeaseOwner };
-  g[SELF_KEY] ??= {
+  const owner = leaseOwner.getOrInit(() => ({
     // The separator must not occur inside a field.
     host: os.hostname().replaceAll("/", "_"),
     pidSpace: thisPidSpace(),
@@ -71,11 +67,11 @@ function self(): LeaseOwner {
     startTime: procStat(process.pid)?.startTime ?? "",
     instance: "",
     boot: randomBase62(12),
-  };
-  const published = (globalThis as { [INSTANCE_KEY]?: { address: string; port: number; slot: number } })[INSTANCE_KEY];
-  if (published && !g[SELF_KEY].instance)
-    g[SELF_KEY].instance = `${published.address}:${published.port}:${published.slot}`;
-  return g[SELF_KEY];
+  }));
+  // Published by scripts/server/main.mjs once it listens.
+  const published = serverInstance.get();
+  if (published && !owner.instance) owner.instance = `${published.address}:${published.port}:${published.slot}`;
+  return owner;
 }
 
 /** This process as a lease owner (the instance appears once the server listens). */
@@ -94,7 +90,10 @@ export function formatLeaseOwner(o: LeaseOwner): string {
   return text;
 }
 
-/** null for anything not written by formatLeaseOwner (such rows are left to expire). */
+/**
+ * null for anything not written by formatLeaseOwner (such rows are left to expire).
+ * @internal
+ */
 export function parseLeaseOwner(text: string): LeaseOwner | null {
   const parts = text.split("/");
   if (parts.length !== 5) return null;
@@ -107,6 +106,7 @@ export function parseLeaseOwner(text: string): LeaseOwner | null {
 /**
  * Whether `pid` (started at `startTime`, "" if unknown) is still a live process in this pid space.
  * A zombie is gone (it holds nothing), and so is a pid now used by a process started at another time.
+ * @internal
  */
 export function processAlive(pid: number, startTime: string): boolean {
   try {
@@ -132,6 +132,7 @@ export function processAlive(pid: number, startTime: string): boolean {
  *   name but gets a new pid namespace). Two live servers cannot hold one address and port in one
  *   network namespace. This assumes two containers given the same host name never listen on the
  *   same address and port at once (each container's default host name is its own id).
+ * @internal
  */
 export function leaseOwnerGone(
   owner: LeaseOwner,

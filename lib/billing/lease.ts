@@ -35,10 +35,12 @@ import { releaseReservation } from "./release-hold";
  * reconciler of a process that can tell it is gone (its restart, or any process on its host)
  * releases it within seconds (releaseLeasesOfGoneOwners); else it expires after LEASE_TTL_S like
  * any orphaned hold.
+ * @internal
  */
 export const LEASE_CALLS = 32;
-export const LEASE_SHARE = 8;
-export const LEASE_MAX_AGE_MS = 30_000;
+const LEASE_SHARE = 8;
+const LEASE_MAX_AGE_MS = 30_000;
+/** @internal */
 export const LEASE_IDLE_MS = 2_000;
 /**
  * A lease's reservation expires this long after it was opened or last renewed; the reconciler
@@ -147,6 +149,7 @@ function releaseWithRetry(lease: Lease, giveUpAt: number): Promise<void> {
  * Releases every lease of this process (the server is stopping and its requests have ended), so
  * their credit is back at once rather than after LEASE_TTL_S. A lease with a call still in flight
  * (the grace period ran out) is left to the reconciler.
+ * @internal
  */
 export async function releaseAllLeases(): Promise<void> {
   const pending: Promise<void>[] = [];
@@ -306,7 +309,10 @@ export function endHold(hold: CreditHold, drawnMicro: number): void {
   if (lease.inflight === 0 && lease.retiring) release(lease);
 }
 
-/** For tests: the leases this process has taking calls for a company. */
+/**
+ * For tests: the leases this process has taking calls for a company.
+ * @internal
+ */
 export function leaseSnapshot(companyId: string): { heldMicro: number; freeMicro: number; inflight: number }[] {
   return (active.get(companyId) ?? []).map((l) => ({
     heldMicro: l.heldMicro,

@@ -1,7 +1,7 @@
 import { USAGE_SOURCE, type UsageSource } from "@/db/enums";
 
 /** SPEC §2: voice_call 1.0 O₮/s, whisper 0.1 O₮/s, in µO₮ per second. */
-export const USAGE_RATE_MICRO_PER_S: Record<UsageSource, number> = {
+const USAGE_RATE_MICRO_PER_S: Record<UsageSource, number> = {
   [USAGE_SOURCE.voice_call]: 1_000_000,
   [USAGE_SOURCE.whisper]: 100_000,
 };

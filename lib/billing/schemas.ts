@@ -4,7 +4,7 @@ import { PageQuery } from "@/lib/pagination";
 import { isStorableJson, storableText, UNSTORABLE_MESSAGE } from "@/lib/persistence/pg-text";
 
 /** Longest single usage event we bill: a day. Anything longer is a client bug, not a call. */
-export const MAX_USAGE_DURATION_S = 86_400;
+const MAX_USAGE_DURATION_S = 86_400;
 
 /** Body of POST /v1/usage (SPEC §2, CONTRACT 5.8). */
 export const UsageEventInput = z.strictObject({

@@ -9,7 +9,7 @@ type Answer = Pick<RunRequest, "responseId" | "requestedModel" | "startedAt"> &
 import type { ChatChunk } from "@/lib/providers/types";
 
 /** CONTRACT 5.9 / OpenAI `usage`, cached tokens inside prompt_tokens. */
-export function wireUsage(ctx: Pick<RunBill, "usage">) {
+function wireUsage(ctx: Pick<RunBill, "usage">) {
   const u = ctx.usage;
   return {
     prompt_tokens: u.promptTokens,

@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { GuardrailAction, GuardrailMatchType } from "@/db/enums";
 import { applyRules as applyRulesAnywhere, applyRulesNow as applyRules } from "./apply";
-import {
-  compileMatcher as compile,
-  patternProblem,
-  REDACTED,
-  scanText,
-  type CompiledRule,
-  type RuleMatch,
-} from "./compile-rule";
+import { compileMatcher as compile, patternProblem, type CompiledRule, type RuleMatch } from "./compile-rule";
+import { REDACTED, scanText } from "./matchers.mjs";
 
 /** A matcher that takes plain strings, as the tests write them. */
 const compileMatcher = (match: RuleMatch) => {

@@ -34,7 +34,10 @@ export async function applyRules(rules: readonly CompiledRule[], texts: readonly
   return (await applyGuardrailsOffLoop(plain, [...texts])) as GuardrailOutcome;
 }
 
-/** applyRules on the calling thread, whatever the size (for small texts and tests). */
+/**
+ * applyRules on the calling thread, whatever the size (for small texts and tests).
+ * @internal
+ */
 export function applyRulesNow(rules: readonly CompiledRule[], texts: readonly string[]): GuardrailOutcome {
   return applyCompiledRules(rules, texts) as GuardrailOutcome;
 }

@@ -1,9 +1,7 @@
 import type { GuardrailAction, GuardrailMatchType, GuardrailStage } from "@/db/enums";
 import { compileMatcher, PatternError, type Matcher } from "./matchers.mjs";
 
-export { compileMatcher, MAX_PATTERN_LENGTH, MAX_PROGRAM_SIZE, PatternError, REDACTED, scanText } from "./matchers.mjs";
-export type { Matcher, ScanText } from "./matchers.mjs";
-
+export { compileMatcher, MAX_PATTERN_LENGTH } from "./matchers.mjs";
 export interface RuleMatch {
   type: GuardrailMatchType;
   pattern: string;

@@ -8,5 +8,4 @@ export * from "./to-public-guardrail";
 export * from "./try-guardrails";
 export * from "./update-guardrail";
 export { getGuardrailInCompany } from "./internal";
-export { companyRules, peekCompanyRules, NO_RULES, type CompanyRules } from "./rule-cache";
 export * from "./refusals";

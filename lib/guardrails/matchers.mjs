@@ -8,8 +8,12 @@ import { RE2JS, RE2JSException } from "re2js";
 import { foldText, originalSpan } from "./fold-text.mjs";
 
 export const MAX_PATTERN_LENGTH = 500;
-/** RE2's cost of a compiled regex (instructions): `\w{1,1000}` alone exceeds it, an e-mail pattern is far below. */
-export const MAX_PROGRAM_SIZE = 2_000;
+/**
+ * RE2's cost of a compiled regex (instructions): `\w{1,1000}` alone exceeds it, an e-mail pattern is far below.
+ * @internal
+ */
+const MAX_PROGRAM_SIZE = 2_000;
+/** @internal */
 export const REDACTED = "[REDACTED]";
 
 export class PatternError extends Error {}
@@ -23,7 +27,10 @@ export class PatternError extends Error {}
 /** @typedef {{ id: string; name: string; action: string; stage: string }} FiredRule */
 /** @typedef {{ texts: string[]; fired: FiredRule[]; blocked: boolean }} RulesOutcome */
 
-/** @param {string} text @returns {ScanText} */
+/**
+ * @param {string} text @returns {ScanText}
+ * @internal
+ */
 export const scanText = (text) => ({ text, folded: foldText(text) });
 
 /** @type {Engine} */

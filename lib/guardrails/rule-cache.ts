@@ -14,7 +14,7 @@ export interface CompanyRules {
   output: readonly CompiledRule[];
 }
 
-export const NO_RULES: CompanyRules = Object.freeze({ input: [], output: [] });
+const NO_RULES: CompanyRules = Object.freeze({ input: [], output: [] });
 
 /** Upper bound on staleness if a notification is ever lost (as the key cache). */
 const TTL_MS = 30_000;

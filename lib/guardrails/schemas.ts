@@ -4,7 +4,7 @@ import { storableText } from "@/lib/persistence/pg-text";
 import { MAX_PATTERN_LENGTH, patternProblem } from "./compile-rule";
 
 /** `{type, pattern}`; the pattern is compiled here, so a refused regex is a 400 naming `match.pattern`. */
-export const RuleMatchInput = z
+const RuleMatchInput = z
   .strictObject({
     type: z.enum(GUARDRAIL_MATCH_TYPES),
     pattern: storableText(z.string().min(1).max(MAX_PATTERN_LENGTH)),
@@ -13,7 +13,7 @@ export const RuleMatchInput = z
     const problem = patternProblem(match);
     if (problem) ctx.addIssue({ code: "custom", path: ["pattern"], message: problem });
   });
-export type RuleMatchInput = z.infer<typeof RuleMatchInput>;
+type RuleMatchInput = z.infer<typeof RuleMatchInput>;
 
 const Name = storableText(z.string().trim().min(1).max(100));
 

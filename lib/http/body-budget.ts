@@ -5,7 +5,7 @@ import { AppError } from "@/lib/errors";
  * exhaust memory. A request waits its turn (FIFO, body unread) and gets a 503 with Retry-After
  * after BODY_WAIT_MS; bodies up to SMALL_BODY_BYTES never wait.
  */
-export const BODY_BUDGET_BYTES = 32 * 1024 * 1024;
+const BODY_BUDGET_BYTES = 32 * 1024 * 1024;
 export const SMALL_BODY_BYTES = 64 * 1024;
 const BODY_WAIT_MS = 10_000;
 

@@ -20,7 +20,7 @@ export function zodToAppError(err: ZodError): AppError {
   return new AppError("invalid_request", message, { param, wireCode: "invalid_value" });
 }
 
-export function toAppError(err: unknown, requestId: string): AppError {
+function toAppError(err: unknown, requestId: string): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof ZodError) return zodToAppError(err);
   const unavailable = databaseUnavailable(err);

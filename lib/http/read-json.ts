@@ -5,14 +5,14 @@ import { jsonNestsDeeper, MAX_JSON_DEPTH } from "./json-depth.mjs";
 
 export { jsonNestsDeeper, MAX_JSON_DEPTH };
 
-export const DEFAULT_JSON_LIMIT_BYTES = 1024 * 1024;
+const DEFAULT_JSON_LIMIT_BYTES = 1024 * 1024;
 /**
  * Minimum average rate, after a grace period, for a body holding a share of the body budget; slower
  * is a 408, so a trickling client cannot keep other large bodies waiting until Node's request
  * timeout.
  */
-export const MIN_BODY_BYTES_PER_S = 1024 * 1024;
-export const SLOW_BODY_GRACE_MS = 5_000;
+const MIN_BODY_BYTES_PER_S = 1024 * 1024;
+const SLOW_BODY_GRACE_MS = 5_000;
 
 const tooLarge = (limit: number) =>
   new AppError("payload_too_large", `Request body exceeds ${Math.round(limit / 1024)} KiB`, {

@@ -1,7 +1,7 @@
 const encoder = new TextEncoder();
 
 /** One SSE frame: `data: <json or literal>\n\n`. */
-export const sseFrame = (data: unknown) =>
+const sseFrame = (data: unknown) =>
   encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
 
 export interface SseWriter {

@@ -1,3 +1,3 @@
 export { enqueueJob, enqueueJobs, prepareJobs } from "./enqueue";
-export { defineQueue, type JobRun, type QueueDefinition } from "./queues";
-export { notifyJobWorkers, startJobs, wakeJobWorkers } from "./start-jobs";
+export { defineQueue, type JobRun } from "./queues";
+export { notifyJobWorkers, startJobs } from "./start-jobs";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { randomBase62 } from "@/lib/ids";
 
 /** `sk-cp-` + 40 base62 chars ≈ 238 random bits. Looks like an OpenAI key so clients accept it. */
-export const KEY_SECRET_PREFIX = "sk-cp-";
+const KEY_SECRET_PREFIX = "sk-cp-";
 const PREFIX_SHOWN = 12;
 
 export function generateKeySecret(): string {

@@ -5,7 +5,7 @@ import { toUnix } from "@/lib/time";
 export const KEY_DISPLAY_STATUS = { ...KEY_STATUS, expired: "expired" } as const;
 export type KeyDisplayStatus = (typeof KEY_DISPLAY_STATUS)[keyof typeof KEY_DISPLAY_STATUS];
 
-export function keyDisplayStatus(key: Pick<ApiKey, "status" | "expiresAt">, now = Date.now()): KeyDisplayStatus {
+function keyDisplayStatus(key: Pick<ApiKey, "status" | "expiresAt">, now = Date.now()): KeyDisplayStatus {
   if (key.status === KEY_STATUS.revoked) return KEY_DISPLAY_STATUS.revoked;
   if (key.expiresAt && key.expiresAt.getTime() <= now) return KEY_DISPLAY_STATUS.expired;
   return KEY_DISPLAY_STATUS.active;

@@ -6,7 +6,7 @@ import { postJson } from "@/lib/providers/http";
 import { embedOffline, normalize, OFFLINE_DIM, OFFLINE_MODEL } from "./embed/offline";
 import { embeddingMicroPerM } from "./embed/pricing";
 
-export interface Embedding {
+interface Embedding {
   vectors: Float32Array[];
   /** Input tokens the provider reported (summed over its calls); null when it reported none. */
   tokens: number | null;
@@ -36,6 +36,7 @@ const PROVIDER_DIM = 512;
  * `microPerM`.
  * @throws AppError upstream_error when the group is unknown or has no key, or the model's price is
  * unknown.
+ * @internal
  */
 export function providerEmbedder(
   spec: string,

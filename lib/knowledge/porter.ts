@@ -103,7 +103,7 @@ const STEP4 = [
 ];
 
 /** Longer words are returned unchanged: no English word is this long, and a long run of `y` would be quadratic. */
-export const MAX_STEM_CHARS = 64;
+const MAX_STEM_CHARS = 64;
 
 export function porterStem(word: string): string {
   let w = word;

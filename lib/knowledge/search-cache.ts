@@ -51,7 +51,7 @@ export interface CompanyIndex {
 const indexes = new Map<string, CompanyIndex>();
 const refreshing = new Map<string, Promise<CompanyIndex>>();
 
-export interface Fingerprint {
+interface Fingerprint {
   n: number;
   sum: bigint;
   max: number;

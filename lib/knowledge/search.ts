@@ -19,7 +19,7 @@ import {
  * Retrieval tuning, chosen with bench/knowledge.ts on Cranfield; round, conventional values where
  * the curve was flat, since Cranfield is a development set.
  */
-export const RETRIEVAL = {
+const RETRIEVAL = {
   /** BM25: 1.2 / 0.75 are the textbook defaults; k1 up to 2 scored a little higher on Cranfield, not kept. */
   k1: 1.2,
   b: 0.75,
@@ -33,12 +33,6 @@ export const RETRIEVAL = {
   /** Score floor: a chunk without any query lexeme must have at least this cosine with the plain query. */
   denseFloor: 0.15,
 };
-
-export interface SearchOptions {
-  /** Ablations for the bench: one ranker alone, or the dense side without feedback. */
-  rankers?: "hybrid" | "lexical" | "dense";
-  prf?: boolean;
-}
 
 interface Candidate {
   slot: number;
@@ -131,12 +125,35 @@ function scanVectors(ix: CompanyIndex, q: Float32Array, slotCount: number): Floa
 }
 
 /**
- * Hybrid retrieval: BM25 plus an exact dense scan with pseudo-relevance feedback, fused by
- * reciprocal rank. Results are read back filtered by company and collections, so a deleted or
- * foreign chunk is never returned.
+ * The company's index narrowed to the searched collections, with the query's lexemes and vector.
+ * @internal
  */
-export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions = {}): Promise<RetrievedChunk[]> {
-  if (args.collectionIds.length === 0 || !args.query.trim()) return [];
+export interface SearchScope {
+  ix: CompanyIndex;
+  /** 1 for the live slots of the searched collections. */
+  scope: Uint8Array;
+  liveInScope: number;
+  totalLength: number;
+  lexemes: string[];
+  queryVector: Float32Array;
+}
+
+/**
+ * One ranker's best slots (at most `RETRIEVAL.listSize`), best first, and every slot's score.
+ * @internal
+ */
+export interface Ranking {
+  top: number[];
+  scores: Float64Array | Float32Array;
+}
+
+/**
+ * Embeds the query and loads the company's index; null when there is nothing to search (no
+ * collection, a blank query, or none of the collections has a chunk).
+ * @internal
+ */
+export async function openSearchScope(db: DbOrTx, args: SearchArgs): Promise<SearchScope | null> {
+  if (args.collectionIds.length === 0 || !args.query.trim()) return null;
   const emb = embedder();
   const dim = emb.model === OFFLINE_MODEL ? OFFLINE_DIM : 0;
   const [first] = (await db.execute(
@@ -157,7 +174,7 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
     const code = ix.collectionCode.get(c);
     if (code !== undefined) wantedCodes[code] = 1;
   }
-  if (!wantedCodes.includes(1)) return [];
+  if (!wantedCodes.includes(1)) return null;
   const slotCount = ix.slots.length;
   const scope = new Uint8Array(slotCount);
   let liveInScope = 0;
@@ -169,8 +186,77 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
       totalLength += ix.lengths[s]!;
     }
   }
+  const lexemes = [...parseTsvector(String(first!.q)).keys()];
+  return { ix, scope, liveInScope, totalLength, lexemes, queryVector };
+}
+
+/**
+ * BM25 with the statistics of the searched collections.
+ * @internal
+ */
+export function rankLexical(sc: SearchScope): Ranking {
+  const { ix, scope, liveInScope } = sc;
+  const scores = new Float64Array(ix.slots.length);
   const inScope = (s: number) => scope[s] === 1;
-  const rankers = opts.rankers ?? "hybrid";
+  const touched = bm25(ix, inScope, sc.lexemes, liveInScope, sc.totalLength / Math.max(1, liveInScope), scores);
+  return { top: topN(touched, scores, touched.length, RETRIEVAL.listSize), scores };
+}
+
+/** The query's vector moved towards the centroid of the lexical top hits (Rocchio feedback). */
+function feedbackQuery(sc: SearchScope, lexical: Ranking): Float32Array {
+  const { ix } = sc;
+  const q = Float32Array.from(sc.queryVector);
+  const feedback = lexical.top.slice(0, RETRIEVAL.prfDocs).filter((s) => ix.hasVector[s]);
+  for (const s of feedback) {
+    const base = s * ix.stride;
+    for (let i = 0; i < ix.dim; i++) q[i]! += (RETRIEVAL.prfWeight * ix.vectors[base + i]!) / feedback.length;
+  }
+  normalize(q);
+  return q;
+}
+
+/**
+ * An exact scan of the scope's vectors with `q`; empty when `q` does not fit the index. The scores
+ * are scratch of the index: fuse them before the next await.
+ * @internal
+ */
+export function rankDense(sc: SearchScope, q: Float32Array): Ranking {
+  const { ix, scope } = sc;
+  const slotCount = ix.slots.length;
+  let scores: Float32Array = new Float32Array(0);
+  const withVector: number[] = [];
+  if (q.length === ix.dim) {
+    scores = scanVectors(ix, q, slotCount);
+    for (let s = 0; s < slotCount; s++) if (scope[s] && ix.hasVector[s]) withVector.push(s);
+  }
+  return { top: topN(withVector, scores, withVector.length, RETRIEVAL.listSize), scores };
+}
+
+/**
+ * Hybrid retrieval: BM25 plus an exact dense scan with pseudo-relevance feedback, fused by
+ * reciprocal rank. Results are read back filtered by company and collections, so a deleted or
+ * foreign chunk is never returned.
+ */
+export async function search(db: DbOrTx, args: SearchArgs): Promise<RetrievedChunk[]> {
+  const sc = await openSearchScope(db, args);
+  if (!sc) return [];
+  const lexical = rankLexical(sc);
+  return fuseRankings(db, args, sc, { lexical, dense: rankDense(sc, feedbackQuery(sc, lexical)) });
+}
+
+/**
+ * The given rankings fused by reciprocal rank, floored, best first. Results are read back from
+ * `knowledge_chunks` filtered by company and collections, so a deleted chunk or another company's
+ * row is never returned.
+ * @internal
+ */
+export async function fuseRankings(
+  db: DbOrTx,
+  args: SearchArgs,
+  sc: SearchScope,
+  rankings: { lexical?: Ranking; dense?: Ranking },
+): Promise<RetrievedChunk[]> {
+  const { ix, queryVector } = sc;
   const candidates = new Map<number, Candidate>();
   const candidate = (slot: number) => {
     let c = candidates.get(slot);
@@ -182,34 +268,13 @@ export async function search(db: DbOrTx, args: SearchArgs, opts: SearchOptions =
     return c;
   };
 
-  // Lexical: BM25 with statistics of the searched collections.
-  const lexScores = new Float64Array(slotCount);
-  const lexemes = [...parseTsvector(String(first!.q)).keys()];
-  const touched = bm25(ix, inScope, lexemes, liveInScope, totalLength / Math.max(1, liveInScope), lexScores);
-  const lexTop = topN(touched, lexScores, touched.length, RETRIEVAL.listSize);
-
-  // Dense: exact scan; the query moved towards the centroid of the lexical top hits (Rocchio).
-  const q = Float32Array.from(queryVector);
-  if (opts.prf !== false && rankers === "hybrid") {
-    const feedback = lexTop.slice(0, RETRIEVAL.prfDocs).filter((s) => ix.hasVector[s]);
-    for (const s of feedback) {
-      const base = s * ix.stride;
-      for (let i = 0; i < ix.dim; i++) q[i]! += (RETRIEVAL.prfWeight * ix.vectors[base + i]!) / feedback.length;
-    }
-    normalize(q);
-  }
-  let denseScores: Float32Array = new Float32Array(0);
-  const withVector: number[] = [];
-  if (q.length === ix.dim && rankers !== "lexical") {
-    denseScores = scanVectors(ix, q, slotCount);
-    for (let s = 0; s < slotCount; s++) if (scope[s] && ix.hasVector[s]) withVector.push(s);
-  }
-  const denseTop = topN(withVector, denseScores, withVector.length, RETRIEVAL.listSize);
-
-  if (rankers !== "dense")
-    lexTop.forEach((s, r) => Object.assign(candidate(s), { lexicalScore: lexScores[s]!, lexicalRank: r + 1 }));
-  if (rankers !== "lexical")
-    denseTop.forEach((s, r) => Object.assign(candidate(s), { denseScore: denseScores[s]!, denseRank: r + 1 }));
+  const { lexical, dense } = rankings;
+  if (lexical)
+    lexical.top.forEach((s, r) =>
+      Object.assign(candidate(s), { lexicalScore: lexical.scores[s]!, lexicalRank: r + 1 }),
+    );
+  if (dense)
+    dense.top.forEach((s, r) => Object.assign(candidate(s), { denseScore: dense.scores[s]!, denseRank: r + 1 }));
   const ranked: Candidate[] = [];
   for (const c of candidates.values()) {
     if (

@@ -11,7 +11,7 @@ import { env } from "@/lib/env";
  * renamed before the row commits, so a crash leaves at most an orphan file, never a row without
  * bytes. Indexing hosts must share it.
  */
-export const storageDir = () => path.resolve(env.KNOWLEDGE_STORAGE_DIR ?? path.join(dbEnv.DATA_DIR, "knowledge"));
+const storageDir = () => path.resolve(env.KNOWLEDGE_STORAGE_DIR ?? path.join(dbEnv.DATA_DIR, "knowledge"));
 
 const tmpDir = () => path.join(storageDir(), "tmp");
 

@@ -8,7 +8,7 @@ let groups: Map<string, ProviderGroupConfig> | undefined;
  * Provider groups with their key and base URL (CONTRACT 2: `<GROUP>_API_KEY`, `<GROUP>_BASE_URL`).
  * Read once per process: changing a key means a restart, like any configuration.
  */
-export function providerGroups(): Map<string, ProviderGroupConfig> {
+function providerGroups(): Map<string, ProviderGroupConfig> {
   if (groups) return groups;
   groups = new Map();
   for (const g of readCatalog().groups) {

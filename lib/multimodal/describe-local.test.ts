@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { localReply } from "@/lib/providers/local/respond";
 import { renderTextPng } from "@/test/support/png";
-import { decodeDataImage, describeImageLocally, localDescription } from "./describe-local";
+import { describeImageLocally, localDescription } from "./describe-local";
+import { decodeDataImage } from "./load-image";
 import { terminateOcr } from "./ocr";
 
 afterAll(terminateOcr);

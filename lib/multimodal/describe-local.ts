@@ -31,12 +31,11 @@ export function localDescription(img: {
   return `${size} ${img.mimeType}, ${text ? `text: ${JSON.stringify(text)}` : "no text found"}`;
 }
 
-export { decodeDataImage } from "./load-image";
-
 /**
  * Loads one `image_url` (data: URI, or HTTPS through the SSRF-safe fetcher) and describes it.
  * @throws AppError 400 naming `fetch.param` for a refused or unreadable image; 503 from OCR when
  * busy.
+ * @internal
  */
 export async function describeImageLocally(url: string, fetch: FetchImageOptions): Promise<ImageDescription> {
   return describeLoadedImage(await loadImage(url, fetch), fetch.param);

@@ -5,7 +5,7 @@ import { blockedReason } from "@/lib/net/ip-policy";
 import { imageSize } from "@/lib/providers/image-tokens";
 import { sniffImageType, type ImageMime } from "./image-type";
 
-export const IMAGE_FETCH_DEFAULTS = {
+const IMAGE_FETCH_DEFAULTS = {
   maxBytes: 20 * 1024 * 1024,
   timeoutMs: 10_000,
   maxRedirects: 3,

@@ -1,6 +1,5 @@
 /** The formats every vision provider we route to accepts, told by magic bytes, never by Content-Type or file name. */
-export const IMAGE_MIME = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
-export type ImageMime = (typeof IMAGE_MIME)[number];
+export type ImageMime = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
 export function sniffImageType(b: Uint8Array): ImageMime | null {
   const ascii = (from: number, to: number) => String.fromCharCode(...b.subarray(from, to));

@@ -27,6 +27,7 @@ export async function loadImage(url: string, opts: FetchImageOptions): Promise<L
 /**
  * Decodes a `data:image/…;base64,` URI to bytes, checking the bytes are the image they claim.
  * @throws AppError 400 naming `param`.
+ * @internal
  */
 export function decodeDataImage(url: string, param: string, maxBytes = 20 * 1024 * 1024): Buffer {
   const m = /^data:([^;,]*)(;[^,]*)?,/i.exec(url);

@@ -18,12 +18,12 @@ import { sniffImageType } from "./image-type";
 
 // Resolved from the project directory, like lib/cpu/pool.ts: inside the Next.js bundle
 // `require.resolve` does not point at node_modules.
-export const ENG_LANG_PATH = path.join(process.cwd(), "node_modules/@tesseract.js-data/eng/4.0.0_best_int");
+const ENG_LANG_PATH = path.join(process.cwd(), "node_modules/@tesseract.js-data/eng/4.0.0_best_int");
 
 const MAX_QUEUED = 16;
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Larger images are not OCR'd: tesseract's wasm heap would hold every pixel (4 bytes each). */
-export const MAX_OCR_PIXELS = 40_000_000;
+const MAX_OCR_PIXELS = 40_000_000;
 
 export interface OcrResult {
   text: string;
@@ -57,7 +57,10 @@ function getWorker(): Promise<Worker> {
   return worker;
 }
 
-/** Stops the worker (shutdown, a job over its time cap, tests). Safe to call when none runs. */
+/**
+ * Stops the worker (shutdown, a job over its time cap, tests). Safe to call when none runs.
+ * @internal
+ */
 export async function terminateOcr(): Promise<void> {
   const w = worker;
   worker = undefined;

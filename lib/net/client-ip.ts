@@ -1,22 +1,21 @@
 import "server-only";
-import type { AsyncLocalStorage } from "node:async_hooks";
 import { isIPv4, isIPv6 } from "node:net";
 import { env } from "@/lib/env";
+import { requestPeer } from "@/lib/process-channels.mjs";
 
 /**
  * scripts/server/main.mjs runs each request in an AsyncLocalStorage holding the socket's remote
  * address, the one address a client cannot choose (X-Forwarded-For is whatever the client wrote
  * unless a trusted proxy did).
  */
-const REQUEST_PEER = Symbol.for("cockpit.request-peer");
-type PeerStore = AsyncLocalStorage<{ address: string | null }>;
-
 function socketAddress(): string | null {
-  const store = (globalThis as { [REQUEST_PEER]?: PeerStore })[REQUEST_PEER];
-  return store?.getStore()?.address ?? null;
+  return requestPeer.get()?.getStore()?.address ?? null;
 }
 
-/** The address counters are kept by: IPv4 (mapped IPv6 as IPv4), or IPv6's /64, since a subscriber holds a /64. */
+/**
+ * The address counters are kept by: IPv4 (mapped IPv6 as IPv4), or IPv6's /64, since a subscriber holds a /64.
+ * @internal
+ */
 export function addressKey(address: string | null | undefined): string | null {
   if (!address) return null;
   const bare = address
@@ -41,6 +40,7 @@ export function addressKey(address: string | null | undefined): string | null {
 /**
  * With `trustedProxies` = 0 the socket's address, whatever X-Forwarded-For says; with N, the Nth
  * entry from the right, since entries further left are the client's to forge.
+ * @internal
  */
 export function resolveClientAddress(args: {
   socket: string | null;

@@ -20,7 +20,7 @@ export class RefusedAddressError extends Error {
   }
 }
 
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export interface GuardOptions {
   /**

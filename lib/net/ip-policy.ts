@@ -116,4 +116,5 @@ export function blockedReason(address: string): string | null {
   return "not an IP address";
 }
 
+/** @internal */
 export const isPublicAddress = (address: string) => blockedReason(address) === null;

@@ -8,9 +8,12 @@ import { storeLimiter } from "@/lib/rate-limit/store-limiter";
  * Failed sign-ins per LOGIN_THROTTLE_WINDOW_S: per (email, address) for a single guesser; a higher
  * per-email cap for distributed guessers that still lets the owner in; and per address across
  * emails.
+ * @internal
  */
 export const MAX_FAILURES_PER_EMAIL_AND_ADDRESS = 10;
+/** @internal */
 export const MAX_FAILURES_PER_EMAIL = 100;
+/** @internal */
 export const MAX_FAILURES_PER_ADDRESS = 30;
 
 /** The client address when the server does not report one (`next dev`): all such attempts share one budget. */

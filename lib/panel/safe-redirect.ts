@@ -5,7 +5,7 @@
  * are returned. Absolute URLs are refused even for our host.
  */
 const PLACEHOLDER_ORIGIN = "http://panel.invalid";
-export const DEFAULT_REDIRECT = "/";
+const DEFAULT_REDIRECT = "/";
 
 export function safeRedirectPath(value: unknown): string {
   if (typeof value !== "string" || value === "") return DEFAULT_REDIRECT;

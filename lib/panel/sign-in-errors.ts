@@ -2,7 +2,7 @@
  * What the login form is told when sign-in fails: Auth.js passes the message `authorize` threw as
  * `error`, and `CredentialsSignin` when it returned null.
  */
-export const SIGN_IN_ERROR = {
+const SIGN_IN_ERROR = {
   badCredentials: "CredentialsSignin",
   /** Followed by `:<seconds until the next attempt is allowed>`. */
   throttled: "TooManyAttempts",

@@ -8,6 +8,7 @@ import { DatabaseUnavailableError, dbState, isConnectionError, isTransientConfli
 import { databaseUrl } from "@/db/url";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { billJournal } from "@/lib/process-channels.mjs";
 import { onShutdown } from "@/lib/shutdown";
 
 /**
@@ -26,8 +27,8 @@ import { onShutdown } from "@/lib/shutdown";
  * everything in it reached the database; the server's jobs thread (lib/jobs/jobs-thread.ts) keeps
  * `<host>-<database tag>-<pid>.jobs.jsonl`, adopted by its main thread when the thread ends.
  */
-export const MAX_ENTRIES = 10_000;
-export const MAX_BYTES = 64 * 1024 * 1024;
+const MAX_ENTRIES = 10_000;
+const MAX_BYTES = 64 * 1024 * 1024;
 const RETRY_MS = 250;
 
 type Writer = (payload: never) => Promise<unknown>;
@@ -40,7 +41,8 @@ interface Entry {
   onDone?: (result: unknown) => void;
 }
 
-interface State {
+/** Process-wide (a process channel), so a dev-mode reload does not start a second journal. */
+export interface JournalState {
   writers: Map<string, Writer>;
   queue: Entry[];
   bytes: number;
@@ -53,9 +55,7 @@ interface State {
   appending: number;
 }
 
-const KEY = Symbol.for("cockpit.bill-journal");
-const g = globalThis as { [KEY]?: State };
-const state: State = (g[KEY] ??= {
+const state: JournalState = billJournal.getOrInit(() => ({
   writers: new Map(),
   queue: [],
   bytes: 0,
@@ -64,14 +64,17 @@ const state: State = (g[KEY] ??= {
   pendingWaiters: [],
   flushing: false,
   appending: 0,
-});
+}));
 
-export const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
+const journalDir = (): string => path.resolve(env.DATA_DIR, "journal");
 
 const HOST = os.hostname().replace(/[^A-Za-z0-9.-]/g, "_");
 /** Which database the entries belong to: a file is only ever adopted by a process of the same one. */
 const DB_TAG = createHash("sha256").update(databaseUrl()).digest("hex").slice(0, 12);
-/** This process's journal file: its main thread's, or its jobs thread's (lib/jobs/jobs-thread.ts). */
+/**
+ * This process's journal file: its main thread's, or its jobs thread's (lib/jobs/jobs-thread.ts).
+ * @internal
+ */
 export const journalFileOf = (jobsThread: boolean) =>
   path.join(journalDir(), `${HOST}-${DB_TAG}-${process.pid}${jobsThread ? ".jobs" : ""}.jsonl`);
 const ownFile = () => journalFileOf(!isMainThread);
@@ -310,7 +313,7 @@ async function adoptFile(file: string): Promise<number> {
  * At shutdown: gives the journal up to `ms` to reach the database. What is still waiting stays in
  * the file, which the next server on this host adopts.
  */
-export async function drainJournal(ms = 5_000): Promise<void> {
+async function drainJournal(ms = 5_000): Promise<void> {
   const until = Date.now() + ms;
   while (state.queue.length > 0 && Date.now() < until) await sleep(100);
   truncateOwnFile();

@@ -2,14 +2,13 @@ import "server-only";
 import { checkDatabase, DatabaseUnavailableError, dbState, isConnectionError, onDbStateChange } from "@/db/resilience";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { dbHealthLogger } from "@/lib/process-channels.mjs";
 
 /** Seconds a client is told to wait while the database is away (the breaker probes every 250 ms). */
-export const DB_RETRY_AFTER_S = 1;
+const DB_RETRY_AFTER_S = 1;
 
-const KEY = Symbol.for("cockpit.db-health-logger");
-const g = globalThis as { [KEY]?: true };
-if (!g[KEY]) {
-  g[KEY] = true;
+if (!dbHealthLogger.get()) {
+  dbHealthLogger.set(true);
   // One structured line per change of state, never one per request.
   onDbStateChange((state, reason) => {
     if (state === "down") log.error({ db: state, reason }, "database unreachable: answering 503 until it returns");
@@ -25,8 +24,6 @@ export function databaseUnavailable(err: unknown): AppError | null {
     headers: { "retry-after": String(DB_RETRY_AFTER_S) },
   });
 }
-
-export { dbState };
 
 /** For the readiness check: probes now when the breaker is closed; reports the breaker's verdict. */
 export async function databaseReady(): Promise<boolean> {

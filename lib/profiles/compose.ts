@@ -32,7 +32,7 @@ export interface Composition {
 const union = (lists: string[][]) => [...new Set(lists.flat())];
 
 /** The pure half of composition, over profiles already loaded and in order. */
-export function composeLoaded(loaded: Profile[], opts: Omit<ComposeOptions, "profileIds"> = {}): Composition {
+function composeLoaded(loaded: Profile[], opts: Omit<ComposeOptions, "profileIds"> = {}): Composition {
   const systemPrompts = loaded.map((p) => p.systemPrompt).filter((s) => s.trim() !== "");
   if (opts.instructions && opts.instructions.trim() !== "") systemPrompts.push(opts.instructions);
   return {

@@ -5,5 +5,4 @@ export * from "./list-profiles";
 export * from "./schemas";
 export * from "./to-public-profile";
 export * from "./update-profile";
-export { findDefaultProfile } from "./default-cache";
 export { getProfileInCompany } from "./internal";

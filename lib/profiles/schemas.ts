@@ -49,6 +49,3 @@ export const ProfileListQuery = PageQuery.extend({
   full: QueryBoolean.default(false),
 });
 export type ProfileListQuery = z.infer<typeof ProfileListQuery>;
-
-/** `profile_ids` as runs and completions take it (SPEC run request; CONTRACT 5.9). */
-export const ProfileIds = z.array(z.uuid()).max(20);

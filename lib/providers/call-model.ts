@@ -22,7 +22,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 const backoffMs = (attempt: number) => env.UPSTREAM_RETRY_BASE_MS * 2 ** attempt * (0.5 + Math.random());
 
 /** The longest Retry-After we wait out; a provider asking for more is treated as down for this call. */
-export const MAX_RETRY_AFTER_MS = 10_000;
+const MAX_RETRY_AFTER_MS = 10_000;
 
 /**
  * Failures no other upstream id can fix: the request was refused (400, 413, 422) or our key was

@@ -22,7 +22,10 @@ export interface UpstreamResponse {
   body: Dispatcher.ResponseData["body"];
 }
 
-/** Strips anything secret-looking the provider might echo, and bounds the length. */
+/**
+ * Strips anything secret-looking the provider might echo, and bounds the length.
+ * @internal
+ */
 export function sanitizeUpstreamMessage(message: string, secrets: (string | undefined)[]): string {
   let out = message;
   for (const s of secrets) if (s && s.length >= 8) out = out.split(s).join("[redacted]");
@@ -44,7 +47,10 @@ async function errorMessage(res: UpstreamResponse): Promise<string> {
 
 const RETRYABLE_STATUS = (s: number) => s === 429 || s >= 500;
 
-/** Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3), in ms; null when absent or unreadable. */
+/**
+ * Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3), in ms; null when absent or unreadable.
+ * @internal
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
   const v = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!v) return null;

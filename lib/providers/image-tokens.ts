@@ -3,11 +3,13 @@
  * 85; otherwise fit 2048×2048, shorter side ≤ 768, 85 + 170 per 512-px tile. Size comes from a
  * `data:` image's header; an unknown size is counted at the high-detail maximum (768×2048: 8
  * tiles).
+ * @internal
  */
 export const LOW_DETAIL_TOKENS = 85;
 const TILE_TOKENS = 170;
 export const MAX_IMAGE_TOKENS = LOW_DETAIL_TOKENS + TILE_TOKENS * 8;
 
+/** @internal */
 export function tilesTokens(width: number, height: number): number {
   let w = width;
   let h = height;

@@ -56,7 +56,10 @@ export function tokenSlices(text) {
   return pieces;
 }
 
-/** No o200k token stands for more characters than this, so n tokens never cover more than n × this. */
+/**
+ * No o200k token stands for more characters than this, so n tokens never cover more than n × this.
+ * @internal
+ */
 export const MAX_TOKEN_CHARS = 128;
 
 /**

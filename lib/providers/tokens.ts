@@ -6,7 +6,10 @@ import type { ChatMessage, ToolDefinition } from "./types";
 type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
 let o200k: O200k | undefined;
 
-/** The o200k_base tokenizer, loaded on first use: its tables are large and many gateways never need them. */
+/**
+ * The o200k_base tokenizer, loaded on first use: its tables are large and many gateways never need them.
+ * @internal
+ */
 export function tokenizer(): O200k {
   return (o200k ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as O200k);
 }

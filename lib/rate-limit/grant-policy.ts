@@ -3,6 +3,7 @@
  * at most 100), counted before any call is admitted, so processes together never exceed the limit
  * and a busy key costs one statement per grant. Smaller limits go call by call and stay exact
  * across processes.
+ * @internal
  */
 export const GRANT_MIN_LIMIT = 640;
 export const chunkFor = (perMinute: number) =>

@@ -5,10 +5,9 @@ import { chunkFor } from "./grant-policy";
 import { RateLimiterPostgresJs } from "./postgres-store";
 import { redisCircuit } from "./redis-circuit";
 
-export { chunkFor, GRANT_MIN_LIMIT } from "./grant-policy";
 export { redisState } from "./redis-circuit";
 
-export const RATE_WINDOW_S = 60;
+const RATE_WINDOW_S = 60;
 
 export interface RateDecision {
   allowed: boolean;

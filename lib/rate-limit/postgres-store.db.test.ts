@@ -8,9 +8,10 @@ const subject = () => `sweep-test:${newId("key")}`;
 async function freshModules() {
   vi.resetModules();
   delete (globalThis as { __cockpitRateLimitSweeper?: NodeJS.Timeout }).__cockpitRateLimitSweeper;
-  const store = await import("./postgres-store");
-  const limiter = await import("./limiter");
-  return { ...store, ...limiter };
+  const { sweepExpiredRateLimits, SWEEP_EVERY_MS } = await import("./postgres-store");
+  const { consumeRateLimit } = await import("./limiter");
+  const { GRANT_MIN_LIMIT } = await import("./grant-policy");
+  return { sweepExpiredRateLimits, SWEEP_EVERY_MS, consumeRateLimit, GRANT_MIN_LIMIT };
 }
 
 afterEach(() => {

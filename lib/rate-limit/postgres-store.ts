@@ -6,6 +6,7 @@ import { RateLimiterRes, type IRateLimiterStoreOptions } from "rate-limiter-flex
 import RateLimiterStoreAbstract from "rate-limiter-flexible/lib/RateLimiterStoreAbstract";
 import { log } from "@/lib/log";
 
+/** @internal */
 export const SWEEP_EVERY_MS = 5 * 60_000;
 
 interface Row {
@@ -78,7 +79,10 @@ const UPSERT = `
     expire = CASE WHEN t.expire <= now() THEN EXCLUDED.expire ELSE t.expire END
   RETURNING t.points, COALESCE(GREATEST(0, extract(epoch FROM t.expire - now()) * 1000), -1)::float8 AS ms_left`;
 
-/** Deletes rows whose window ended over an hour ago (a next call starts a new window anyway). Any process may sweep. */
+/**
+ * Deletes rows whose window ended over an hour ago (a next call starts a new window anyway). Any process may sweep.
+ * @internal
+ */
 export async function sweepExpiredRateLimits(sql: postgres.Sql): Promise<number> {
   const result = await sql`DELETE FROM rate_limits WHERE expire < now() - interval '1 hour'`;
   return result.count;
@@ -88,7 +92,7 @@ export async function sweepExpiredRateLimits(sql: postgres.Sql): Promise<number>
 const state = globalThis as { __cockpitRateLimitSweeper?: NodeJS.Timeout };
 
 /** One sweep of the whole table per process, however many limiters exist; never keeps the process alive. Idempotent. */
-export function startRateLimitSweeper(sql: postgres.Sql): void {
+function startRateLimitSweeper(sql: postgres.Sql): void {
   if (state.__cockpitRateLimitSweeper) return;
   const next = () => {
     const sweeper = setTimeout(() => {

@@ -5,9 +5,9 @@ import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 
 /** Longest a rate-limit command waits for Redis; a blackholed Redis would otherwise hold every call until TCP gives up. */
-export const REDIS_COMMAND_TIMEOUT_MS = 250;
+const REDIS_COMMAND_TIMEOUT_MS = 250;
 /** While the circuit is open and the connection looks alive, how often a probe tries Redis. */
-export const REDIS_PROBE_EVERY_MS = 250;
+const REDIS_PROBE_EVERY_MS = 250;
 /** Cap of the reconnect backoff: Redis is back in use at most about this long after it returns. */
 const RECONNECT_MAX_MS = 500;
 /** A circuit that trips again within this long of closing counts as flapping. */

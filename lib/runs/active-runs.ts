@@ -9,7 +9,7 @@ import { log } from "@/lib/log";
  * seen by polling `active_runs.cancel_requested_at` every CANCEL_POLL_MS, only while runs are
  * active.
  */
-export const CANCEL_POLL_MS = 200;
+const CANCEL_POLL_MS = 200;
 
 interface ActiveRun {
   cancel: () => void;

@@ -8,7 +8,7 @@ import { endActiveRuns } from "./end-active-runs";
 import { getRun, type RunWithContent } from "./read-runs";
 
 /** How long a cancel waits for the executing server to stop and store the run before marking it itself. */
-export const CANCEL_WAIT_MS = 3_000;
+const CANCEL_WAIT_MS = 3_000;
 const POLL_MS = 50;
 
 const finished = (id: string, status: string) =>

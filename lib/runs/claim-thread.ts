@@ -25,7 +25,10 @@ async function activeRunOf(threadId: string): Promise<string | null> {
   return row?.run_id ?? null;
 }
 
-/** One run's claim, as the batch statement takes it (jsonb_to_recordset column names). */
+/**
+ * One run's claim, as the batch statement takes it (jsonb_to_recordset column names).
+ * @internal
+ */
 export interface ClaimItem {
   thread_id: string;
   run_id: string;
@@ -84,6 +87,7 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
  * in thread order so batches never deadlock; a second claim on a thread in a batch conflicts.
  * LATERAL … LIMIT 1 keeps the lookup by primary key: as a plain join, jsonb_to_recordset's row
  * guess made the planner scan the whole threads table.
+ * @internal
  */
 export function claimManySql(items: ClaimItem[]): SQL {
   const indexed = items.map((item, n) => ({ ...item, n }));

@@ -7,7 +7,7 @@ import type { Composition } from "@/lib/profiles/compose";
 import type { ChatChunk, ChatMessage, Passage, ToolCall, ToolDefinition, Usage } from "@/lib/providers/types";
 import type { RunStep } from "./steps";
 
-export interface Citation {
+interface Citation {
   document_id: string;
   collection_id: string;
   filename: string;
@@ -43,7 +43,7 @@ export interface StageModelCall {
 }
 
 /** The run request's `tool_choice` (the tools stage turns it into the prompt's `tools`/`toolChoice`). */
-export type RunToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
+type RunToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
 
 /**
  * What the caller asked, fixed for the whole run. Chat completions and the threads API each build
@@ -105,7 +105,7 @@ export interface RunPrompt {
 }
 
 /** The thread the run belongs to. */
-export interface RunThread {
+interface RunThread {
   /** The caller's; the history stage's claim replaces it with the stored thread's. */
   source: ThreadSource;
   /** The run row exists (the history stage claimed the thread): a failure from here on is stored. */

@@ -5,7 +5,7 @@ import { readCatalog } from "@/db/catalog/sync";
  * upstream, so a call can never generate more than it held; clients wanting longer answers set
  * max_tokens.
  */
-export const DEFAULT_OUTPUT_CAP_TOKENS = 16_384;
+const DEFAULT_OUTPUT_CAP_TOKENS = 16_384;
 
 let maxOutput: Map<string, number> | undefined;
 

@@ -53,6 +53,7 @@ function storedMessages(ctx: RunContext) {
  * Everything persisting a run needs, as plain data: built once from the context, so a retry (a
  * lost acknowledgement) or a replay from the bill journal (the database was away) writes exactly
  * the same rows with the same ids.
+ * @internal
  */
 export interface PersistJob {
   runId: string;
@@ -84,10 +85,13 @@ export interface PersistJob {
   hold: { lease: { id: string; companyId: string } | null; amountMicro: number } | null;
 }
 
-/** The bill's ledger id, derived from the run's: `le_` + the run id's random part. */
+/**
+ * The bill's ledger id, derived from the run's: `le_` + the run id's random part.
+ * @internal
+ */
 export const ledgerIdForRun = (runId: string) => `le_${runId.slice(runId.indexOf("_") + 1)}`;
 
-export function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
+function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
   // A cancelled call the provider received costs at least its prompt (the provider bills it); a
   // failed one is billed only for what it generated (providers do not bill their own errors). A
   // run an input guardrail blocked never called a model: no bill, no ledger row. Stage calls
@@ -239,7 +243,7 @@ function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
   };
 }
 
-export interface PersistOutcome extends Omit<CallBillOutcome<StoredRow>, "row"> {
+interface PersistOutcome extends Omit<CallBillOutcome<StoredRow>, "row"> {
   /** The seq of the run's first stored message, when this write stored them (a run on a persistent thread). */
   firstSeq?: number;
 }
@@ -249,6 +253,7 @@ export interface PersistOutcome extends Omit<CallBillOutcome<StoredRow>, "row"> 
  * appends the ledger part). Idempotent by run id: a retry after a lost acknowledgement finds the
  * stored run and writes nothing, and the bill's entry id is derived from the run id, so the
  * caller may run it again after any failure.
+ * @internal
  */
 export async function writeRun(job: PersistJob): Promise<PersistOutcome> {
   const { row, ...outcome } = await billCall<StoredRow>(

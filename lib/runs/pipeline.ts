@@ -22,7 +22,7 @@ import { reserveCreditStage } from "./stages/reserve-credit";
  *   tool loop → output guardrails → persist + bill.
  * There is no second path.
  */
-export const BEFORE_MODEL: Stage[] = [
+const BEFORE_MODEL: Stage[] = [
   profilesStage,
   toolsStage,
   historyStage,
@@ -31,8 +31,8 @@ export const BEFORE_MODEL: Stage[] = [
   retrievalStage,
   reserveCreditStage,
 ];
-export const MODEL: Stage = callModelStage;
-export const AFTER_MODEL: Stage[] = [toolLoopStage, outputGuardrailsStage];
+const MODEL: Stage = callModelStage;
+const AFTER_MODEL: Stage[] = [toolLoopStage, outputGuardrailsStage];
 
 /**
  * Runs the stages before the model, then waits for the rate limiter's verdict (its statement ran

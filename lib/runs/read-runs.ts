@@ -9,7 +9,7 @@ import { getThreadInCompany } from "@/lib/threads/internal";
 import type { RunStep } from "./steps";
 import { stepIndex } from "./to-public";
 
-export const runNotFound = (id: string) =>
+const runNotFound = (id: string) =>
   new AppError("not_found", `No run found with id '${id}'`, { wireCode: "run_not_found" });
 
 /** A run with the content of the assistant message it added (none while it runs). */

@@ -7,7 +7,7 @@ import { log } from "@/lib/log";
 import { endActiveRuns } from "./end-active-runs";
 
 /** A run still active this long after it started has an executor that is stuck or gone unseen (another host). */
-export const STALE_RUN_AFTER_S = 30 * 60;
+const STALE_RUN_AFTER_S = 30 * 60;
 
 const SERVER_LOST = { code: "server_lost", message: "The server running this run stopped before the run finished" };
 

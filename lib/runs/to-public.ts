@@ -19,7 +19,7 @@ function toPublicToolCall(c: unknown) {
 }
 
 /** The run's answer text: the assistant message it added (a string, or the text of its parts). */
-export function contentText(content: unknown): string {
+function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
@@ -55,7 +55,7 @@ export function toPublicRun(run: Run, content: unknown) {
 export type PublicRun = ReturnType<typeof toPublicRun>;
 
 /** Step ids are derived: `step_` + the run id's random part + `_` + the step's index. */
-export const stepId = (runId: string, index: number) => `step_${runId.slice(runId.indexOf("_") + 1)}_${index}`;
+const stepId = (runId: string, index: number) => `step_${runId.slice(runId.indexOf("_") + 1)}_${index}`;
 
 export function stepIndex(runId: string, id: string): number | null {
   const prefix = stepId(runId, 0).slice(0, -1);

@@ -1,6 +1,7 @@
 import "server-only";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { sandboxPool as sandboxPoolChannel } from "@/lib/process-channels.mjs";
 import { onShutdown } from "@/lib/shutdown";
 import { CallAbortedError, QueueTimeoutError, SandboxPool, type PoolConfig } from "./pool";
 import type { CallOutcome } from "./process";
@@ -27,7 +28,7 @@ export interface RunToolArgs {
   signal?: AbortSignal;
 }
 
-export function sandboxConfigFromEnv(): PoolConfig {
+function sandboxConfigFromEnv(): PoolConfig {
   return {
     size: env.SANDBOX_POOL_SIZE,
     prewarm: Math.min(env.SANDBOX_PREWARM, env.SANDBOX_POOL_SIZE),
@@ -47,26 +48,24 @@ export function sandboxConfigFromEnv(): PoolConfig {
   };
 }
 
-// One pool per server process, kept on globalThis so dev-mode module reloads do not leak processes.
-const KEY = Symbol.for("cockpit.sandbox-pool");
-type PoolHolder = { [KEY]?: SandboxPool };
-
-/** The server's pool, created on first use (no process starts before the first tool call). */
-export function sandboxPool(): SandboxPool {
-  const g = globalThis as PoolHolder;
-  if (!g[KEY]) {
-    const pool = new SandboxPool(sandboxConfigFromEnv());
-    g[KEY] = pool;
+/**
+ * The server's pool, created on first use (no process starts before the first tool call). One per
+ * process, a process channel, so dev-mode module reloads do not leak processes.
+ */
+function sandboxPool(): SandboxPool {
+  let pool = sandboxPoolChannel.get();
+  if (!pool) {
+    pool = new SandboxPool(sandboxConfigFromEnv());
+    sandboxPoolChannel.set(pool);
     onShutdown(() => closeSandboxPool());
   }
-  return g[KEY];
+  return pool;
 }
 
-/** Kills every sandbox process (the next call starts a new pool). For shutdown and tests. */
-export async function closeSandboxPool(): Promise<void> {
-  const g = globalThis as PoolHolder;
-  const pool = g[KEY];
-  delete g[KEY];
+/** Kills every sandbox process (the next call starts a new pool). */
+async function closeSandboxPool(): Promise<void> {
+  const pool = sandboxPoolChannel.get();
+  sandboxPoolChannel.clear();
   cancelSharedSnapshot();
   await pool?.close();
 }

@@ -29,7 +29,7 @@ export interface SandboxLayers {
 }
 
 /** The folder sandbox processes get a cpu cgroup of their own under (v1: cpu.cfs_quota_us, v2: cpu.max). */
-export interface CpuCgroup {
+interface CpuCgroup {
   dir: string;
   version: 1 | 2;
 }

@@ -37,6 +37,8 @@ export interface PoolConfig {
   checkoutDir?: string;
   /** Where a root server copies an unreadable checkout's runtime (default RUNTIME_BASE_DIR). */
   runtimeBaseDir?: string;
+  /** Told each process's boot time (ms, spawn to ready). */
+  onBoot?: (ms: number) => void;
 }
 
 interface Waiter {
@@ -95,7 +97,7 @@ export interface PoolStats {
  */
 export class SandboxPool {
   readonly layers: SandboxLayers;
-  private readonly procs = new Set<SandboxProcess>();
+  protected readonly procs = new Set<SandboxProcess>();
   private readonly waiters: Waiter[] = [];
   private watchdog: NodeJS.Timeout | null = null;
   private closed = false;
@@ -106,8 +108,6 @@ export class SandboxPool {
   private readonly handovers = new Map<SandboxProcess, Handover>();
   private readonly retired = new WeakSet<SandboxProcess>();
   readonly recycled: Record<string, number> = {};
-  /** Boot times (ms, spawn to ready) of the last 100 processes, for tests and the benchmark. */
-  readonly bootMs: number[] = [];
 
   constructor(private readonly cfg: PoolConfig) {
     this.layers = probeLayers({
@@ -154,15 +154,6 @@ export class SandboxPool {
       rssBytes: rss,
       recycled: { ...this.recycled },
     };
-  }
-
-  pids(): number[] {
-    return [...this.procs].map((p) => p.pid);
-  }
-
-  /** The processes that belong to a company (for tests and the benchmark). */
-  pidsOf(companyId: string): number[] {
-    return [...this.procs].filter((p) => p.companyId === companyId).map((p) => p.pid);
   }
 
   /** Kills every process and fails the waiting calls; the pool cannot be used afterwards. */
@@ -326,8 +317,7 @@ export class SandboxPool {
     proc.ready.then(
       () => {
         if (niced) setNice(proc.pid, 0);
-        this.bootMs.push(Date.now() - proc.startedAt);
-        if (this.bootMs.length > 100) this.bootMs.shift();
+        this.cfg.onBoot?.(Date.now() - proc.startedAt);
       },
       () => {},
     );

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 
 /** Kernel clock ticks per second for /proc/<pid>/stat (`getconf CLK_TCK`: 100 on Linux x86-64 and arm64). */
-export const CLK_TCK = 100;
+const CLK_TCK = 100;
 const PAGE_SIZE = 4096;
 
 /** CPU ms (user + system, all threads) from /proc/<pid>/stat: the host's count, never the child's; one-tick resolution; null when gone. */

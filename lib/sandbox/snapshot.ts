@@ -9,6 +9,7 @@ const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
  * Makes a Pyodide memory snapshot with a runner started with --make-snapshot (no tool code runs
  * there), stored in a fresh mkdtemp folder no other user could plant in. Null on failure: processes
  * then boot slower, without it.
+ * @internal
  */
 export function makeSnapshot(
   layers: SandboxLayers,

@@ -10,7 +10,7 @@ export const SERVICES: readonly SdkService[] = [crm, billing];
 const byName = new Map(SERVICES.map((s) => [s.name, s]));
 
 /** @throws not_found (404) for an unknown service. */
-export function getService(name: string): SdkService {
+function getService(name: string): SdkService {
   const service = byName.get(name);
   if (!service) throw new AppError("not_found", `No SDK service named '${name}'`, { wireCode: "service_not_found" });
   return service;
@@ -54,6 +54,7 @@ function actionsNamedBy(node: unknown, out: Set<string>): Set<string> {
  * Why the registry is inconsistent (a missing action, an unknown `refresh` view, a schema Ajv
  * refuses, a duplicate), or []. A unit test checks it, so a service mistake fails CI rather than a
  * widget.
+ * @internal
  */
 export function registryProblems(services: readonly SdkService[] = SERVICES): string[] {
   const problems: string[] = [];

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { storableText } from "@/lib/persistence/pg-text";
 
 /** The definition vocabulary this server speaks (widget/VOCABULARY.md). */
-export const SDUI_VERSIONS = ["1"] as const;
+const SDUI_VERSIONS = ["1"] as const;
 
 /** `sdui`: absent or 1; anything else is a 400 naming it. */
 export const SduiQuery = z.object({

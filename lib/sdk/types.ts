@@ -27,7 +27,7 @@ export interface SdkView<Q = unknown> {
   load(db: DbOrTx, args: { companyId: string; query: Q }): Promise<Record<string, unknown>>;
 }
 
-export interface ActionOutcome {
+interface ActionOutcome {
   result: Record<string, unknown>;
   /** Overrides the action's `refresh` (a no-op changes nothing: `[]`). */
   refresh?: string[];

@@ -8,8 +8,8 @@ import { randomBase62 } from "@/lib/ids";
 import { createKey } from "@/lib/keys";
 import { createUser } from "@/lib/users";
 
-export const DEMO_EMAIL = "admin@demo.local";
-export const DEMO_CREDITS_OT = 10_000;
+const DEMO_EMAIL = "admin@demo.local";
+const DEMO_CREDITS_OT = 10_000;
 const SEED_LOCK_ID = 727_002;
 
 export interface DemoSeed {

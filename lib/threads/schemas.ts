@@ -6,15 +6,15 @@ import { ContentPartInput } from "./content-part-input";
 
 /** Image parts arrive inline as data: URIs, so message bodies may be as large as a completion's. */
 export const MESSAGES_BODY_LIMIT = 32 * 1024 * 1024;
-export const MAX_MESSAGES_PER_BULK = 100;
+const MAX_MESSAGES_PER_BULK = 100;
 
 /**
  * Neither SPEC nor CONTRACT bounds thread metadata, so OpenAI's limits apply: 16 keys of 64
  * characters, values of 512 characters (a non-string must serialise within 512).
  */
-export const METADATA_LIMITS = { keys: 16, keyChars: 64, valueChars: 512 } as const;
+const METADATA_LIMITS = { keys: 16, keyChars: 64, valueChars: 512 } as const;
 
-export const ThreadMetadata = z
+const ThreadMetadata = z
   .record(z.string(), z.unknown())
   .superRefine((m, ctx) => {
     const keys = Object.keys(m);

@@ -6,6 +6,7 @@ import type { ChatMessage } from "@/lib/providers/types";
  * What a thread keeps of a message: a `data:` image as its SHA-256, type and sizes, never its
  * bytes; text beyond MAX_STORED_TEXT_CHARS truncated with a count of the rest. The model and client
  * still get everything.
+ * @internal
  */
 export const MAX_STORED_TEXT_CHARS = 256 * 1024;
 

@@ -20,6 +20,7 @@ export async function activeToolsByName(db: DbOrTx, companyId: string, names: st
 /**
  * The company's active tool of that name (a forced `tool_choice`).
  * @throws 400 naming `param` (default `tool_choice`) when there is none (CONTRACT 6).
+ * @internal
  */
 export async function getActiveToolByName(
   db: DbOrTx,

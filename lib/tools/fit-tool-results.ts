@@ -6,7 +6,7 @@ import { countTokensOffLoop, truncateTokensOffLoop } from "@/lib/cpu/pool";
 /** Tokens kept free for each cut result's marker (and the slack of counting a cut text again). */
 const MARKER_TOKENS = 32;
 
-export const truncationMarker = (omittedChars: number) => `…[truncated: ${omittedChars} characters omitted]`;
+const truncationMarker = (omittedChars: number) => `…[truncated: ${omittedChars} characters omitted]`;
 
 /** Per-result token limits so all fit in `room` (water-filling: results under the level stay whole, undefined). */
 function levels(tokens: number[], room: number): (number | undefined)[] {

@@ -7,4 +7,4 @@ export * from "./schemas";
 export * from "./to-public-tool";
 export * from "./try-tool";
 export * from "./update-tool";
-export { getToolInCompany, findActiveToolByName } from "./internal";
+export { getToolInCompany } from "./internal";

@@ -6,9 +6,9 @@ import { isUniqueViolation } from "@/db/pg-errors";
 import { AppError } from "@/lib/errors";
 import { checkToolCode } from "@/lib/sandbox";
 
-export const ACTIVE_NAME_INDEX = "tools_active_name_per_company";
+const ACTIVE_NAME_INDEX = "tools_active_name_per_company";
 
-export const toolNotFound = (id: string) =>
+const toolNotFound = (id: string) =>
   new AppError("not_found", `No tool found with id '${id}'`, { wireCode: "tool_not_found" });
 
 /** The conditions that make a tool hold its name and be offered to runs. */

@@ -11,20 +11,20 @@ const PYTHON_KEYWORDS = new Set(
 );
 
 /** The Python function and the OpenAI function name: identifier characters (OpenAI allows `-`, Python does not), ≤ 64. */
-export const TOOL_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-export const ToolName = z
+const TOOL_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const ToolName = z
   .string()
   .regex(TOOL_NAME_RE, "must be a Python identifier: a letter or _, then letters, digits or _, at most 64 characters")
   .refine((n) => !PYTHON_KEYWORDS.has(n), "must not be a Python keyword");
 
-export const MAX_TOOL_CODE_CHARS = 100_000;
-export const MAX_TOOL_SCHEMA_CHARS = 64_000;
+const MAX_TOOL_CODE_CHARS = 100_000;
+const MAX_TOOL_SCHEMA_CHARS = 64_000;
 
 const Description = storableText(z.string().max(4000));
 const PythonCode = storableText(z.string().min(1).max(MAX_TOOL_CODE_CHARS));
 
 /** An object schema that Ajv compiles in strict mode (lib/tools/json-schema.ts). */
-export const ToolJsonSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+const ToolJsonSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
   const text = JSON.stringify(schema);
   if (text.length > MAX_TOOL_SCHEMA_CHARS)
     return ctx.addIssue({ code: "custom", message: `must be at most ${MAX_TOOL_SCHEMA_CHARS} characters of JSON` });

@@ -11,7 +11,7 @@ import { webhookEventQueue } from "./jobs/event-queue";
 import type { TriggerInput } from "./schemas";
 
 /** A sender's retry with the same key within this window is the same event. */
-export const IDEMPOTENCY_WINDOW_HOURS = 24;
+const IDEMPOTENCY_WINDOW_HOURS = 24;
 
 interface Delivery {
   webhook: Webhook;

@@ -14,7 +14,7 @@ export const TriggerInput = z.strictObject({
 export type TriggerInput = z.infer<typeof TriggerInput>;
 
 /** `Idempotency-Key` or Standard Webhooks `webhook-id`: printable ASCII, 1–255 characters. */
-export const IdempotencyKey = z
+const IdempotencyKey = z
   .string()
   .min(1)
   .max(255)

@@ -7,10 +7,11 @@ import { AppError } from "@/lib/errors";
  * `webhook-signature: v1,<base64>` (several during rotation). Timestamps beyond this tolerance are
  * refused, so a captured delivery cannot be replayed.
  */
-export const SIGNATURE_TOLERANCE_S = 300;
+const SIGNATURE_TOLERANCE_S = 300;
 
 export const newSigningSecret = (): string => `whsec_${randomBytes(24).toString("base64")}`;
 
+/** @internal */
 export function signPayload(secret: string, id: string, timestamp: number | string, body: string): string {
   const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;

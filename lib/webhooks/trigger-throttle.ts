@@ -7,8 +7,10 @@ import { storeLimiter } from "@/lib/rate-limit/store-limiter";
 /**
  * Refused trigger URLs allowed per address per window, then 429 before any lookup. Valid deliveries
  * are not counted, so a sender is slowed only by its own address's failures.
+ * @internal
  */
 export const MAX_INVALID_TRIGGERS_PER_ADDRESS = 30;
+/** @internal */
 export const INVALID_TRIGGER_WINDOW_S = 60;
 
 /** The client address when the server does not report one (`next dev`): all such attempts share one budget. */

@@ -5,8 +5,9 @@
  */
 import { workerData } from "node:worker_threads";
 import type { JobsThreadData } from "@/lib/jobs/jobs-thread";
+import { leaseOwner } from "@/lib/process-channels.mjs";
 
 const data = workerData as JobsThreadData;
-const g = globalThis as Record<symbol | string, unknown>;
-g[Symbol.for("cockpit.lease-owner")] = data.owner;
+leaseOwner.set(data.owner);
+const g = globalThis as Record<string, unknown>;
 g.__cockpitJobsWake = { token: data.wakeToken, pending: new Set<string>() };

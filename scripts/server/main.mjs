@@ -18,6 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
 import { redactSecrets } from "../../lib/log-redact.mjs";
+import { graceEnd, requestPeer, serverInstance, shutdownHooks } from "../../lib/process-channels.mjs";
 import { buildJobsThread } from "./jobs-thread-build.mjs";
 import { workerCount } from "./worker-count.mjs";
 
@@ -62,8 +63,8 @@ const CLUSTER_SLOT_ENV = "COCKPIT_CLUSTER_SLOT";
  * route handlers never see the socket, and X-Forwarded-For is the client's to write.
  * @type {AsyncLocalStorage<{ address: string | null }>}
  */
-const requestPeer = new AsyncLocalStorage();
-/** @type {any} */ (globalThis)[Symbol.for("cockpit.request-peer")] = requestPeer;
+const peer = new AsyncLocalStorage();
+requestPeer.set(peer);
 
 // Everything this process prints passes through the app's log redaction (lib/log-redact.mjs).
 for (const stream of [process.stdout, process.stderr]) {
@@ -125,7 +126,7 @@ async function serve() {
     });
     if (refuseMalformedPath(req, res)) return;
     const handler = fastHandlerFor(fast, req);
-    requestPeer.run({ address: req.socket.remoteAddress ?? null }, () => {
+    peer.run({ address: req.socket.remoteAddress ?? null }, () => {
       if (handler)
         serveFetch(handler, req, res, origin, (err) =>
           say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
@@ -140,11 +141,7 @@ async function serve() {
   const bound = /** @type {import("node:net").AddressInfo} */ (server.address());
   // Who this server is for its credit leases: a server restarted on this address, port and cluster
   // slot frees the leases of the one it replaces.
-  /** @type {any} */ (globalThis)[Symbol.for("cockpit.server-instance")] = {
-    address: bound.address,
-    port: bound.port,
-    slot: Number(process.env[CLUSTER_SLOT_ENV] ?? 0),
-  };
+  serverInstance.set({ address: bound.address, port: bound.port, slot: Number(process.env[CLUSTER_SLOT_ENV] ?? 0) });
   const shown = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
   say(`ready on http://${shown}:${bound.port} (fast lane: ${[...fast.keys()].join(", ") || "off"})`);
 
@@ -178,10 +175,7 @@ async function serve() {
  * script is outside the bundle), and any registered later at once. Returns how many.
  */
 function cancelAtGraceEnd() {
-  const g = /** @type {any} */ (globalThis);
-  const state = /** @type {{ ended: boolean, cancels: Set<() => void> }} */ (
-    g[Symbol.for("cockpit.grace-end")] ??= { ended: false, cancels: new Set() }
-  );
+  const state = graceEnd.getOrInit(() => ({ ended: false, cancels: new Set() }));
   state.ended = true;
   const cancels = [...state.cancels];
   state.cancels.clear();
@@ -197,9 +191,7 @@ function cancelAtGraceEnd() {
 
 /** Runs the hooks the app registered (lib/shutdown.ts), each failure reported, all within SHUTDOWN_HOOKS_MS. */
 async function runShutdownHooks() {
-  const hooks = /** @type {(() => unknown)[]} */ (
-    /** @type {any} */ (globalThis)[Symbol.for("cockpit.shutdown-hooks")] ?? []
-  );
+  const hooks = shutdownHooks.get() ?? [];
   const all = Promise.all(
     hooks.map(async (hook) => {
       try {

@@ -8,6 +8,7 @@ import { reservations } from "@/db/schema";
 import { endHold, getBalance, holdCredit, releaseAllLeases, releaseLeasesOfGoneOwners } from "@/lib/billing";
 import { currentLeaseOwner, formatLeaseOwner, type LeaseOwner } from "@/lib/billing/lease-owner";
 import { newId } from "@/lib/ids";
+import { serverInstance } from "@/lib/process-channels.mjs";
 import { withRollback } from "../support/with-rollback";
 
 const OT = 1_000_000;
@@ -51,9 +52,7 @@ describe("leases of a process that is gone", () => {
   });
 
   it("a server restarted in a new container on the same host name, address, port and slot releases its predecessor's", async () => {
-    const key = Symbol.for("cockpit.server-instance");
-    const g = globalThis as { [key]?: unknown };
-    g[key] = { address: "0.0.0.0", port: 39_999, slot: 0 };
+    serverInstance.set({ address: "0.0.0.0", port: 39_999, slot: 0 });
     try {
       const me = currentLeaseOwner();
       expect(me.instance).toBe("0.0.0.0:39999:0");
@@ -70,7 +69,7 @@ describe("leases of a process that is gone", () => {
         expect((await getBalance(tx, { companyId: co.id })).reservedMicro).toBe(4 * OT);
       });
     } finally {
-      delete g[key];
+      serverInstance.clear();
       currentLeaseOwner().instance = "";
     }
   });

@@ -3,7 +3,8 @@ import { relaxedSql } from "@/db/client";
 import { newId } from "@/lib/ids";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { RateLimiterPostgresJs } from "@/lib/rate-limit/postgres-store";
-import { chunkFor, consumeRateLimit } from "@/lib/rate-limit/limiter";
+import { chunkFor } from "@/lib/rate-limit/grant-policy";
+import { consumeRateLimit } from "@/lib/rate-limit/limiter";
 
 const subject = () => `test:${newId("key")}`;
 

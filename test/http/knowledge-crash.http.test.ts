@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { db } from "@/db/client";
+import { db, sql as pg } from "@/db/client";
 import { knowledgeDocuments } from "@/db/schema";
 import { makeCompany, makeKey } from "../support/factories";
 import { upload } from "../support/knowledge";
@@ -31,7 +31,6 @@ function startWorker(): ChildProcess {
       ...process.env,
       ...jobEnv,
       AUTH_SECRET: authSecret,
-      KNOWLEDGE_TEST_INDEX_DELAY_MS: "0",
       NODE_ENV: "production",
     },
     stdio: ["ignore", "ignore", "inherit"],
@@ -56,13 +55,12 @@ afterAll(async () => {
 async function doomedUpload(env: Record<string, string> = {}) {
   const company = await makeCompany(db);
   const { secret: key } = await makeKey(db, { companyId: company.id });
-  // This server holds every job it takes for a minute before indexing: it is mid-job when killed.
-  doomed = await startNextServer({
-    ...jobEnv,
-    AUTH_SECRET: authSecret,
-    KNOWLEDGE_TEST_INDEX_DELAY_MS: "60000",
-    ...env,
-  });
+  // An uncommitted insert of the company's chunk-version row: the doomed server's job blocks on it
+  // when it bumps the version at the end of indexing, so it is mid-job when killed.
+  const holder = await pg.reserve();
+  await holder`BEGIN`;
+  await holder`INSERT INTO knowledge_chunk_versions (company_id, version) VALUES (${company.id}, 1)`;
+  doomed = await startNextServer({ ...jobEnv, AUTH_SECRET: authSecret, ...env });
   const kc = await fetch(`${doomed.url}/v1/knowledge`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -81,6 +79,8 @@ async function doomedUpload(env: Record<string, string> = {}) {
     20_000,
   );
   await doomed.kill();
+  await holder`ROLLBACK`;
+  holder.release();
   expect((await documentRow(up.json.id)).status).toBe("pending");
   return up.json.id as string;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { getCollectionInCompany } from "@/lib/knowledge";
+import { getCollectionInCompany } from "@/lib/knowledge/collections/internal";
 import { makeCollection, makeCompany, makeUser } from "../support/factories";
 import { waitForDocument } from "../support/knowledge";
 import { startNextServer, type RunningServer } from "../support/next-server";

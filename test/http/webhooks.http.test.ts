@@ -5,7 +5,8 @@ import { db } from "@/db/client";
 import { webhookEventRuns, webhookEvents, webhooks } from "@/db/schema";
 import { createAgent } from "@/lib/agents";
 import { createProfile, CreateProfileInput } from "@/lib/profiles";
-import { createWebhook, setWebhookSignature, signPayload, triggerPath } from "@/lib/webhooks";
+import { createWebhook, setWebhookSignature, triggerPath } from "@/lib/webhooks";
+import { signPayload } from "@/lib/webhooks/signature";
 import { useGateway } from "../support/gateway";
 
 const FAIL_MARK = "always-fail-upstream";

@@ -1,8 +1,23 @@
 import { SandboxPool, type PoolConfig } from "@/lib/sandbox/pool";
 
+/** The pool with what the tests look at: each company's processes and every boot time. */
+class TestPool extends SandboxPool {
+  readonly bootMs: number[];
+
+  constructor(cfg: PoolConfig) {
+    const bootMs: number[] = [];
+    super({ ...cfg, onBoot: (ms) => bootMs.push(ms) });
+    this.bootMs = bootMs;
+  }
+
+  pidsOf(companyId: string): number[] {
+    return [...this.procs].filter((p) => p.companyId === companyId).map((p) => p.pid);
+  }
+}
+
 /** A private pool for one test file, with the server's defaults unless the test says otherwise. */
-export function testPool(overrides: Partial<PoolConfig> = {}): SandboxPool {
-  return new SandboxPool({
+export function testPool(overrides: Partial<PoolConfig> = {}): TestPool {
+  return new TestPool({
     size: 2,
     prewarm: 0,
     queueTimeoutMs: 60_000,

@@ -11,7 +11,7 @@ const KEY_PREFIX = "sk-cp-";
 /** Renew at this fraction of the token's lifetime (a 300 s token at 240 s). */
 const RENEW_AT = 0.8;
 
-export type TokenAnswer = string | { token: string; expires_in?: number; expires_at?: number };
+type TokenAnswer = string | { token: string; expires_in?: number; expires_at?: number };
 export type TokenProvider = () => Promise<TokenAnswer>;
 
 export interface Credentials {

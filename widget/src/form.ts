@@ -174,7 +174,10 @@ function group(name: string, path: string, schema: Schema, label: string, error:
   };
 }
 
-/** `lines[0].amount`, `input.lines.0.amount` → `lines.0.amount`: how the server may name a field. */
+/**
+ * `lines[0].amount`, `input.lines.0.amount` → `lines.0.amount`: how the server may name a field.
+ * @internal
+ */
 export function fieldPath(param: string): string {
   return param
     .replace(/\[(\d+)\]/g, ".$1")

@@ -21,7 +21,7 @@ function needArray(v: unknown, what: string): unknown[] {
   return v;
 }
 
-export function placeholder(type: unknown, reason: string) {
+function placeholder(type: unknown, reason: string) {
   const name = typeof type === "string" ? type : "?";
   return h(
     "div",
@@ -47,7 +47,7 @@ function children(node: Node, scope: Scope, ctx: RenderContext) {
   return (Array.isArray(node.children) ? node.children : []).map((c) => renderNode(c, scope, ctx));
 }
 
-export function badge(value: unknown, tones: unknown) {
+function badge(value: unknown, tones: unknown) {
   const text = str(value);
   const tone = isObj(tones) && typeof tones[text] === "string" ? tones[text] : "neutral";
   return h("span", { part: `badge badge-${tone}`, class: "badge", "data-tone": tone }, text);

@@ -5,4 +5,4 @@ export * from "./get-collection";
 export * from "./list-collections";
 export * from "./schemas";
 export * from "./to-public-collection";
-export { getActiveCollectionInCompany, getCollectionInCompany, type CollectionWithCount } from "./internal";
+export { getActiveCollectionInCompany } from "./internal";

@@ -4,7 +4,7 @@ import { knowledgeCollections, knowledgeDocuments, type KnowledgeCollection } fr
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 
-export const collectionNotFound = (id: string) =>
+const collectionNotFound = (id: string) =>
   new AppError("not_found", `No knowledge collection found with id '${id}'`, { wireCode: "collection_not_found" });
 
 /** A collection with the number of its documents (CONTRACT 5.6 `document_count`). */

@@ -10,7 +10,7 @@ import { detectDocumentKind, MIME_BY_KIND } from "./detect-type";
 import type { ReceivedUpload } from "./receive-upload";
 import { commitUploadFile, removeStoredDocument, removeUploadFile, storageKeyFor } from "../storage";
 
-export const unsupportedType = () =>
+const unsupportedType = () =>
   new AppError(
     "unsupported_media_type",
     "Unsupported file type: upload a PDF, TXT, Markdown, DOCX, XLSX, DOC or XLS file",

@@ -95,7 +95,7 @@ const isBinaryControl = (b: number) => b < 0x20 && b !== 0x09 && b !== 0x0a && b
  * Text has no binary signature: no NULs and valid UTF-8, or very few control characters (a legacy
  * single-byte encoding); UTF-16 with a BOM is text too.
  */
-export async function looksLikeText(file: string): Promise<boolean> {
+async function looksLikeText(file: string): Promise<boolean> {
   let first = true;
   let utf16Bom = false;
   let utf8 = true;

@@ -4,4 +4,4 @@ export * from "./get-document";
 export * from "./list-documents";
 export * from "./retry-document";
 export * from "./to-public-document";
-export { receiveUpload, type ReceivedUpload } from "./receive-upload";
+export { receiveUpload } from "./receive-upload";

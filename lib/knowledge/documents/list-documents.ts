@@ -5,7 +5,7 @@ import type { DbOrTx } from "@/db/types";
 import { getCollectionInCompany } from "../collections/internal";
 
 /** SPEC: the list is the 500 most recent documents, newest first, unpaged. */
-export const DOCUMENT_LIST_SIZE = 500;
+const DOCUMENT_LIST_SIZE = 500;
 
 /** Deactivated collections' documents too (kept for audit). @throws not_found for another company's collection. */
 export async function listDocuments(

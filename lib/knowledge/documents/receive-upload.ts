@@ -17,7 +17,7 @@ export interface ReceivedUpload {
   folderPath: string | null;
 }
 
-export const tooLarge = (maxBytes: number) =>
+const tooLarge = (maxBytes: number) =>
   new AppError("payload_too_large", `The file exceeds the upload limit of ${Math.round(maxBytes / (1024 * 1024))} MB`, {
     wireCode: "payload_too_large",
   });
@@ -35,7 +35,10 @@ function cleanFilename(raw: string | undefined): string {
   return clean || "upload";
 }
 
-/** `a//b/ ` → `a/b`: segments trimmed, empty ones and `.`/`..` dropped; null when nothing is left. */
+/**
+ * `a//b/ ` → `a/b`: segments trimmed, empty ones and `.`/`..` dropped; null when nothing is left.
+ * @internal
+ */
 export function cleanFolderPath(raw: string): string | null {
   if (/[\u0000-\u001f\u007f]/.test(raw))
     throw badForm("folder_path: must not contain control characters", "folder_path");

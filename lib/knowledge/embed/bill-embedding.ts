@@ -6,7 +6,7 @@ import type { CreditHold } from "@/lib/billing/lease";
 import { log } from "@/lib/log";
 
 /** The ledger `source` of knowledge embeddings (kind `usage`). */
-export const EMBEDDINGS_SOURCE = "embeddings";
+const EMBEDDINGS_SOURCE = "embeddings";
 
 export interface EmbeddingBill {
   companyId: string;

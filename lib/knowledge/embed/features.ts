@@ -1,6 +1,9 @@
 import { porterStem } from "../porter";
 
-/** PostgreSQL's `english` stop words (snowball's english.stop), so both sides drop the same words. */
+/**
+ * PostgreSQL's `english` stop words (snowball's english.stop), so both sides drop the same words.
+ * @internal
+ */
 export const ENGLISH_STOP_WORDS = new Set(
   (
     "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself " +

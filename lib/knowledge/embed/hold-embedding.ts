@@ -4,7 +4,7 @@ import { costMicro } from "@/lib/models/pricing";
 import { embeddingPrices } from "./pricing";
 
 /** Held above our token count: the provider's tokenizer may count the same text higher than ours. */
-export const EMBED_HOLD_MARGIN = 1.25;
+const EMBED_HOLD_MARGIN = 1.25;
 
 /** What `tokens` input tokens cost at `microPerM`, in whole µO₮. */
 export function embeddingCostMicro(microPerM: number, tokens: number): number {

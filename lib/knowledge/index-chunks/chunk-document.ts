@@ -2,8 +2,8 @@ import { countTextTokens, truncateTextTokens } from "@/lib/providers/tokens";
 import type { ChunkInput, ParsedDocument, Segment } from "../contracts";
 
 /** Chunk size and overlap in o200k tokens (the billing tokenizer); chosen with bench/knowledge.ts --chunk-sweep. */
-export const CHUNK_TOKENS = 256;
-export const OVERLAP_TOKENS = 32;
+const CHUNK_TOKENS = 256;
+const OVERLAP_TOKENS = 32;
 
 export interface ChunkOptions {
   maxTokens?: number;

@@ -3,10 +3,10 @@ import { and, eq, gte, sql } from "drizzle-orm";
 import { knowledgeChunks } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { randomBase62 } from "@/lib/ids";
-import { IndexingError, type ParsedDocument } from "../contracts";
+import { IndexingError, type ChunkInput, type ParsedDocument } from "../contracts";
 import { embedder, vectorToBytes } from "../embeddings";
 import { bumpChunkVersion } from "./bump-chunk-version";
-import { chunkDocument, type ChunkOptions } from "./chunk-document";
+import { chunkDocument } from "./chunk-document";
 import { embedChunks } from "./embed-chunks";
 
 export interface IndexDocumentArgs {
@@ -18,8 +18,6 @@ export interface IndexDocumentArgs {
   folderPath?: string | null;
   parsed: ParsedDocument;
   signal?: AbortSignal;
-  /** The bench's chunk-size sweep; production uses the defaults. */
-  chunking?: ChunkOptions;
 }
 
 /** The document's name and folder, read by table name (retrieval does not import that module); its id if deleted. */
@@ -44,14 +42,26 @@ const INSERT_BATCH = 500;
  * @throws IndexingError (stage chunk or embed) with a reason a user can act on.
  */
 export async function indexDocument(db: DbOrTx, args: IndexDocumentArgs): Promise<{ chunkCount: number }> {
-  const chunks = chunkDocument(args.parsed, args.chunking);
+  const { parsed, ...rest } = args;
+  return indexChunks(db, { ...rest, chunks: chunkDocument(parsed) });
+}
+
+/**
+ * indexDocument with the chunks already cut (the knowledge bench sweeps chunk sizes this way).
+ * @internal
+ */
+export async function indexChunks(
+  db: DbOrTx,
+  args: Omit<IndexDocumentArgs, "parsed"> & { chunks: ChunkInput[] },
+): Promise<{ chunkCount: number }> {
+  const { chunks } = args;
   const source =
     args.filename !== undefined
       ? { filename: args.filename, folderPath: args.folderPath ?? null }
       : await documentSource(db, args);
   if (chunks.length === 0) throw new IndexingError("chunk", "no text found in the document");
   const emb = embedder();
-  const embedded = await embedChunks(db, { ...args, chunks }, emb);
+  const embedded = await embedChunks(db, args, emb);
   const vectors = embedded.vectors;
   await db
     .transaction(async (tx) => {

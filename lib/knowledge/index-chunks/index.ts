@@ -1,3 +1,2 @@
-export { chunkDocument, CHUNK_TOKENS, OVERLAP_TOKENS, type ChunkOptions } from "./chunk-document";
 export { deleteDocumentChunks } from "./delete-document-chunks";
-export { indexDocument, type IndexDocumentArgs } from "./index-document";
+export { indexDocument } from "./index-document";

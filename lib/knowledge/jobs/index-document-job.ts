@@ -46,8 +46,6 @@ export async function runIndexJob(job: JobRun<IndexJobData>): Promise<void> {
   if (!doc) return;
   let stage: IndexStage = "store";
   try {
-    const delay = env.KNOWLEDGE_TEST_INDEX_DELAY_MS;
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     job.signal.throwIfAborted();
     const bytes = await readStoredDocument(doc.storageKey).catch((err: unknown) => {
       throw new IndexingError("store", "the uploaded file is missing from storage; upload it again", { cause: err });

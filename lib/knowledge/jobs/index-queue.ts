@@ -3,7 +3,7 @@ import { env } from "@/lib/env";
 import { defineQueue } from "@/lib/jobs";
 import { markDocumentFailedForGood, runIndexJob, type IndexJobData } from "./index-document-job";
 
-export const INDEX_QUEUE = "knowledge-index";
+const INDEX_QUEUE = "knowledge-index";
 
 /**
  * At-least-once: a re-delivered job runs again from the start, harmless thanks to the per-position

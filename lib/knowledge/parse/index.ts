@@ -1,1 +1,1 @@
-export { parseDocument, type ParseInput } from "./parse-document";
+export { parseDocument } from "./parse-document";

@@ -27,13 +27,14 @@ const STDERR_TAIL_BYTES = 4096;
 /** exceljs reaches bluebird, which compiles helpers with `new Function`; every other parser runs without eval. */
 const NEEDS_EVAL: ReadonlySet<DocumentKind> = new Set([DOCUMENT_KIND.xlsx]);
 
+/** @internal */
 export interface ParseLimits {
   timeoutMs: number;
   memoryMb: number;
   maxOutputBytes: number;
 }
 
-export function parseLimitsFromEnv(): ParseLimits {
+function parseLimitsFromEnv(): ParseLimits {
   return {
     timeoutMs: env.PARSE_TIMEOUT_MS,
     memoryMb: env.PARSE_MEMORY_MB,
@@ -110,7 +111,10 @@ export async function parseDocument(input: ParseInput): Promise<ParsedDocument> 
   }
 }
 
-/** One child, one file, with the given caps (tests pass small ones). No concurrency limit. */
+/**
+ * One child, one file, with the given caps (tests pass small ones). No concurrency limit.
+ * @internal
+ */
 export function runParser(input: ParseInput, limits: ParseLimits): Promise<ParsedDocument> {
   const fail = (reason: string, cause?: unknown) => new IndexingError(INDEX_STAGE.parse, reason, { cause });
   if (!(input.kind in DOCUMENT_KIND)) return Promise.reject(fail(`unsupported file type ${input.kind}`));

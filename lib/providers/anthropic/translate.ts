@@ -114,6 +114,7 @@ export function toAnthropicRequest(req: ChatRequest, stream: boolean) {
   };
 }
 
+/** @internal */
 export function finishReason(stop: string | null | undefined): string {
   switch (stop) {
     case "max_tokens":
@@ -134,7 +135,10 @@ interface AnthropicUsage {
   cache_creation_input_tokens?: number | null;
 }
 
-/** Anthropic counts cache reads and writes apart from input_tokens; OpenAI's prompt_tokens includes them. */
+/**
+ * Anthropic counts cache reads and writes apart from input_tokens; OpenAI's prompt_tokens includes them.
+ * @internal
+ */
 export function fromAnthropicUsage(u: AnthropicUsage | undefined): Usage | null {
   if (!u || typeof u.input_tokens !== "number") return null;
   const cached = u.cache_read_input_tokens ?? 0;

@@ -12,7 +12,10 @@ function lastUserMessage(messages: ChatMessage[]): ChatMessage | undefined {
 /** Characters firstJsonObject may scan in all: each `{` scans to its closing brace, so "{{{{…" would be quadratic. */
 const JSON_SCAN_CHARS = 1_000_000;
 
-/** The first balanced JSON object in the text that parses, or null (also past JSON_SCAN_CHARS of scanning). */
+/**
+ * The first balanced JSON object in the text that parses, or null (also past JSON_SCAN_CHARS of scanning).
+ * @internal
+ */
 export function firstJsonObject(text: string): Record<string, unknown> | null {
   return findJsonObject(text)?.value ?? null;
 }
@@ -62,7 +65,10 @@ function findJsonObject(text: string): { value: Record<string, unknown>; source:
 
 const words = (s: string) => new Set(s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 
-/** The passage sharing the most words with the question (ties: the earlier, i.e. better-ranked, one). */
+/**
+ * The passage sharing the most words with the question (ties: the earlier, i.e. better-ranked, one).
+ * @internal
+ */
 export function bestPassage(passages: Passage[], question: string): Passage | undefined {
   const q = words(question);
   let best: Passage | undefined;

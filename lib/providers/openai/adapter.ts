@@ -25,11 +25,14 @@ interface WireUsage {
  * The output cap's field: OpenAI's API takes `max_completion_tokens` (its reasoning models refuse
  * `max_tokens`); DeepSeek, Mistral, OpenRouter and Gemini's OpenAI endpoint take `max_tokens`.
  * Never both.
+ * @internal
  */
 export type CapField = "max_tokens" | "max_completion_tokens";
+/** @internal */
 export const capFieldFor = (groupId: string): CapField =>
   groupId === "openai" ? "max_completion_tokens" : "max_tokens";
 
+/** @internal */
 export function toWireRequest(req: ChatRequest, stream: boolean, capField: CapField = "max_tokens") {
   const { max_tokens: _a, max_completion_tokens: _b, ...params } = req.params;
   return {
@@ -43,6 +46,7 @@ export function toWireRequest(req: ChatRequest, stream: boolean, capField: CapFi
   };
 }
 
+/** @internal */
 export function fromWireUsage(u: WireUsage | null | undefined): Usage | null {
   if (!u || typeof u.prompt_tokens !== "number") return null;
   return {
@@ -57,6 +61,7 @@ interface WireResponse {
   usage?: WireUsage;
 }
 
+/** @internal */
 export function fromWireResponse(json: WireResponse): ChatResult {
   const choice = json.choices?.[0];
   return {

@@ -44,7 +44,7 @@ function mergeToolCalls(calls: ToolCall[], chunk: ChatChunk): void {
 }
 
 /** Usage from the provider when it gave one, else counted with the tokenizer (also for partial answers). */
-export function finalizeUsage(ctx: Ctx, prompt: ReturnType<typeof modelRequest>): void {
+function finalizeUsage(ctx: Ctx, prompt: ReturnType<typeof modelRequest>): void {
   if (!ctx.usageReported) {
     ctx.usage = {
       promptTokens: ctx.promptTokens ?? countPromptTokens(prompt.messages, prompt.tools),
@@ -62,7 +62,7 @@ export function finalizeUsage(ctx: Ctx, prompt: ReturnType<typeof modelRequest>)
  * reports, so that is what the call costs. A client that leaves mid-answer stops the upstream at
  * once (every further token would be billed too) and the tokenizer counts what was generated.
  */
-export const USAGE_GRACE_MS = 2_000;
+const USAGE_GRACE_MS = 2_000;
 
 /** The upstream call's signal: the client's, except for the usage grace above. */
 function upstreamSignal(ctx: Ctx): { signal: AbortSignal; done: () => void } {

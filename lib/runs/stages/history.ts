@@ -14,7 +14,7 @@ import { addStep, STEP_TYPE } from "../steps";
 import { knowledgeBudgets, willRetrieve } from "./retrieval";
 
 /** Rows read with the run's claim (lib/runs/claim-thread.ts); later pages are larger. */
-export const FIRST_PAGE = 64;
+const FIRST_PAGE = 64;
 const NEXT_PAGE = 512;
 
 /** OpenAI's chat framing (lib/providers/tokens.ts): per message, and priming the reply. */

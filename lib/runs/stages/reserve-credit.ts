@@ -22,9 +22,9 @@ import { outputCap } from "../output-cap";
  * more than the exact count: a fraction of a cent at any listed price) and skips the tokenizer;
  * above it the prompt is tokenized so long prompts are not over-held.
  */
-export const EXACT_COUNT_ABOVE_BYTES = 4096;
+const EXACT_COUNT_ABOVE_BYTES = 4096;
 /** Prompts whose byte bound is above this are tokenized in the CPU worker, not on the event loop. */
-export const TOKENIZE_OFF_LOOP_ABOVE_BYTES = 64 * 1024;
+const TOKENIZE_OFF_LOOP_ABOVE_BYTES = 64 * 1024;
 
 const contextExceeded = (window: number, tokens?: number) =>
   new AppError(

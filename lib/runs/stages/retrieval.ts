@@ -15,13 +15,13 @@ import { addStep, STEP_TYPE } from "../steps";
 type Ctx = RunRequest & RunPrompt & ProfilesOutput & RetrievalOutput & RunBill & RunOutcome;
 
 /** Chunks retrieval puts into the context at most. */
-export const RETRIEVAL_TOP_K = 5;
+const RETRIEVAL_TOP_K = 5;
 /**
  * Tokens of context retrieval and mentioned files may add: the history stage keeps this much of
  * the window free when the run will retrieve (a long thread cannot crowd out its knowledge).
  */
-export const RETRIEVAL_BUDGET_TOKENS = 3000;
-export const MENTIONED_BUDGET_TOKENS = 4000;
+const RETRIEVAL_BUDGET_TOKENS = 3000;
+const MENTIONED_BUDGET_TOKENS = 4000;
 /** What a step keeps of each candidate's text. */
 const STEP_CHUNK_CHARS = 300;
 

@@ -3,7 +3,7 @@ import { env } from "@/lib/env";
 import { defineQueue } from "@/lib/jobs";
 import { markEventDead, processWebhookEvent, type WebhookEventJobData } from "./process-event";
 
-export const WEBHOOK_EVENT_QUEUE = "webhook-event";
+const WEBHOOK_EVENT_QUEUE = "webhook-event";
 
 /**
  * One job per accepted event, enqueued in its transaction. At least once: a re-delivered job

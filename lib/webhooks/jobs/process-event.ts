@@ -30,7 +30,7 @@ export interface WebhookEventJobData {
 }
 
 /** The service acting for the company: an agent's run is billed to it like any other run. */
-export const systemAuth = (companyId: string): AuthContext => ({
+const systemAuth = (companyId: string): AuthContext => ({
   companyId,
   scopes: [SCOPE.chat],
   credential: CREDENTIAL.system,
@@ -202,7 +202,7 @@ async function startAttempt(data: WebhookEventJobData): Promise<Attempt | null> 
 }
 
 /** The user message an agent is woken with: the event as JSON text. */
-export const eventMessage = (event: Pick<WebhookEvent, "topic" | "payload">): string =>
+const eventMessage = (event: Pick<WebhookEvent, "topic" | "payload">): string =>
   JSON.stringify({ event_topic: event.topic, payload: event.payload });
 
 async function settleClaim(

@@ -21,7 +21,7 @@ export const InvoicesQuery = z.object({
 });
 export type InvoicesQuery = z.infer<typeof InvoicesQuery>;
 
-export const MAX_LINE_ITEMS = 100;
+const MAX_LINE_ITEMS = 100;
 
 export const CreateInvoiceSchema: JsonSchemaObject = {
   type: "object",

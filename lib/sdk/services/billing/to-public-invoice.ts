@@ -23,4 +23,3 @@ export function toPublicInvoice(i: SdkInvoice) {
     paid_by: i.paidBy,
   };
 }
-export type PublicInvoice = ReturnType<typeof toPublicInvoice>;

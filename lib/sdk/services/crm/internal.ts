@@ -4,7 +4,7 @@ import { crmDeals, type CrmDeal } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";
 
-export const dealNotFound = (id: string) =>
+const dealNotFound = (id: string) =>
   new AppError("not_found", `No deal found with id '${id}'`, { wireCode: "deal_not_found", param: "input.deal_id" });
 
 /**

@@ -8,7 +8,7 @@ import { STAGE_TITLES, type PipelineQuery } from "./schemas";
 import { toPublicDeal } from "./to-public-deal";
 
 /** Cards per column: the newest; `count` and `total` still cover every deal of the stage. */
-export const PIPELINE_CARDS_PER_STAGE = 25;
+const PIPELINE_CARDS_PER_STAGE = 25;
 const OPEN_STAGES: DealStage[] = [DEAL_STAGE.lead, DEAL_STAGE.qualified, DEAL_STAGE.proposal];
 
 /** A board card: what the board shows and moves (the deals view and actions carry the whole deal). */

@@ -19,4 +19,3 @@ export function toPublicDeal(d: CrmDeal) {
     stage_changed_by: d.stageChangedBy,
   };
 }
-export type PublicDeal = ReturnType<typeof toPublicDeal>;

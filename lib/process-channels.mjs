@@ -1,0 +1,88 @@
+// @ts-check
+/**
+ * Process-wide values kept on globalThis, each named once here. scripts/server/main.mjs runs outside
+ * the Next.js bundle, so a module it shares with the app is two instances, one per side; the jobs
+ * thread takes over the main thread's identity; and dev-mode reloads must not duplicate what a
+ * process holds once. Both sides import this file, and nothing else touches these globals.
+ */
+
+/**
+ * @template T
+ * @typedef {object} Channel
+ * @property {() => T | undefined} get
+ * @property {(value: T) => void} set
+ * @property {(make: () => T) => T} getOrInit the value, set to `make()` first when there is none
+ * @property {() => void} clear
+ */
+
+/**
+ * @template T
+ * @param {string} name
+ * @returns {Channel<T>}
+ */
+function channel(name) {
+  const key = Symbol.for(`cockpit.${name}`);
+  const g = /** @type {Record<symbol, T | undefined>} */ (/** @type {unknown} */ (globalThis));
+  return {
+    get: () => g[key],
+    set: (value) => {
+      g[key] = value;
+    },
+    getOrInit: (make) => (g[key] ??= make()),
+    clear: () => {
+      delete g[key];
+    },
+  };
+}
+
+/**
+ * The socket's remote address of the request being served, set by the server script around each
+ * request and read by lib/http/client-ip.ts.
+ * @type {Channel<import("node:async_hooks").AsyncLocalStorage<{ address: string | null }>>}
+ */
+export const requestPeer = channel("request-peer");
+
+/**
+ * Where the server listens (address, port, cluster slot), set by the server script once the port is
+ * bound; part of the credit lease owner (lib/billing/lease-owner.ts).
+ * @type {Channel<{ address: string; port: number; slot: number }>}
+ */
+export const serverInstance = channel("server-instance");
+
+/**
+ * This process's credit lease owner, shared by every bundle that loads lib/billing/lease-owner.ts;
+ * the jobs thread sets its main thread's (lib/jobs/thread-setup.ts).
+ * @type {Channel<import("./billing/lease-owner").LeaseOwner>}
+ */
+export const leaseOwner = channel("lease-owner");
+
+/**
+ * Hooks the app registers (lib/shutdown.ts) and the server script runs when it stops.
+ * @type {Channel<(() => unknown)[]>}
+ */
+export const shutdownHooks = channel("shutdown-hooks");
+
+/**
+ * Calls to cancel when the server's shutdown grace runs out: registered by the app
+ * (lib/shutdown.ts), cancelled by the server script.
+ * @type {Channel<{ ended: boolean; cancels: Set<() => void> }>}
+ */
+export const graceEnd = channel("grace-end");
+
+/**
+ * The process's sandbox pool (lib/sandbox/index.ts).
+ * @type {Channel<import("./sandbox/pool").SandboxPool>}
+ */
+export const sandboxPool = channel("sandbox-pool");
+
+/**
+ * The bill journal's state (lib/persistence/bill-journal.ts).
+ * @type {Channel<import("./persistence/bill-journal").JournalState>}
+ */
+export const billJournal = channel("bill-journal");
+
+/**
+ * Set once the database state logger is registered (lib/persistence/db-health.ts).
+ * @type {Channel<true>}
+ */
+export const dbHealthLogger = channel("db-health-logger");
