@@ -3,7 +3,8 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { sandboxPool as sandboxPoolChannel } from "@/lib/process-channels.mjs";
 import { onShutdown } from "@/lib/shutdown";
-import { CallAbortedError, QueueTimeoutError, SandboxPool, type PoolConfig } from "./pool";
+import { SandboxPool } from "./pool";
+import { CallAbortedError, QueueTimeoutError, type PoolConfig } from "./pool-config";
 import type { CallOutcome } from "./process";
 import { cancelSharedSnapshot } from "./snapshot";
 

@@ -1,4 +1,5 @@
-import { SandboxPool, type PoolConfig } from "@/lib/sandbox/pool";
+import { SandboxPool } from "@/lib/sandbox/pool";
+import type { PoolConfig } from "@/lib/sandbox/pool-config";
 
 /** The pool with what the tests look at: each company's processes and every boot time. */
 class TestPool extends SandboxPool {
