@@ -10,25 +10,15 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import path from "node:path";
 import sparticuz from "@sparticuz/chromium";
 import { chromium } from "playwright-core";
 import { admin } from "../e2e/support/admin-cli";
+import { freePort } from "../test/support/next-server";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const OUT = path.join(ROOT, "docs/images/panel.png");
 const VIEWPORT = { width: 1280, height: 760 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
