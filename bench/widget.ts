@@ -214,7 +214,7 @@ export async function runWidgetBench(options: WidgetBenchOptions = {}): Promise<
       },
     };
     process.stdout.write(
-      `\nWidget (issue 14)\n${renderTable(
+      `\nWidget\n${renderTable(
         ["row", "value", "goal", ""],
         [
           ["bundle, minified", `${bundle.bytes} B`, "", ""],

@@ -175,7 +175,7 @@ export async function streamCompletion(call: CompletionCall) {
       }
       // Let the first bytes reach the socket before the rest of what arrived with them is worked
       // through: the flush above runs first (both are immediates, in order), so the time to first
-      // byte does not include parsing, storing and billing the rest of a fast answer (-0.3 ms).
+      // byte does not include parsing, storing and billing the rest of a fast answer.
       if (first) return new Promise<void>((resume) => setImmediate(resume));
     };
 

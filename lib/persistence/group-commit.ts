@@ -30,9 +30,8 @@ interface Exclusive {
 /**
  * One commit in flight per process; the next batch gathers meanwhile. More would deadlock: run
  * statements draw from this process's shared credit leases, so two concurrent batches can each
- * hold one lease row and the company row the other one needs (measured: 1 s stalls, the
- * deadlock timeout, and failed requests at 32 connections with 3 in flight). One at a time, a
- * process's statements never wait on each other, and other processes hold other leases.
+ * hold one lease row and the company row the other one needs. One at a time, a process's
+ * statements never wait on each other, and other processes hold other leases.
  */
 const MAX_IN_FLIGHT = 1;
 const MAX_BATCH = 64;

@@ -351,7 +351,7 @@ interface RunRow {
   marker?: string;
 }
 
-describe("billing invariant under load (issue 8)", () => {
+describe("billing invariant under load", () => {
   it(
     "500 mixed calls over two servers on a small balance: every upstream call billed once at its usage, never below zero, nothing held when idle",
     { timeout: 180_000 },

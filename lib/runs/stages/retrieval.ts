@@ -106,7 +106,7 @@ async function mentionedPassages(ctx: Ctx, ids: string[], budget: number): Promi
 }
 
 /**
- * Retrieval (issue 13): the composed profiles' collections (`knowledge_base_ids`, when `use_kb` is
+ * Retrieval: the composed profiles' collections (`knowledge_base_ids`, when `use_kb` is
  * on, the request's override winning) are searched with the last user message; the best chunks go
  * into the model's context with their source (a system layer, lib/runs/model-request.ts), within
  * RETRIEVAL_BUDGET_TOKENS, and into `citations`. `mentioned_file_ids` add their documents' text.
