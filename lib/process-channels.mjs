@@ -51,7 +51,7 @@ export const serverInstance = channel("server-instance");
 
 /**
  * This process's credit lease owner, shared by every bundle that loads lib/billing/lease-owner.ts;
- * the jobs thread sets its main thread's (lib/jobs/thread-setup.ts).
+ * the jobs thread sets its main thread's (lib/worker/jobs-thread-setup.ts).
  * @type {Channel<import("./billing/lease-owner").LeaseOwner>}
  */
 export const leaseOwner = channel("lease-owner");

@@ -11,7 +11,7 @@ import { startWorker } from "@/lib/worker/start-worker";
 /** How long the shutdown hooks (lib/shutdown.ts: the bill journal, the credit leases) may take, as on the server. */
 const SHUTDOWN_HOOKS_MS = 3_000;
 
-handleProcessFaults();
+handleProcessFaults("worker");
 
 const releaseDatabase = await attachDatabase();
 const stop = await startWorker();

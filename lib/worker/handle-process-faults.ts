@@ -4,26 +4,27 @@ import { isConnectionError, renewPools } from "@/db/resilience";
 import { log } from "@/lib/log";
 
 /**
- * Unawaited errors in `npm run worker`, so a database outage does not end it: pg-boss's unawaited
- * completions are logged and the job expires and retries; postgres.js writes to a closed socket
- * renew the pools. Any other uncaught exception still exits 1.
+ * Unawaited errors in `npm run worker` and the server's jobs thread, so a database outage does not
+ * end them: pg-boss's unawaited completions are logged and the job expires and retries; postgres.js
+ * writes to a closed socket renew the pools. Any other uncaught exception still exits 1 (in the jobs
+ * thread: the thread ends and the server starts it again).
  */
-export function handleProcessFaults(): void {
+export function handleProcessFaults(who: "worker" | "jobs thread"): void {
   process.on("unhandledRejection", (err) => {
     if (isConnectionError(err))
       log.warn(
         { err },
-        "worker: a job queue call failed, the database is unreachable (the job is retried when it expires)",
+        `${who}: a job queue call failed, the database is unreachable (the job is retried when it expires)`,
       );
-    else log.error({ err }, "worker: unhandled rejection");
+    else log.error({ err }, `${who}: unhandled rejection`);
   });
   process.on("uncaughtException", (err) => {
     if (isClosedSocketWrite(err)) {
-      log.warn({ err }, "worker: the database driver wrote to a closed connection; its pools are renewed");
+      log.warn({ err }, `${who}: the database driver wrote to a closed connection; its pools are renewed`);
       renewPools();
       return;
     }
-    log.fatal({ err }, "worker: uncaught exception");
+    log.fatal({ err }, `${who}: uncaught exception`);
     process.exit(1);
   });
 }

@@ -9,6 +9,7 @@ import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { notifyLocalWorker, startJobs } from "@/lib/jobs/start-jobs";
 import { log } from "@/lib/log";
+import { handleProcessFaults } from "./handle-process-faults";
 import { runShutdownHooks } from "@/lib/shutdown";
 // Registers the run writer of the bill journal.
 import "@/lib/runs/persist-run";
@@ -27,9 +28,9 @@ if (data.nice > 0) {
   }
 }
 
-// As on the main thread (Next.js's server logs them): a library's stray rejection during a database
-// outage (pg-boss failing a job it could not reach the database for) is logged, not fatal to the thread.
-process.on("unhandledRejection", (err) => log.warn({ err }, "jobs thread: unhandled rejection"));
+// A database outage does not end the thread: pg-boss's stray rejections are logged, and the
+// driver's writes to a closed connection renew the pools.
+handleProcessFaults("jobs thread");
 
 const stopJobs = startJobs();
 let stopping = false;
