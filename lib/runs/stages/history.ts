@@ -110,9 +110,9 @@ async function restoreImages(ctx: RunContext, messages: ChatMessage[]): Promise<
 
 /**
  * A run's history. First the run claims its thread (becomes its active run; 409 when one is
- * active) and reads the newest page, in one statement. Then: the composed system prompt, then the newest messages
- * that fit in the model's context window minus the output cap, counted with the billing tokenizer
- * (stored per message when it was added). Older messages are left out whole; the step says how
+ * active) and reads the newest page, in one statement. Then: the composed system prompt, then the
+ * newest messages that fit in the model's context window minus the output cap, counted with the
+ * billing tokenizer (stored per message when it was added). Older messages are left out whole; the step says how
  * many. Reads newest first along the (thread_id, seq) index and stops when the budget is full, so
  * its cost follows what is sent, not the thread's length. Only a newest message that cannot fit by
  * itself is refused (400), before any upstream call.
