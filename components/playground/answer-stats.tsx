@@ -14,7 +14,7 @@ function Item({ label, children }: { label: string; children: ReactNode }) {
 /** Tokens, cost and latency under an answer. */
 export function AnswerStats({ answer }: { answer: AnswerTurn }) {
   const usage = answer.usage;
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  const cached = usage?.cached_tokens ?? 0;
   return (
     <dl className="mt-2.5 flex flex-wrap gap-x-5 gap-y-1 text-xs" data-testid="answer-stats">
       {usage ? (

@@ -1,6 +1,6 @@
 "use client";
 
-import type { FormEvent, KeyboardEvent } from "react";
+import type { FormEvent, KeyboardEvent, ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 
 export function Composer({
@@ -11,6 +11,7 @@ export function Composer({
   streaming,
   canSend,
   hint,
+  toolbar,
 }: {
   draft: string;
   onDraftChange: (text: string) => void;
@@ -19,6 +20,8 @@ export function Composer({
   streaming: boolean;
   canSend: boolean;
   hint: string;
+  /** Shown above the input: what the next message runs with. */
+  toolbar?: ReactNode;
 }) {
   const ready = canSend && !streaming && draft.trim() !== "";
 
@@ -37,6 +40,7 @@ export function Composer({
 
   return (
     <form onSubmit={submit} className="border-t border-slate-200 bg-slate-50/70 px-3 pt-3 pb-2 sm:px-4">
+      {toolbar}
       <div className="flex items-end gap-2 rounded-lg bg-white p-1.5 shadow-xs ring-1 ring-slate-300 ring-inset focus-within:ring-2 focus-within:ring-indigo-600">
         <textarea
           aria-label="Message"

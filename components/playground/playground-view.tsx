@@ -14,20 +14,22 @@ import { MODEL_STATUS } from "@/db/enums";
 import { MICRO_PER_OT } from "@/lib/billing/money";
 import { queryKeys } from "@/lib/query-keys";
 import { Composer } from "./composer";
-import { answerCostOt } from "./cost";
+import { planNextTurn } from "./conversation";
+import { profileChoice, type PlaygroundProfile, type ProfilePick } from "./profile-choice";
+import { ProfilePicker } from "./profile-picker";
 import { SettingsCard, type PlaygroundSettings } from "./settings-card";
-import { streamChat, type PlaygroundRequest } from "./stream-chat";
+import { addUserMessage, createChatThread, fetchRun, RunError, streamRun, type RunRequest } from "./stream-run";
 import { Transcript } from "./transcript";
-import { ANSWER_STATE, toWireMessages, type AnswerTurn, type Turn } from "./types";
+import { ANSWER_STATE, type AnswerTurn, type Turn } from "./types";
 
 const DEFAULT_MODEL = "local-chat-latest";
 
 /** Blank fields are left out of the request (the model's defaults); else validated as the API would. */
 function readParams(s: PlaygroundSettings): {
-  params: Pick<PlaygroundRequest, "temperature" | "max_completion_tokens">;
+  params: Pick<RunRequest, "temperature" | "max_completion_tokens">;
   error: string | null;
 } {
-  const params: Pick<PlaygroundRequest, "temperature" | "max_completion_tokens"> = {};
+  const params: Pick<RunRequest, "temperature" | "max_completion_tokens"> = {};
   if (s.temperature.trim() !== "") {
     const t = Number(s.temperature);
     if (!Number.isFinite(t) || t < 0 || t > 2) return { params, error: "Temperature goes from 0 to 2." };
@@ -41,7 +43,15 @@ function readParams(s: PlaygroundSettings): {
   return { params, error: null };
 }
 
-export function PlaygroundView({ initialModels, loadedAt }: { initialModels: ModelList; loadedAt: number }) {
+export function PlaygroundView({
+  initialModels,
+  loadedAt,
+  profiles,
+}: {
+  initialModels: ModelList;
+  loadedAt: number;
+  profiles: PlaygroundProfile[];
+}) {
   const queryClient = useQueryClient();
   const models = useModelList(initialModels, loadedAt).data.data.filter(
     (m) => m.status === MODEL_STATUS.active && !m.hidden,
@@ -54,9 +64,15 @@ export function PlaygroundView({ initialModels, loadedAt }: { initialModels: Mod
     models.find((m) => m.recommended) ??
     models[0];
 
+  const hasDefault = profiles.some((p) => p.is_default);
+  const [profilePick, setProfilePick] = useState<ProfilePick>(hasDefault ? "default" : "none");
+  const profile = profileChoice(profilePick, profiles);
+
   const [settings, setSettings] = useState<PlaygroundSettings>({ system: "", temperature: "", maxTokens: "" });
   const { params, error: paramsError } = readParams(settings);
   const [turns, setTurns] = useState<Turn[]>([]);
+  // The chat's thread; a blocked turn moves the chat to a new one (conversation.ts planNextTurn).
+  const threadRef = useRef<string | null>(null);
   const [draft, setDraft] = useState("");
   const abortRef = useRef<AbortController | null>(null);
   const nextId = useRef(0);
@@ -72,12 +88,23 @@ export function PlaygroundView({ initialModels, loadedAt }: { initialModels: Mod
     const text = draft.trim();
     if (!model || !text || streaming || paramsError) return;
     const asked = model;
+    const plan = planNextTurn(threadRef.current, turns, text);
     const user: Turn = { id: `t${nextId.current++}`, role: "user", content: text };
     const answerId = `t${nextId.current++}`;
-    const history = [...turns, user];
     setTurns([
-      ...history,
-      { id: answerId, role: "assistant", model: asked.id, content: "", state: ANSWER_STATE.streaming },
+      ...turns,
+      user,
+      {
+        id: answerId,
+        role: "assistant",
+        model: asked.id,
+        profile,
+        content: "",
+        state: ANSWER_STATE.streaming,
+        toolCalls: [],
+        appliedRules: [],
+        maxTokens: params.max_completion_tokens,
+      },
     ]);
     setDraft("");
 
@@ -89,30 +116,49 @@ export function PlaygroundView({ initialModels, loadedAt }: { initialModels: Mod
       ttftMs: firstToken === null ? null : firstToken - started,
       totalMs: performance.now() - started,
     });
+    let threadId: string | null = null;
+    let runId: string | null = null;
     try {
-      const outcome = await streamChat(
-        { model: asked.id, messages: toWireMessages(settings.system, history), ...params },
-        {
-          signal: controller.signal,
-          onDelta: (piece) => {
-            firstToken ??= performance.now();
-            patchAnswer(answerId, (a) => ({ content: a.content + piece }));
-          },
+      if (plan.kind === "append") {
+        threadId = plan.threadId;
+        await addUserMessage(threadId, text);
+      } else {
+        threadId = await createChatThread(plan.messages);
+        threadRef.current = threadId;
+      }
+      patchAnswer(answerId, () => ({ threadId: threadId! }));
+      const request: RunRequest = { model: asked.id, ...params };
+      if (settings.system.trim()) request.instructions = settings.system.trim();
+      if (profile.profileIds) request.profile_ids = profile.profileIds;
+      const outcome = await streamRun(threadId, request, {
+        signal: controller.signal,
+        onDelta: (piece) => {
+          firstToken ??= performance.now();
+          patchAnswer(answerId, (a) => ({ content: a.content + piece }));
         },
-      );
+        onToolCall: (call) => patchAnswer(answerId, (a) => ({ toolCalls: [...a.toolCalls, call] })),
+      });
+      runId = outcome.runId;
+      patchAnswer(answerId, () => ({ runId, usage: outcome.usage, ...latency() }));
+      // The stream's frames carry no rules nor cost: the stored run has both.
+      const run = runId ? await fetchRun(threadId, runId).catch(() => null) : null;
       patchAnswer(answerId, () => ({
         state: ANSWER_STATE.done,
-        usage: outcome.usage,
-        finishReason: outcome.finishReason,
-        costOt: outcome.usage ? answerCostOt(outcome.usage, asked.pricing) : null,
-        ...latency(),
+        ...(run && {
+          usage: run.usage,
+          costOt: run.cost_ot,
+          toolCalls: run.tool_calls,
+          appliedRules: run.applied_rules,
+        }),
       }));
     } catch (err) {
+      if (err instanceof RunError) runId = err.runId;
       if (controller.signal.aborted) {
-        patchAnswer(answerId, () => ({ state: ANSWER_STATE.stopped, ...latency() }));
+        patchAnswer(answerId, () => ({ state: ANSWER_STATE.stopped, runId, ...latency() }));
       } else {
         patchAnswer(answerId, () => ({
           state: ANSWER_STATE.error,
+          runId,
           error:
             err instanceof ApiError
               ? { message: err.message, status: err.status, code: err.code }
@@ -128,6 +174,7 @@ export function PlaygroundView({ initialModels, loadedAt }: { initialModels: Mod
 
   function newChat() {
     abortRef.current?.abort();
+    threadRef.current = null;
     setTurns([]);
   }
 
@@ -158,6 +205,7 @@ export function PlaygroundView({ initialModels, loadedAt }: { initialModels: Mod
             streaming={streaming}
             canSend={model !== undefined && paramsError === null}
             hint={model ? `Billed at ${model.id} prices.` : "No model available."}
+            toolbar={<ProfilePicker profiles={profiles} value={profilePick} onChange={setProfilePick} />}
           />
         </Card>
         <div className="space-y-6">

@@ -4,7 +4,17 @@ import { Card, CardHeader } from "@/components/ui/card";
 import { ErrorMessage, FieldHint, Input, Label, Select, Textarea } from "@/components/ui/input";
 import { formatCompact, formatOt } from "@/components/panel/format";
 import type { PanelModel } from "@/components/models/api";
-import { groupModels } from "@/components/models/groups";
+import { groupModels, type ModelGroup } from "@/components/models/groups";
+
+/** Groups that can answer now (a configured provider, or the offline models) come first. */
+function usableFirst(groups: ModelGroup[]): ModelGroup[] {
+  return [...groups.filter((g) => g.configured), ...groups.filter((g) => !g.configured)];
+}
+
+function groupLabel(g: ModelGroup): string {
+  if (g.id === "local") return `${g.label} (offline, development)`;
+  return g.configured ? g.label : `${g.label} (no API key: calls fail)`;
+}
 
 export interface PlaygroundSettings {
   system: string;
@@ -45,8 +55,8 @@ export function SettingsCard({
             className="mt-1.5 font-mono text-[13px]"
           >
             {models.length === 0 && <option value="">No model available</option>}
-            {groupModels(models).map((g) => (
-              <optgroup key={g.id} label={g.id === "local" ? `${g.label} (offline, development)` : g.label}>
+            {usableFirst(groupModels(models)).map((g) => (
+              <optgroup key={g.id} label={groupLabel(g)}>
                 {g.models.map((m) => (
                   <option key={m.id} value={m.id}>
                     {m.id}

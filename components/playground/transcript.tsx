@@ -5,6 +5,8 @@ import { useEffect, useRef } from "react";
 import { Badge } from "@/components/ui/badge";
 import { ErrorMessage } from "@/components/ui/input";
 import { AnswerStats } from "./answer-stats";
+import { blockedTurns, blockingRule, ruleBadges, runStepsHref } from "./conversation";
+import type { AppliedRule, ToolCall } from "./stream-run";
 import { ANSWER_STATE, type AnswerTurn, type Turn } from "./types";
 
 const SUGGESTIONS = [
@@ -29,6 +31,7 @@ export function Transcript({
   // Follow the stream unless the user scrolled up to read something.
   const following = useRef(true);
   const streaming = turns.some((t) => t.role === "assistant" && t.state === ANSWER_STATE.streaming);
+  const blocked = blockedTurns(turns);
 
   useEffect(() => {
     const el = scroller.current;
@@ -95,7 +98,11 @@ export function Transcript({
         <ol className="space-y-6">
           {turns.map((t) => (
             <li key={t.id}>
-              {t.role === "user" ? <UserMessage content={t.content} /> : <AssistantMessage answer={t} />}
+              {t.role === "user" ? (
+                <UserMessage content={t.content} blockedBy={blocked.get(t.id) ?? null} />
+              ) : (
+                <AssistantMessage answer={t} />
+              )}
             </li>
           ))}
         </ol>
@@ -104,13 +111,82 @@ export function Transcript({
   );
 }
 
-function UserMessage({ content }: { content: string }) {
+/** A blocked turn stays in view, greyed, and is left out of what the next message sends. */
+function UserMessage({ content, blockedBy }: { content: string; blockedBy: AppliedRule | null }) {
   return (
-    <div className="flex justify-end" data-testid="chat-message" data-role="user">
-      <div className="max-w-[85%] rounded-2xl rounded-br-md bg-indigo-600 px-4 py-2.5 text-sm leading-relaxed break-words whitespace-pre-wrap text-white shadow-xs">
+    <div
+      className="flex flex-col items-end"
+      data-testid="chat-message"
+      data-role="user"
+      data-excluded={blockedBy ? "true" : "false"}
+    >
+      <div
+        className={
+          blockedBy
+            ? "max-w-[85%] rounded-2xl rounded-br-md bg-slate-100 px-4 py-2.5 text-sm leading-relaxed break-words whitespace-pre-wrap text-slate-400 line-through decoration-slate-300 ring-1 ring-slate-200 ring-inset"
+            : "max-w-[85%] rounded-2xl rounded-br-md bg-indigo-600 px-4 py-2.5 text-sm leading-relaxed break-words whitespace-pre-wrap text-white shadow-xs"
+        }
+        data-testid="user-text"
+      >
         {content}
       </div>
+      {blockedBy && (
+        <p className="mt-1 text-xs text-slate-500" data-testid="excluded-note">
+          {blockedBy.stage === "input" ? "Not sent to the model" : "Left out of the conversation"}: blocked by{" "}
+          <span className="font-medium text-slate-700">{blockedBy.name}</span>
+        </p>
+      )}
     </div>
+  );
+}
+
+function RuleBadges({ rules }: { rules: AppliedRule[] }) {
+  return ruleBadges(rules).map((b) => (
+    <Badge
+      key={b.key}
+      tone={b.tone}
+      data-testid="applied-rule"
+      data-rule-name={b.rule.name}
+      data-action={b.rule.action}
+      data-stage={b.rule.stage}
+    >
+      {b.label}
+    </Badge>
+  ));
+}
+
+const asJson = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
+
+/** A tool the run executed: name in the summary, arguments and result when opened. */
+function ToolCallItem({ call }: { call: ToolCall }) {
+  return (
+    <details
+      className="group rounded-md bg-slate-50 text-xs ring-1 ring-slate-200 ring-inset"
+      data-testid="tool-call"
+      data-tool-name={call.name}
+    >
+      <summary className="cursor-pointer px-3 py-1.5 text-slate-600 select-none hover:text-slate-900">
+        Called tool <code className="font-mono font-medium text-slate-800">{call.name}</code>
+      </summary>
+      <dl className="space-y-2 border-t border-slate-200 px-3 py-2">
+        <div>
+          <dt className="text-slate-500">Arguments</dt>
+          <dd>
+            <pre className="mt-0.5 overflow-x-auto font-mono text-slate-800" data-testid="tool-call-args">
+              {asJson(call.args)}
+            </pre>
+          </dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">Result</dt>
+          <dd>
+            <pre className="mt-0.5 overflow-x-auto font-mono text-slate-800" data-testid="tool-call-result">
+              {asJson(call.result)}
+            </pre>
+          </dd>
+        </div>
+      </dl>
+    </details>
   );
 }
 
@@ -123,6 +199,9 @@ function AssistantMessage({ answer }: { answer: AnswerTurn }) {
       data-role="assistant"
       data-state={answer.state}
       data-model={answer.model}
+      data-thread-id={answer.threadId ?? ""}
+      data-run-id={answer.runId ?? ""}
+      data-blocked={blockingRule(answer.appliedRules) ? "true" : "false"}
     >
       <span
         className="mt-0.5 flex size-7 shrink-0 items-center justify-center rounded-full bg-slate-900 text-white"
@@ -144,11 +223,23 @@ function AssistantMessage({ answer }: { answer: AnswerTurn }) {
       <div className="min-w-0 flex-1">
         <div className="mb-1 flex flex-wrap items-center gap-2 text-xs">
           <span className="font-mono font-medium text-slate-700">{answer.model}</span>
+          <span className="text-slate-400" data-testid="answer-profile">
+            profile: <span className="text-slate-600">{answer.profile.label}</span>
+          </span>
           {streaming && <span className="text-slate-400">generating…</span>}
           {answer.state === ANSWER_STATE.stopped && <Badge tone="amber">Stopped</Badge>}
-          {answer.finishReason === "length" && <Badge tone="amber">Cut at max tokens</Badge>}
-          {answer.finishReason === "content_filter" && <Badge tone="amber">Blocked by a guardrail</Badge>}
+          {answer.maxTokens !== undefined && (answer.usage?.completion_tokens ?? 0) >= answer.maxTokens && (
+            <Badge tone="amber">Cut at max tokens</Badge>
+          )}
+          <RuleBadges rules={answer.appliedRules} />
         </div>
+        {answer.toolCalls.length > 0 && (
+          <div className="mb-2 space-y-1.5">
+            {answer.toolCalls.map((call, i) => (
+              <ToolCallItem key={i} call={call} />
+            ))}
+          </div>
+        )}
         {answer.state === ANSWER_STATE.error && answer.error ? (
           <ErrorMessage data-testid="answer-error">
             <p>{answer.error.message}</p>
@@ -192,6 +283,15 @@ function AssistantMessage({ answer }: { answer: AnswerTurn }) {
         )}
         {(answer.state === ANSWER_STATE.done || answer.state === ANSWER_STATE.stopped) && (
           <AnswerStats answer={answer} />
+        )}
+        {answer.threadId && answer.runId && !streaming && (
+          <Link
+            href={runStepsHref(answer.threadId, answer.runId)}
+            className="mt-1.5 inline-block text-xs font-medium text-indigo-600 hover:text-indigo-500"
+            data-testid="run-steps-link"
+          >
+            See the run&apos;s steps →
+          </Link>
         )}
       </div>
     </div>

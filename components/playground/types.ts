@@ -1,41 +1,42 @@
-import type { ChatUsage, WireMessage } from "./stream-chat";
+import type { AppliedRule, RunUsage, ToolCall } from "./stream-run";
 
-interface UserTurn {
+export const ANSWER_STATE = { streaming: "streaming", done: "done", stopped: "stopped", error: "error" } as const;
+type AnswerState = (typeof ANSWER_STATE)[keyof typeof ANSWER_STATE];
+
+export interface UserTurn {
   id: string;
   role: "user";
   content: string;
 }
 
-export const ANSWER_STATE = { streaming: "streaming", done: "done", stopped: "stopped", error: "error" } as const;
-type AnswerState = (typeof ANSWER_STATE)[keyof typeof ANSWER_STATE];
+/** The profile choice an answer was asked with, as the picker showed it. */
+export interface ProfileChoice {
+  /** Absent: the company's default profile; `[]`: none. */
+  profileIds?: string[];
+  label: string;
+}
 
 export interface AnswerTurn {
   id: string;
   role: "assistant";
   /** The model that answered (the picker may have changed since). */
   model: string;
+  profile: ProfileChoice;
   content: string;
   state: AnswerState;
+  threadId?: string;
+  runId?: string | null;
+  toolCalls: ToolCall[];
+  appliedRules: AppliedRule[];
   error?: { message: string; status: number; code: string | null };
-  usage?: ChatUsage | null;
-  /** At the model's prices when the answer was asked for; null without a usage frame. */
+  usage?: RunUsage | null;
+  /** What the run was billed (its ledger row); null before the run is read back. */
   costOt?: number | null;
+  /** The max tokens asked for, to tell an answer cut at that cap. */
+  maxTokens?: number;
   /** Time to first token; null when no text came. */
   ttftMs?: number | null;
   totalMs?: number;
-  finishReason?: string | null;
 }
 
 export type Turn = UserTurn | AnswerTurn;
-
-/** The conversation as the API gets it: system prompt, user messages and answers with text (failed ones left out). */
-export function toWireMessages(system: string, turns: Turn[]): WireMessage[] {
-  const out: WireMessage[] = [];
-  if (system.trim()) out.push({ role: "system", content: system.trim() });
-  for (const t of turns) {
-    if (t.role === "user") out.push({ role: "user", content: t.content });
-    else if ((t.state === ANSWER_STATE.done || t.state === ANSWER_STATE.stopped) && t.content)
-      out.push({ role: "assistant", content: t.content });
-  }
-  return out;
-}

@@ -53,7 +53,7 @@ describe("panel endpoints", () => {
     for (const [method, path] of [
       ["GET", "/api/panel/models"],
       ["GET", "/api/panel/keys"],
-      ["POST", "/api/panel/playground"],
+      ["POST", "/api/panel/playground/threads"],
     ] as const) {
       const res = await panel(null, path, { method, body: method === "POST" ? {} : undefined });
       expect(res.status, `${method} ${path}`).toBe(401);
@@ -126,22 +126,67 @@ describe("panel endpoints", () => {
     expect(await ids(keyB)).toContain("gpt-4.1-mini");
   });
 
-  it("the playground answers through the same pipeline and bills the session's company", async () => {
+  it("the playground runs a thread through the same pipeline and bills the session's company", async () => {
     const a = await tenant();
-    const res = await panel(a.cookie, "/api/panel/playground", {
+    const created = await panel(a.cookie, "/api/panel/playground/threads", {
       method: "POST",
-      body: { model: "local-chat-latest", messages: [{ role: "user", content: "hello from the panel" }] },
+      body: { messages: [{ role: "user", content: "hello from the panel" }] },
+    });
+    expect(created.status).toBe(201);
+    const threadId = ((await created.json()) as { id: string }).id;
+    const res = await panel(a.cookie, `/api/panel/playground/threads/${threadId}/runs`, {
+      method: "POST",
+      body: { model: "local-chat-latest" },
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { usage: { total_tokens: number } };
+    const body = (await res.json()) as { id: string; status: string; usage: { total_tokens: number } };
+    expect(body.status).toBe("completed");
     expect(body.usage.total_tokens).toBeGreaterThan(0);
     const rows = await db
       .select()
       .from(ledgerEntries)
-      .where(and(eq(ledgerEntries.companyId, a.company.id), eq(ledgerEntries.kind, "completion")));
-    expect(rows.length).toBe(1);
+      .where(and(eq(ledgerEntries.companyId, a.company.id), eq(ledgerEntries.kind, "run")));
+    expect(rows.map((r) => r.referenceId)).toEqual([body.id]);
     const t = await db.select().from(threads).where(eq(threads.companyId, a.company.id));
-    expect(t.length).toBe(1);
+    expect(t.map((r) => r.id)).toEqual([threadId]);
+
+    // The next message goes into the same thread; another company cannot add to it.
+    const next = await panel(a.cookie, `/api/panel/playground/threads/${threadId}/messages`, {
+      method: "POST",
+      body: { role: "user", content: "and again" },
+    });
+    expect(next.status).toBe(201);
+    const b = await tenant();
+    const foreign = await panel(b.cookie, `/api/panel/playground/threads/${threadId}/messages`, {
+      method: "POST",
+      body: { role: "user", content: "not mine" },
+    });
+    expect(foreign.status).toBe(404);
+  });
+
+  it("a playground run with `profile_ids: []` runs without the company's default profile", async () => {
+    const a = await tenant();
+    const profile = await panel(a.cookie, "/api/panel/profiles", {
+      method: "POST",
+      body: { name: "House style", system_prompt: "Answer in French.", is_default: true },
+    });
+    expect(profile.status).toBe(201);
+    const stepTypes = async (profileIds?: string[]) => {
+      const created = await panel(a.cookie, "/api/panel/playground/threads", {
+        method: "POST",
+        body: { messages: [{ role: "user", content: "which profile?" }] },
+      });
+      const threadId = ((await created.json()) as { id: string }).id;
+      const run = await panel(a.cookie, `/api/panel/playground/threads/${threadId}/runs`, {
+        method: "POST",
+        body: { model: "local-chat-latest", ...(profileIds ? { profile_ids: profileIds } : {}) },
+      });
+      const runId = ((await run.json()) as { id: string }).id;
+      const steps = await panel(a.cookie, `/api/panel/threads/${threadId}/runs/${runId}/steps`);
+      return ((await steps.json()) as { data: { type: string }[] }).data.map((s) => s.type);
+    };
+    expect(await stepTypes()).toContain("profiles");
+    expect(await stepTypes([])).not.toContain("profiles");
   });
 });
 
