@@ -31,6 +31,9 @@ describe("keyword matching", () => {
   it("matches punctuation ends anywhere and treats pattern characters literally", () => {
     expect(compileMatcher({ type: "keyword", pattern: "$$$" }).test("win$$$now")).toBe(true);
     expect(compileMatcher({ type: "keyword", pattern: "a.b" }).test("axb")).toBe(false);
+    // A hyphen is no pattern character: escaping it would be a syntax error under the `u` flag.
+    expect(compileMatcher({ type: "keyword", pattern: "PIN-1234" }).test("my pin-1234 is")).toBe(true);
+    expect(compileMatcher({ type: "keyword", pattern: "a-b" }).test("a_b")).toBe(false);
     expect(compileMatcher({ type: "keyword", pattern: "credit card" }).redact("my Credit Card no")).toBe(
       `my ${REDACTED} no`,
     );

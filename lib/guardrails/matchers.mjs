@@ -69,8 +69,12 @@ function matcherOf(original, folded) {
 }
 
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
-/** @param {string} s */
-const escapeLiteral = (s) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+/**
+ * Only syntax characters and `/`: with the `u` flag any other escaped character (`\-`) is a
+ * syntax error, and the literal never sits inside a class where `-` would mean a range.
+ * @param {string} s
+ */
+const escapeLiteral = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 /**
  * Keywords match case-insensitively as whole words ("secret" not in "secrets"). The boundary
