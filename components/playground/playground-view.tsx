@@ -137,6 +137,7 @@ export function PlaygroundView({
           patchAnswer(answerId, (a) => ({ content: a.content + piece }));
         },
         onToolCall: (call) => patchAnswer(answerId, (a) => ({ toolCalls: [...a.toolCalls, call] })),
+        onRunId: (id) => (runId = id),
       });
       runId = outcome.runId;
       patchAnswer(answerId, () => ({ runId, usage: outcome.usage, ...latency() }));
@@ -152,7 +153,7 @@ export function PlaygroundView({
         }),
       }));
     } catch (err) {
-      if (err instanceof RunError) runId = err.runId;
+      if (err instanceof RunError) runId = err.runId ?? runId;
       if (controller.signal.aborted) {
         patchAnswer(answerId, () => ({ state: ANSWER_STATE.stopped, runId, ...latency() }));
       } else {

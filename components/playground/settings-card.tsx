@@ -79,7 +79,7 @@ export function SettingsCard({
             placeholder="You are a helpful assistant…"
             className="mt-1.5"
           />
-          <FieldHint>Sent first, as a system message, with every request.</FieldHint>
+          <FieldHint>Sent with every run as its instructions, after the profile's system prompt.</FieldHint>
         </div>
         <div className="grid grid-cols-2 gap-3">
           <div>

@@ -141,7 +141,13 @@ export class RunError extends ApiError {
 export async function streamRun(
   threadId: string,
   request: RunRequest,
-  opts: { signal: AbortSignal; onDelta: (text: string) => void; onToolCall: (call: ToolCall) => void },
+  opts: {
+    signal: AbortSignal;
+    onDelta: (text: string) => void;
+    onToolCall: (call: ToolCall) => void;
+    /** Once the run is stored and streaming: a stopped answer still links to its run. */
+    onRunId?: (runId: string) => void;
+  },
 ): Promise<RunStreamOutcome> {
   const res = await fetch(`${THREADS_URL}/${encodeURIComponent(threadId)}/runs`, {
     method: "POST",
@@ -155,6 +161,7 @@ export async function streamRun(
     throw new RunError(toApiError(res.status, body), runIdOf(body));
   }
   const runId = res.headers.get("x-run-id");
+  if (runId) opts.onRunId?.(runId);
   if (!res.body) throw new RunError(new ApiError("The server answered without a stream", res.status), runId);
 
   const outcome: RunStreamOutcome = { runId, usage: null };
