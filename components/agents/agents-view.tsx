@@ -46,7 +46,7 @@ export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles:
           </div>
         ) : (
           <form
-            className="flex flex-wrap items-end gap-3 px-5 pb-5"
+            className="flex flex-wrap items-end gap-3 px-5 pt-4 pb-5"
             onSubmit={(e) => {
               e.preventDefault();
               const list = topics
@@ -101,7 +101,7 @@ export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles:
               : "Create one above, then bind a webhook endpoint to it on the Webhooks page or give it topics to hear the company bus."}
           </EmptyState>
         ) : (
-          <Table>
+          <Table stackOnPhone>
             <THead>
               <TR>
                 <TH>Agent</TH>
@@ -114,7 +114,7 @@ export function AgentsView({ agents, profiles }: { agents: AgentRow[]; profiles:
             <TBody>
               {agents.map((a) => (
                 <TR key={a.id} data-testid="agent-row">
-                  <TD className="max-w-44 sm:max-w-72">
+                  <TD className="sm:max-w-72">
                     <div className="truncate font-medium">{a.name}</div>
                     <div className="truncate text-xs text-slate-500">
                       {a.profile_name}

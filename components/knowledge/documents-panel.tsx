@@ -192,7 +192,7 @@ export function DocumentsPanel({ collection, maxUploadMb }: { collection: Public
             run that uses this collection can search it.
           </EmptyState>
         ) : (
-          <Table data-testid="documents-table">
+          <Table data-testid="documents-table" stackOnPhone>
             <THead>
               <tr>
                 <TH>File</TH>
@@ -240,7 +240,7 @@ function DocumentRow({ doc, collectionId }: { doc: PublicDocument; collectionId:
   const remove = useMutation({ mutationFn: () => deleteDocumentRequest(collectionId, doc.id), onSuccess: refresh });
   return (
     <TR data-testid="document-row" data-document-id={doc.id} data-filename={doc.filename} data-status={doc.status}>
-      <TD className="max-w-40 sm:max-w-96">
+      <TD className="sm:max-w-96">
         <div className="truncate text-sm font-medium text-slate-900" title={doc.filename}>
           {doc.filename}
         </div>
@@ -258,7 +258,7 @@ function DocumentRow({ doc, collectionId }: { doc: PublicDocument; collectionId:
       </TD>
       <TD>
         <Badge tone={STATUS_TONE[doc.status] ?? "neutral"} dot data-testid="document-status">
-          {doc.status === "ready" ? `ready · ${doc.chunk_count} chunks` : doc.status}
+          {doc.status === "ready" ? `ready · ${doc.chunk_count} chunk${doc.chunk_count === 1 ? "" : "s"}` : doc.status}
         </Badge>
       </TD>
       <TD className="hidden text-xs whitespace-nowrap md:table-cell">{formatBytes(doc.size_bytes)}</TD>

@@ -41,8 +41,11 @@ export function CompanyBalance({
   const balance = (
     <Link
       href="/usage"
-      className="font-medium text-slate-900 tabular-nums hover:text-indigo-700"
-      title="Balance: see usage"
+      className={cn(
+        "font-medium tabular-nums hover:text-indigo-700",
+        data.balance_ot > 0 ? "text-slate-900" : "text-rose-700",
+      )}
+      title={data.balance_ot > 0 ? "Balance: see usage" : "No credit left: calls are refused until credit is granted"}
       data-testid="company-balance"
     >
       {formatOt(data.balance_ot)} <span className="font-normal text-slate-500">O₮</span>
@@ -50,7 +53,7 @@ export function CompanyBalance({
   );
   if (compact)
     return (
-      <div className={cn("flex min-w-0 items-baseline gap-2 text-sm")} data-testid="company-frame">
+      <div className="flex min-w-0 items-baseline gap-2 text-sm" data-testid="company-frame">
         <span className="truncate text-slate-700" title={data.name} data-testid="company-name">
           {data.name}
         </span>

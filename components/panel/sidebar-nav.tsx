@@ -243,7 +243,11 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
 export function SidebarNav() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Main" className="flex gap-1 lg:flex-col">
+    // On a phone the links are one strip that scrolls sideways, so the page itself never does.
+    <nav
+      aria-label="Main"
+      className="-mx-3 flex gap-1 overflow-x-auto px-3 lg:mx-0 lg:flex-col lg:overflow-visible lg:px-0"
+    >
       {NAV.map((item) => {
         const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
         return (
@@ -252,7 +256,7 @@ export function SidebarNav() {
             href={item.href}
             aria-current={active ? "page" : undefined}
             className={cn(
-              "flex items-center gap-2.5 rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors",
+              "flex shrink-0 items-center gap-2.5 rounded-md px-2.5 py-1.5 text-sm font-medium whitespace-nowrap transition-colors",
               active ? "bg-indigo-50 text-indigo-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900",
             )}
           >

@@ -178,7 +178,7 @@ function ProfileRow({
         <Timestamp unix={profile.updated_at} style="relative" />
       </TD>
       <TD align="right">
-        <div className="flex justify-end gap-1">
+        <div className="flex flex-col items-end gap-1 sm:flex-row sm:justify-end">
           <ProfileDialog models={models} tools={tools} collections={collections} profile={profile} />
           <DeleteProfileDialog profile={profile} />
         </div>

@@ -119,7 +119,7 @@ function ToolRow({ tool }: { tool: PublicTool }) {
         <Timestamp unix={tool.updated_at} style="relative" />
       </TD>
       <TD align="right">
-        <div className="flex justify-end gap-1">
+        <div className="flex flex-col items-end gap-1 sm:flex-row sm:justify-end">
           <ToolDialog tool={tool} />
           <DeleteToolDialog tool={tool} />
         </div>

@@ -43,7 +43,8 @@ export function LedgerTable({
   if (!loading && entries.length === 0)
     return (
       <EmptyState title={filtered ? "No entries for this source" : "No ledger entries yet"}>
-        Credit grants and every billed call appear here. Make a first call in the{" "}
+        Credit grants and every billed call appear here. With credit (the gateway&apos;s operator grants it), make a
+        first call in the{" "}
         <Link href="/playground" className="font-medium text-indigo-600 hover:underline">
           Playground
         </Link>{" "}

@@ -85,7 +85,7 @@ export function WebhooksView({
           description="Bound to an agent, it wakes that agent with every event; without one it publishes to your company bus."
         />
         <form
-          className="flex flex-wrap items-end gap-3 px-5 pb-5"
+          className="flex flex-wrap items-end gap-3 px-5 pt-4 pb-5"
           onSubmit={(e) => {
             e.preventDefault();
             void act(() => postJson<Secret>("/api/panel/webhooks", { agent_id: agentId || null, name: name || null }));
@@ -155,7 +155,7 @@ export function WebhooksView({
             </p>
           </EmptyState>
         ) : (
-          <Table>
+          <Table stackOnPhone>
             <THead>
               <TR>
                 <TH>Name</TH>
@@ -167,7 +167,7 @@ export function WebhooksView({
             <TBody>
               {webhooks.map((w) => (
                 <TR key={w.id} data-testid="webhook-row">
-                  <TD className="max-w-40 sm:max-w-64">
+                  <TD className="sm:max-w-64">
                     <div className="truncate">{w.name}</div>
                     <CopyId id={w.id} label="webhook id" className="mt-1" />
                   </TD>
@@ -244,7 +244,7 @@ export function WebhooksView({
             <code className="font-mono text-xs">{"{event_topic, payload}"}</code> to one of your endpoint URLs.
           </EmptyState>
         ) : (
-          <Table>
+          <Table stackOnPhone>
             <THead>
               <TR>
                 <TH>Event</TH>
