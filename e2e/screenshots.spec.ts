@@ -56,6 +56,7 @@ test("every panel page with a little data, at desktop and phone widths", async (
   request,
   loginPage,
   webhooksPage,
+  toolsPage,
 }) => {
   test.setTimeout(240_000);
   const tenant = await createTenant({ creditsOt: 50 });
@@ -72,6 +73,17 @@ test("every panel page with a little data, at desktop and phone widths", async (
   await page.setViewportSize(VIEWPORTS.desktop);
   await frame.open(`/threads?thread=${seeded.threadId}`, "Threads");
   await frame.screenshot("threads-detail-desktop");
+  // The tool editor's test run: its outcome in view without scrolling.
+  for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+    await page.setViewportSize(VIEWPORTS[viewport]);
+    await toolsPage.goto();
+    await toolsPage.row("add_numbers").getByTestId("edit-tool").click();
+    const result = await toolsPage.testRun('{"a": 2, "b": 3}');
+    await expect(result.getByTestId("tool-run-value")).toHaveText("5");
+    await expect(result).toBeInViewport();
+    await frame.screenshot(`tools-try-${viewport}`, false);
+    await page.keyboard.press("Escape");
+  }
 });
 
 test("the empty lists of a new company, at desktop and phone widths", async ({ page, loginPage }) => {

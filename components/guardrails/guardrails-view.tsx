@@ -57,7 +57,7 @@ export function GuardrailsView({ initialPage, loadedAt }: { initialPage: Guardra
                 <TH className="hidden md:table-cell">Stage</TH>
                 <TH className="hidden md:table-cell">Match</TH>
                 <TH className="hidden lg:table-cell">Pattern</TH>
-                <TH>Action</TH>
+                <TH className="hidden sm:table-cell">Action</TH>
                 <TH>Active</TH>
                 <TH>
                   <span className="sr-only">Actions</span>
@@ -107,6 +107,7 @@ function RuleRow({ rule }: { rule: PublicGuardrail }) {
           {rule.name}
         </div>
         <div className="truncate text-xs text-slate-500 lg:hidden" title={rule.match.pattern}>
+          <span className="sm:hidden">{rule.action} · </span>
           <span className="md:hidden">
             {rule.stage} · {rule.match.type}:{" "}
           </span>
@@ -125,7 +126,7 @@ function RuleRow({ rule }: { rule: PublicGuardrail }) {
           {rule.match.pattern}
         </code>
       </TD>
-      <TD>
+      <TD className="hidden sm:table-cell">
         <Badge tone={ACTION_TONE[rule.action]} data-testid="guardrail-action">
           {rule.action}
         </Badge>

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import type { ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { cn } from "@/components/ui/cn";
 
 const ICON = "size-4 shrink-0";
@@ -242,9 +242,19 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
 
 export function SidebarNav() {
   const pathname = usePathname();
+  const navRef = useRef<HTMLElement>(null);
+  // On a phone's strip, bring the current page's link into view (scrollLeft: the page must not scroll).
+  useEffect(() => {
+    const nav = navRef.current;
+    const link = nav?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!nav || !link || nav.scrollWidth <= nav.clientWidth) return;
+    const left = link.getBoundingClientRect().left - nav.getBoundingClientRect().left + nav.scrollLeft;
+    nav.scrollLeft = left - (nav.clientWidth - link.offsetWidth) / 2;
+  }, [pathname]);
   return (
     // On a phone the links are one strip that scrolls sideways, so the page itself never does.
     <nav
+      ref={navRef}
       aria-label="Main"
       className="-mx-3 flex gap-1 overflow-x-auto px-3 lg:mx-0 lg:flex-col lg:overflow-visible lg:px-0"
     >

@@ -57,7 +57,7 @@ export function LedgerTable({
         <tr>
           <TH>Time</TH>
           <TH className="hidden sm:table-cell">Kind</TH>
-          <TH>Source</TH>
+          <TH className="hidden sm:table-cell">Source</TH>
           <TH className="hidden md:table-cell">Model</TH>
           <TH align="right" className="hidden lg:table-cell">
             Tokens
@@ -86,11 +86,12 @@ function LedgerRow({ entry }: { entry: LedgerEntry }) {
     <TR data-testid="ledger-row" data-entry-id={entry.id} data-source={entry.source} data-kind={entry.kind}>
       <TD className="text-slate-500">
         <Timestamp unix={entry.created_at} />
+        <div className="font-mono text-xs text-slate-800 sm:hidden">{entry.source}</div>
       </TD>
       <TD className="hidden sm:table-cell">
         <Badge tone={KIND_TONE[entry.kind]}>{entry.kind}</Badge>
       </TD>
-      <TD>
+      <TD className="hidden sm:table-cell">
         <div className="font-mono text-xs text-slate-800" data-testid="ledger-source">
           {entry.source}
         </div>

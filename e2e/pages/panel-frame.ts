@@ -42,7 +42,8 @@ export class PanelFrame {
     }));
   }
 
-  async screenshot(name: string): Promise<void> {
-    await this.page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
+  /** `fullPage` false: only what the viewport shows (a dialog's state as the user sees it). */
+  async screenshot(name: string, fullPage = true): Promise<void> {
+    await this.page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage });
   }
 }
