@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery, type QueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { PublicCompany } from "@/lib/companies/to-public-company";
 import { queryKeys } from "@/lib/query-keys";
@@ -8,16 +8,14 @@ import { cn } from "@/components/ui/cn";
 import { fetchJson } from "./fetch-json";
 import { formatOt } from "./format";
 
-/** Polled so spend from keys and agents shows up without a reload; a focus refetches at once. */
+/**
+ * Polled so spend from keys and agents shows up without a reload; a focus refetches at once. Its key
+ * sits under `queryKeys.usage.all`: invalidating that after a call that spends refreshes it at once.
+ */
 const REFRESH_MS = 10_000;
 
 function fetchCompany(): Promise<PublicCompany> {
   return fetchJson<PublicCompany>("/api/panel/company");
-}
-
-/** After a call that spends: the frame shows the new balance now rather than at the next poll. */
-export function invalidateCompanyBalance(client: QueryClient): Promise<void> {
-  return client.invalidateQueries({ queryKey: queryKeys.usage.company() });
 }
 
 /** The company's name and live balance in O₮: a block in the sidebar, one line in the phone's top bar. */
