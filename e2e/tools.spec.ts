@@ -31,6 +31,8 @@ test("the tool editor checks the schema as you type and says only the standard l
   await expect(toolsPage.schemaStatus).toHaveAttribute("data-status", "valid");
   const refused = await toolsPage.testRun('{"a": 1}');
   await expect(refused).toHaveAttribute("data-ok", "false");
+  // The outcome sits below the editors: the dialog brings it into view.
+  await expect(refused).toBeInViewport();
   await expect(refused.getByTestId("tool-run-error")).toContainText("required property 'b'");
 });
 

@@ -44,5 +44,10 @@ export const queryKeys = {
     all: ["usage"] as const,
     /** `source` null = every source. */
     ledger: (source: string | null) => [...queryKeys.usage.all, "ledger", { source }] as const,
+    /**
+     * The frame's company name and balance. Under `usage` so that invalidating `usage.all` after
+     * anything that spends (a playground run) refreshes the balance too.
+     */
+    company: () => [...queryKeys.usage.all, "company"] as const,
   },
 };

@@ -9,7 +9,8 @@ import { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from 
 import { ErrorMessage } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
 import { Switch } from "@/components/ui/switch";
-import { Table, TableMessage, TBody, TD, TH, THead, TR } from "@/components/ui/table";
+import { Table, TBody, TD, TH, THead, TR } from "@/components/ui/table";
+import { EmptyState } from "@/components/ui/empty-state";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { queryKeys } from "@/lib/query-keys";
 import {
@@ -22,8 +23,6 @@ import {
 import { ACTION_TONE } from "./action-tone";
 import { CreateGuardrailDialog } from "./create-guardrail-dialog";
 import { TryGuardrails } from "./try-guardrails";
-
-const COLUMNS = 7;
 
 export function GuardrailsView({ initialPage, loadedAt }: { initialPage: GuardrailPage; loadedAt: number }) {
   const query = useQuery({
@@ -45,31 +44,33 @@ export function GuardrailsView({ initialPage, loadedAt }: { initialPage: Guardra
         <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>
       )}
       <Card>
-        <Table data-testid="guardrails-table">
-          <THead>
-            <tr>
-              <TH>Name</TH>
-              <TH>Stage</TH>
-              <TH>Match</TH>
-              <TH>Pattern</TH>
-              <TH>Action</TH>
-              <TH>Active</TH>
-              <TH>
-                <span className="sr-only">Actions</span>
-              </TH>
-            </tr>
-          </THead>
-          <TBody>
-            {rules.length === 0 ? (
-              <TableMessage colSpan={COLUMNS}>
-                <p className="font-medium text-slate-700">No guardrail rules yet</p>
-                <p className="mt-1">Create a rule to block, redact or flag text before or after the model.</p>
-              </TableMessage>
-            ) : (
-              rules.map((rule) => <RuleRow key={rule.id} rule={rule} />)
-            )}
-          </TBody>
-        </Table>
+        {rules.length === 0 ? (
+          <EmptyState title="No guardrail rules yet">
+            Press <span className="font-medium text-slate-700">Create rule</span> to block, redact or flag text on the
+            prompt or the answer of every call, then check it with Try it below.
+          </EmptyState>
+        ) : (
+          <Table data-testid="guardrails-table">
+            <THead>
+              <tr>
+                <TH>Name</TH>
+                <TH className="hidden md:table-cell">Stage</TH>
+                <TH className="hidden md:table-cell">Match</TH>
+                <TH className="hidden lg:table-cell">Pattern</TH>
+                <TH className="hidden sm:table-cell">Action</TH>
+                <TH>Active</TH>
+                <TH>
+                  <span className="sr-only">Actions</span>
+                </TH>
+              </tr>
+            </THead>
+            <TBody>
+              {rules.map((rule) => (
+                <RuleRow key={rule.id} rule={rule} />
+              ))}
+            </TBody>
+          </Table>
+        )}
         {query.data.has_more && (
           <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">
             Showing the first {rules.length} rules.
@@ -101,16 +102,23 @@ function RuleRow({ rule }: { rule: PublicGuardrail }) {
       data-rule-name={rule.name}
       className={rule.is_active ? undefined : "text-slate-500"}
     >
-      <TD className="max-w-56">
+      <TD className="max-w-40 sm:max-w-56">
         <div className="truncate font-medium text-slate-900" title={rule.name}>
           {rule.name}
         </div>
+        <div className="truncate text-xs text-slate-500 lg:hidden" title={rule.match.pattern}>
+          <span className="sm:hidden">{rule.action} · </span>
+          <span className="md:hidden">
+            {rule.stage} · {rule.match.type}:{" "}
+          </span>
+          <code className="font-mono">{rule.match.pattern}</code>
+        </div>
       </TD>
-      <TD>
+      <TD className="hidden md:table-cell">
         <Badge>{rule.stage}</Badge>
       </TD>
-      <TD>{rule.match.type}</TD>
-      <TD className="max-w-72">
+      <TD className="hidden md:table-cell">{rule.match.type}</TD>
+      <TD className="hidden max-w-72 lg:table-cell">
         <code
           className="block truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700"
           title={rule.match.pattern}
@@ -118,7 +126,7 @@ function RuleRow({ rule }: { rule: PublicGuardrail }) {
           {rule.match.pattern}
         </code>
       </TD>
-      <TD>
+      <TD className="hidden sm:table-cell">
         <Badge tone={ACTION_TONE[rule.action]} data-testid="guardrail-action">
           {rule.action}
         </Badge>

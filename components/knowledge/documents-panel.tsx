@@ -8,6 +8,8 @@ import { Card, CardHeader } from "@/components/ui/card";
 import { ErrorMessage, Input, Label } from "@/components/ui/input";
 import { Table, TableMessage, TBody, TD, TH, THead, TR } from "@/components/ui/table";
 import { cn } from "@/components/ui/cn";
+import { EmptyState } from "@/components/ui/empty-state";
+import { CopyId } from "@/components/panel/copy-id";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { Timestamp } from "@/components/panel/timestamp";
 import { queryKeys } from "@/lib/query-keys";
@@ -184,41 +186,46 @@ export function DocumentsPanel({ collection, maxUploadMb }: { collection: Public
         {docs.isError && (
           <ErrorMessage className="mx-5 my-3">Could not load the documents: {errorMessage(docs.error)}</ErrorMessage>
         )}
-        <Table data-testid="documents-table">
-          <THead>
-            <tr>
-              <TH>File</TH>
-              <TH>Status</TH>
-              <TH>Size</TH>
-              <TH>Uploaded</TH>
-              <TH>
-                <span className="sr-only">Actions</span>
-              </TH>
-            </tr>
-          </THead>
-          <TBody>
-            {docs.isPending ? (
-              <TableMessage colSpan={5}>
-                <Spinner />
-              </TableMessage>
-            ) : list.length === 0 ? (
-              <TableMessage colSpan={5}>No documents yet.</TableMessage>
-            ) : (
-              groups.flatMap(([folderPath, rows]) => [
-                ...(groups.length > 1 || folderPath
-                  ? [
-                      <TR key={`folder:${folderPath}`} data-testid="folder-row">
-                        <TD className="bg-slate-50 text-xs font-medium text-slate-600" colSpan={5}>
-                          {folderPath ? `📁 ${folderPath}` : "No folder"}
-                        </TD>
-                      </TR>,
-                    ]
-                  : []),
-                ...rows.map((d) => <DocumentRow key={d.id} doc={d} collectionId={collection.id} />),
-              ])
-            )}
-          </TBody>
-        </Table>
+        {!docs.isPending && list.length === 0 ? (
+          <EmptyState title="No documents yet">
+            Drop files above or pick them. Each is split and indexed in the background, then the test below and every
+            run that uses this collection can search it.
+          </EmptyState>
+        ) : (
+          <Table data-testid="documents-table" stackOnPhone>
+            <THead>
+              <tr>
+                <TH>File</TH>
+                <TH>Status</TH>
+                <TH className="hidden md:table-cell">Size</TH>
+                <TH className="hidden lg:table-cell">Uploaded</TH>
+                <TH>
+                  <span className="sr-only">Actions</span>
+                </TH>
+              </tr>
+            </THead>
+            <TBody>
+              {docs.isPending ? (
+                <TableMessage colSpan={5}>
+                  <Spinner />
+                </TableMessage>
+              ) : (
+                groups.flatMap(([folderPath, rows]) => [
+                  ...(groups.length > 1 || folderPath
+                    ? [
+                        <TR key={`folder:${folderPath}`} data-testid="folder-row">
+                          <TD className="bg-slate-50 text-xs font-medium text-slate-600" colSpan={5}>
+                            {folderPath ? `📁 ${folderPath}` : "No folder"}
+                          </TD>
+                        </TR>,
+                      ]
+                    : []),
+                  ...rows.map((d) => <DocumentRow key={d.id} doc={d} collectionId={collection.id} />),
+                ])
+              )}
+            </TBody>
+          </Table>
+        )}
       </Card>
 
       <TestRetrieval collectionId={collection.id} />
@@ -233,10 +240,11 @@ function DocumentRow({ doc, collectionId }: { doc: PublicDocument; collectionId:
   const remove = useMutation({ mutationFn: () => deleteDocumentRequest(collectionId, doc.id), onSuccess: refresh });
   return (
     <TR data-testid="document-row" data-document-id={doc.id} data-filename={doc.filename} data-status={doc.status}>
-      <TD className="max-w-96">
+      <TD className="sm:max-w-96">
         <div className="truncate text-sm font-medium text-slate-900" title={doc.filename}>
           {doc.filename}
         </div>
+        <CopyId id={doc.id} label="document id" className="mt-0.5" />
         {doc.status === "failed" && doc.error && (
           <p className="mt-0.5 text-xs text-rose-600" data-testid="document-error">
             {doc.error}
@@ -250,11 +258,11 @@ function DocumentRow({ doc, collectionId }: { doc: PublicDocument; collectionId:
       </TD>
       <TD>
         <Badge tone={STATUS_TONE[doc.status] ?? "neutral"} dot data-testid="document-status">
-          {doc.status === "ready" ? `ready · ${doc.chunk_count} chunks` : doc.status}
+          {doc.status === "ready" ? `ready · ${doc.chunk_count} chunk${doc.chunk_count === 1 ? "" : "s"}` : doc.status}
         </Badge>
       </TD>
-      <TD className="text-xs whitespace-nowrap">{formatBytes(doc.size_bytes)}</TD>
-      <TD>
+      <TD className="hidden text-xs whitespace-nowrap md:table-cell">{formatBytes(doc.size_bytes)}</TD>
+      <TD className="hidden lg:table-cell">
         <Timestamp unix={doc.created_at} style="relative" />
       </TD>
       <TD align="right">

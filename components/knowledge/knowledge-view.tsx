@@ -8,6 +8,8 @@ import { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from 
 import { ErrorMessage, Input, Label, Textarea } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
 import { cn } from "@/components/ui/cn";
+import { EmptyState } from "@/components/ui/empty-state";
+import { CopyId } from "@/components/panel/copy-id";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { queryKeys } from "@/lib/query-keys";
 import {
@@ -52,9 +54,10 @@ export function KnowledgeView({
         <Card className="h-fit">
           <CardHeader title="Collections" />
           {collections.length === 0 ? (
-            <p className="px-5 py-6 text-sm text-slate-500" data-testid="no-collections">
-              No collections yet: create one, then drop documents into it.
-            </p>
+            <EmptyState title="No collections yet">
+              Press <span className="font-medium text-slate-700">New collection</span>, drop documents into it, then
+              name it in a profile&apos;s knowledge so runs search it.
+            </EmptyState>
           ) : (
             <ul className="divide-y divide-slate-100" data-testid="collections">
               {collections.map((c) => (
@@ -85,7 +88,12 @@ export function KnowledgeView({
             <Card>
               <CardHeader
                 title={selected.name}
-                description={selected.description || <code className="font-mono text-xs">{selected.id}</code>}
+                description={
+                  <>
+                    {selected.description && <span className="block">{selected.description}</span>}
+                    <CopyId id={selected.id} label="collection id" className="mt-1" />
+                  </>
+                }
                 actions={<DeactivateCollectionDialog collection={selected} />}
               />
             </Card>

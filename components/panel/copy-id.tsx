@@ -21,7 +21,7 @@ export function CopyId({ id, label = "id", className }: { id: string; label?: st
   return (
     <span className={cn("inline-flex max-w-full items-center gap-1 align-middle", className)} data-testid="copy-id">
       <code
-        className="truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-600 select-all"
+        className="min-w-0 rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs break-all whitespace-normal text-slate-600 select-all"
         title={id}
       >
         {id}

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import type { ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { cn } from "@/components/ui/cn";
 
 const ICON = "size-4 shrink-0";
@@ -242,8 +242,22 @@ const NAV: { href: string; label: string; icon: ReactNode }[] = [
 
 export function SidebarNav() {
   const pathname = usePathname();
+  const navRef = useRef<HTMLElement>(null);
+  // On a phone's strip, bring the current page's link into view (scrollLeft: the page must not scroll).
+  useEffect(() => {
+    const nav = navRef.current;
+    const link = nav?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!nav || !link || nav.scrollWidth <= nav.clientWidth) return;
+    const left = link.getBoundingClientRect().left - nav.getBoundingClientRect().left + nav.scrollLeft;
+    nav.scrollLeft = left - (nav.clientWidth - link.offsetWidth) / 2;
+  }, [pathname]);
   return (
-    <nav aria-label="Main" className="flex gap-1 lg:flex-col">
+    // On a phone the links are one strip that scrolls sideways, so the page itself never does.
+    <nav
+      ref={navRef}
+      aria-label="Main"
+      className="-mx-3 flex gap-1 overflow-x-auto px-3 lg:mx-0 lg:flex-col lg:overflow-visible lg:px-0"
+    >
       {NAV.map((item) => {
         const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
         return (
@@ -252,7 +266,7 @@ export function SidebarNav() {
             href={item.href}
             aria-current={active ? "page" : undefined}
             className={cn(
-              "flex items-center gap-2.5 rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors",
+              "flex shrink-0 items-center gap-2.5 rounded-md px-2.5 py-1.5 text-sm font-medium whitespace-nowrap transition-colors",
               active ? "bg-indigo-50 text-indigo-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900",
             )}
           >

@@ -9,7 +9,9 @@ import { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from 
 import { ErrorMessage } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
 import { Switch } from "@/components/ui/switch";
-import { Table, TableMessage, TBody, TD, TH, THead, TR } from "@/components/ui/table";
+import { Table, TBody, TD, TH, THead, TR } from "@/components/ui/table";
+import { EmptyState } from "@/components/ui/empty-state";
+import { CopyId } from "@/components/panel/copy-id";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { Timestamp } from "@/components/panel/timestamp";
 import type { ModelList } from "@/components/models/api";
@@ -20,8 +22,6 @@ import { fetchCollections, type PlainList, type PublicCollection } from "@/compo
 import { fetchTools, type ToolPage } from "@/components/tools/api";
 import { deleteProfileRequest, fetchProfiles, updateProfileRequest, type ProfilePage, type PublicProfile } from "./api";
 import { ProfileDialog, type CollectionOption } from "./profile-dialog";
-
-const COLUMNS = 5;
 
 export function ProfilesView({
   initialPage,
@@ -75,31 +75,32 @@ export function ProfilesView({
         <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>
       )}
       <Card>
-        <Table data-testid="profiles-table">
-          <THead>
-            <tr>
-              <TH>Name</TH>
-              <TH>Model</TH>
-              <TH>Default</TH>
-              <TH>Updated</TH>
-              <TH>
-                <span className="sr-only">Actions</span>
-              </TH>
-            </tr>
-          </THead>
-          <TBody>
-            {profiles.length === 0 ? (
-              <TableMessage colSpan={COLUMNS}>
-                <p className="font-medium text-slate-700">No profiles yet</p>
-                <p className="mt-1">Create a profile to reuse a system prompt and model across calls.</p>
-              </TableMessage>
-            ) : (
-              profiles.map((p) => (
+        {profiles.length === 0 ? (
+          <EmptyState title="No profiles yet">
+            Press <span className="font-medium text-slate-700">Create profile</span> to save a system prompt, a model,
+            tools and knowledge under one id. Pass that id in <code className="font-mono text-xs">profile_ids</code>, or
+            make it the default; agents need a profile too.
+          </EmptyState>
+        ) : (
+          <Table data-testid="profiles-table">
+            <THead>
+              <tr>
+                <TH>Name</TH>
+                <TH className="hidden md:table-cell">Model</TH>
+                <TH>Default</TH>
+                <TH className="hidden lg:table-cell">Updated</TH>
+                <TH>
+                  <span className="sr-only">Actions</span>
+                </TH>
+              </tr>
+            </THead>
+            <TBody>
+              {profiles.map((p) => (
                 <ProfileRow key={p.id} profile={p} models={models} tools={tools} collections={collections} />
-              ))
-            )}
-          </TBody>
-        </Table>
+              ))}
+            </TBody>
+          </Table>
+        )}
         {query.data.has_more && (
           <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">
             Showing the first {profiles.length} profiles.
@@ -129,7 +130,7 @@ function ProfileRow({
   });
   return (
     <TR data-testid="profile-row" data-profile-id={profile.id} data-profile-name={profile.name}>
-      <TD className="max-w-72">
+      <TD className="max-w-44 sm:max-w-72">
         <div className="flex items-center gap-2">
           <span className="truncate font-medium text-slate-900" title={profile.name}>
             {profile.name}
@@ -143,8 +144,9 @@ function ProfileRow({
         <div className="truncate text-xs text-slate-400" title={profile.system_prompt}>
           {profile.system_prompt || "No system prompt"}
         </div>
+        <CopyId id={profile.id} label="profile id" className="mt-1" />
       </TD>
-      <TD>
+      <TD className="hidden md:table-cell">
         {profile.model_slug ? (
           <code
             className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700"
@@ -172,11 +174,11 @@ function ProfileRow({
           )}
         </div>
       </TD>
-      <TD>
+      <TD className="hidden lg:table-cell">
         <Timestamp unix={profile.updated_at} style="relative" />
       </TD>
       <TD align="right">
-        <div className="flex justify-end gap-1">
+        <div className="flex flex-col items-end gap-1 sm:flex-row sm:justify-end">
           <ProfileDialog models={models} tools={tools} collections={collections} profile={profile} />
           <DeleteProfileDialog profile={profile} />
         </div>

@@ -1,7 +1,8 @@
 "use client";
 
 import { Badge } from "@/components/ui/badge";
-import { Table, TableMessage, TBody, TD, TH, THead, TR } from "@/components/ui/table";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Table, TBody, TD, TH, THead, TR } from "@/components/ui/table";
 import { formatInt } from "@/components/panel/format";
 import { Timestamp } from "@/components/panel/timestamp";
 import { KEY_DISPLAY_STATUS } from "@/lib/keys/to-public-key";
@@ -9,19 +10,27 @@ import type { PublicKey } from "./api";
 import { KeyStatusBadge } from "./key-status-badge";
 import { RevokeKeyDialog } from "./revoke-key-dialog";
 
-const COLUMNS = 8;
-
 export function KeysTable({ keys }: { keys: PublicKey[] }) {
+  if (keys.length === 0)
+    return (
+      <EmptyState title="No API keys yet">
+        Press <span className="font-medium text-slate-700">Create key</span> to get a secret for your apps: send it as{" "}
+        <code className="font-mono text-xs">Authorization: Bearer …</code> to the /v1 API (OpenAI clients work with the
+        base URL changed).
+      </EmptyState>
+    );
   return (
     <Table data-testid="keys-table">
       <THead>
         <tr>
           <TH>Name</TH>
-          <TH>Key</TH>
-          <TH>Scopes</TH>
-          <TH align="right">Rate limit</TH>
-          <TH>Created</TH>
-          <TH>Last used</TH>
+          <TH className="hidden md:table-cell">Key</TH>
+          <TH className="hidden sm:table-cell">Scopes</TH>
+          <TH align="right" className="hidden lg:table-cell">
+            Rate limit
+          </TH>
+          <TH className="hidden lg:table-cell">Created</TH>
+          <TH className="hidden md:table-cell">Last used</TH>
           <TH>Status</TH>
           <TH>
             <span className="sr-only">Actions</span>
@@ -29,14 +38,9 @@ export function KeysTable({ keys }: { keys: PublicKey[] }) {
         </tr>
       </THead>
       <TBody>
-        {keys.length === 0 ? (
-          <TableMessage colSpan={COLUMNS}>
-            <p className="font-medium text-slate-700">No API keys yet</p>
-            <p className="mt-1">Create a key to call the gateway from your apps.</p>
-          </TableMessage>
-        ) : (
-          keys.map((key) => <KeyRow key={key.id} apiKey={key} />)
-        )}
+        {keys.map((key) => (
+          <KeyRow key={key.id} apiKey={key} />
+        ))}
       </TBody>
     </Table>
   );
@@ -51,18 +55,18 @@ function KeyRow({ apiKey }: { apiKey: PublicKey }) {
       data-key-name={apiKey.name}
       className={active ? undefined : "text-slate-500"}
     >
-      <TD className="max-w-56">
+      <TD className="max-w-44 sm:max-w-56">
         <div className={`truncate font-medium ${active ? "text-slate-900" : "text-slate-500"}`} title={apiKey.name}>
           {apiKey.name}
         </div>
         <div className="truncate font-mono text-xs text-slate-400">{apiKey.id}</div>
       </TD>
-      <TD>
+      <TD className="hidden md:table-cell">
         <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700" data-testid="key-prefix">
           {apiKey.prefix}…
         </code>
       </TD>
-      <TD>
+      <TD className="hidden sm:table-cell">
         <div className="flex flex-wrap gap-1">
           {apiKey.scopes.map((scope) => (
             <Badge key={scope} tone="indigo">
@@ -71,14 +75,14 @@ function KeyRow({ apiKey }: { apiKey: PublicKey }) {
           ))}
         </div>
       </TD>
-      <TD align="right">
+      <TD align="right" className="hidden lg:table-cell">
         {formatInt(apiKey.rate_limit_per_minute)}
         <span className="text-slate-400"> / min</span>
       </TD>
-      <TD>
+      <TD className="hidden lg:table-cell">
         <Timestamp unix={apiKey.created_at} style="date" />
       </TD>
-      <TD>
+      <TD className="hidden md:table-cell">
         <Timestamp unix={apiKey.last_used_at} style="relative" empty="Never" />
       </TD>
       <TD>

@@ -8,14 +8,14 @@ import { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from 
 import { ErrorMessage } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
 import { Switch } from "@/components/ui/switch";
-import { Table, TableMessage, TBody, TD, TH, THead, TR } from "@/components/ui/table";
+import { Table, TBody, TD, TH, THead, TR } from "@/components/ui/table";
+import { EmptyState } from "@/components/ui/empty-state";
+import { CopyId } from "@/components/panel/copy-id";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { Timestamp } from "@/components/panel/timestamp";
 import { queryKeys } from "@/lib/query-keys";
 import { deleteToolRequest, fetchTools, updateToolRequest, type PublicTool, type ToolPage } from "./api";
 import { ToolDialog } from "./tool-dialog";
-
-const COLUMNS = 5;
 
 export function ToolsView({ initialPage, loadedAt }: { initialPage: ToolPage; loadedAt: number }) {
   const query = useQuery({
@@ -37,29 +37,31 @@ export function ToolsView({ initialPage, loadedAt }: { initialPage: ToolPage; lo
         <ErrorMessage className="mb-4">Could not refresh the list: {errorMessage(query.error)}</ErrorMessage>
       )}
       <Card>
-        <Table data-testid="tools-table">
-          <THead>
-            <tr>
-              <TH>Name</TH>
-              <TH>Arguments</TH>
-              <TH>Active</TH>
-              <TH>Updated</TH>
-              <TH>
-                <span className="sr-only">Actions</span>
-              </TH>
-            </tr>
-          </THead>
-          <TBody>
-            {tools.length === 0 ? (
-              <TableMessage colSpan={COLUMNS}>
-                <p className="font-medium text-slate-700">No tools yet</p>
-                <p className="mt-1">Create a tool, then list it in a profile so runs can call it.</p>
-              </TableMessage>
-            ) : (
-              tools.map((t) => <ToolRow key={t.id} tool={t} />)
-            )}
-          </TBody>
-        </Table>
+        {tools.length === 0 ? (
+          <EmptyState title="No tools yet">
+            Press <span className="font-medium text-slate-700">Create tool</span> to write a Python function and try it
+            here; then tick it in a profile so that profile&apos;s runs can call it.
+          </EmptyState>
+        ) : (
+          <Table data-testid="tools-table">
+            <THead>
+              <tr>
+                <TH>Name</TH>
+                <TH className="hidden md:table-cell">Arguments</TH>
+                <TH>Active</TH>
+                <TH className="hidden lg:table-cell">Updated</TH>
+                <TH>
+                  <span className="sr-only">Actions</span>
+                </TH>
+              </tr>
+            </THead>
+            <TBody>
+              {tools.map((t) => (
+                <ToolRow key={t.id} tool={t} />
+              ))}
+            </TBody>
+          </Table>
+        )}
         {query.data.has_more && (
           <div className="border-t border-slate-200 px-5 py-3 text-sm text-slate-500">
             Showing the first {tools.length} tools.
@@ -89,13 +91,14 @@ function ToolRow({ tool }: { tool: PublicTool }) {
       data-tool-name={tool.name}
       className={tool.is_active ? undefined : "text-slate-500"}
     >
-      <TD className="max-w-80">
-        <code className="font-mono text-sm font-medium text-slate-900">{tool.name}</code>
+      <TD className="max-w-44 sm:max-w-80">
+        <code className="font-mono text-sm font-medium break-all whitespace-normal text-slate-900">{tool.name}</code>
         <div className="truncate text-xs text-slate-400" title={tool.description}>
           {tool.description || "No description"}
         </div>
+        <CopyId id={tool.id} label="tool id" className="mt-1" />
       </TD>
-      <TD className="max-w-56 truncate font-mono text-xs">{argumentNames(tool)}</TD>
+      <TD className="hidden max-w-56 truncate font-mono text-xs md:table-cell">{argumentNames(tool)}</TD>
       <TD>
         <div className="flex items-center gap-2">
           <Switch
@@ -112,11 +115,11 @@ function ToolRow({ tool }: { tool: PublicTool }) {
           )}
         </div>
       </TD>
-      <TD>
+      <TD className="hidden lg:table-cell">
         <Timestamp unix={tool.updated_at} style="relative" />
       </TD>
       <TD align="right">
-        <div className="flex justify-end gap-1">
+        <div className="flex flex-col items-end gap-1 sm:flex-row sm:justify-end">
           <ToolDialog tool={tool} />
           <DeleteToolDialog tool={tool} />
         </div>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Button, Spinner } from "@/components/ui/button";
 import { ErrorMessage, Label, Textarea } from "@/components/ui/input";
 import { errorMessage } from "@/components/panel/fetch-json";
@@ -21,6 +21,12 @@ export function TryTool({
   const [argsText, setArgsText] = useState("{}");
   const [argsError, setArgsError] = useState<string | null>(null);
   const run = useMutation({ mutationFn: runToolRequest });
+  // The box sits low in a tall dialog: bring the progress, then the outcome, into view as each appears.
+  const outcomeRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (run.isIdle) return;
+    outcomeRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }, [run.isIdle, run.isPending, run.data, run.error]);
 
   function onRun() {
     const parsed = parseSchemaText(argsText);
@@ -53,47 +59,59 @@ export function TryTool({
           Run
         </Button>
       </div>
-      <ErrorMessage className="mt-3">{argsError ?? (run.isError ? errorMessage(run.error) : null)}</ErrorMessage>
-      {out && (
-        <dl
-          className="mt-3 grid grid-cols-[6rem_1fr] gap-x-3 gap-y-2 text-xs"
-          data-testid="tool-run-result"
-          data-ok={String(out.ok)}
-        >
-          {out.ok ? (
-            <>
-              <dt className="font-medium text-slate-600">Result</dt>
-              <dd>
-                <pre className="font-mono whitespace-pre-wrap text-slate-900" data-testid="tool-run-value">
-                  {JSON.stringify(out.result, null, 2)}
-                </pre>
-              </dd>
-            </>
-          ) : (
-            <>
-              <dt className="font-medium text-rose-700">Error</dt>
-              <dd>
-                <pre className="font-mono whitespace-pre-wrap text-rose-700" data-testid="tool-run-error">
-                  {out.error}
-                </pre>
-              </dd>
-            </>
-          )}
-          <dt className="font-medium text-slate-600">stdout</dt>
-          <dd>
-            <pre
-              className="max-h-40 overflow-auto font-mono whitespace-pre-wrap text-slate-700"
-              data-testid="tool-run-stdout"
-            >
-              {out.stdout || "(nothing printed)"}
-            </pre>
-          </dd>
-          <dt className="font-medium text-slate-600">Time</dt>
-          <dd className="text-slate-700" data-testid="tool-run-time">
-            {out.cpuMs.toFixed(1)} ms CPU · {out.wallMs.toFixed(1)} ms wall
-          </dd>
-        </dl>
-      )}
+      <div ref={outcomeRef} className="scroll-mb-4">
+        <ErrorMessage className="mt-3">{argsError ?? (run.isError ? errorMessage(run.error) : null)}</ErrorMessage>
+        {run.isPending && (
+          <p
+            role="status"
+            className="mt-3 flex items-center gap-2 text-xs text-slate-600"
+            data-testid="tool-run-pending"
+          >
+            <Spinner className="size-3.5" />
+            Starting the Python sandbox and running the code: the first run takes a few seconds, later ones are quick.
+          </p>
+        )}
+        {out && !run.isPending && (
+          <dl
+            className="mt-3 grid grid-cols-[6rem_1fr] gap-x-3 gap-y-2 text-xs"
+            data-testid="tool-run-result"
+            data-ok={String(out.ok)}
+          >
+            {out.ok ? (
+              <>
+                <dt className="font-medium text-slate-600">Result</dt>
+                <dd>
+                  <pre className="font-mono whitespace-pre-wrap text-slate-900" data-testid="tool-run-value">
+                    {JSON.stringify(out.result, null, 2)}
+                  </pre>
+                </dd>
+              </>
+            ) : (
+              <>
+                <dt className="font-medium text-rose-700">Error</dt>
+                <dd>
+                  <pre className="font-mono whitespace-pre-wrap text-rose-700" data-testid="tool-run-error">
+                    {out.error}
+                  </pre>
+                </dd>
+              </>
+            )}
+            <dt className="font-medium text-slate-600">stdout</dt>
+            <dd>
+              <pre
+                className="max-h-40 overflow-auto font-mono whitespace-pre-wrap text-slate-700"
+                data-testid="tool-run-stdout"
+              >
+                {out.stdout || "(nothing printed)"}
+              </pre>
+            </dd>
+            <dt className="font-medium text-slate-600">Time</dt>
+            <dd className="text-slate-700" data-testid="tool-run-time">
+              {out.cpuMs.toFixed(1)} ms CPU · {out.wallMs.toFixed(1)} ms wall
+            </dd>
+          </dl>
+        )}
+      </div>
     </div>
   );
 }

@@ -1,10 +1,18 @@
 import type { ComponentProps, ReactNode } from "react";
 import { cn } from "./cn";
 
-export function Table({ className, ...props }: ComponentProps<"table">) {
+/**
+ * `stackOnPhone`: below the sm breakpoint each row becomes a block of its cells, one under another
+ * (for rows of controls that no column choice fits in 390 px); see globals.css.
+ */
+export function Table({ className, stackOnPhone, ...props }: ComponentProps<"table"> & { stackOnPhone?: boolean }) {
   return (
     <div className="overflow-x-auto">
-      <table className={cn("min-w-full divide-y divide-slate-200 text-sm", className)} {...props} />
+      <table
+        className={cn("min-w-full divide-y divide-slate-200 text-sm", className)}
+        data-stack={stackOnPhone ? "phone" : undefined}
+        {...props}
+      />
     </div>
   );
 }
@@ -26,7 +34,7 @@ export function TH({ className, align = "left", ...props }: ComponentProps<"th">
     <th
       scope="col"
       className={cn(
-        "px-4 py-2.5 text-xs font-medium tracking-wide whitespace-nowrap text-slate-500 uppercase first:pl-5 last:pr-5",
+        "px-3 py-2.5 text-xs font-medium tracking-wide whitespace-nowrap text-slate-500 uppercase first:pl-4 last:pr-4 sm:px-4 sm:first:pl-5 sm:last:pr-5",
         align === "right" ? "text-right" : "text-left",
         className,
       )}
@@ -39,7 +47,7 @@ export function TD({ className, align = "left", ...props }: ComponentProps<"td">
   return (
     <td
       className={cn(
-        "px-4 py-3 whitespace-nowrap text-slate-700 first:pl-5 last:pr-5",
+        "px-3 py-3 whitespace-nowrap text-slate-700 first:pl-4 last:pr-4 sm:px-4 sm:first:pl-5 sm:last:pr-5",
         align === "right" && "text-right tabular-nums",
         className,
       )}

@@ -1,7 +1,9 @@
 "use client";
 
 import { useState } from "react";
+import { CopyId } from "@/components/panel/copy-id";
 import { usePanelAction } from "@/components/panel/use-panel-action";
+import { EmptyState } from "@/components/ui/empty-state";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
@@ -83,7 +85,7 @@ export function WebhooksView({
           description="Bound to an agent, it wakes that agent with every event; without one it publishes to your company bus."
         />
         <form
-          className="flex flex-wrap items-end gap-3 px-5 pb-5"
+          className="flex flex-wrap items-end gap-3 px-5 pt-4 pb-5"
           onSubmit={(e) => {
             e.preventDefault();
             void act(() => postJson<Secret>("/api/panel/webhooks", { agent_id: agentId || null, name: name || null }));
@@ -130,162 +132,193 @@ export function WebhooksView({
           title="Endpoints"
           description="POST {event_topic, payload} to the URL; rotating keeps the previous secret working for the grace period, and a paused endpoint refuses deliveries (403)."
         />
-        <Table>
-          <THead>
-            <TR>
-              <TH>Name</TH>
-              <TH>Routes to</TH>
-              <TH>Status</TH>
-              <TH align="right">Secret</TH>
-            </TR>
-          </THead>
-          <TBody>
-            {webhooks.map((w) => (
-              <TR key={w.id} data-testid="webhook-row">
-                <TD>
-                  {w.name}
-                  <div className="text-xs text-slate-500">{w.id}</div>
-                </TD>
-                <TD>
-                  <Select
-                    aria-label={`Routes ${w.name} to`}
-                    className="w-auto py-1 text-xs"
-                    value={w.agent_id ?? ""}
-                    disabled={busy}
-                    onChange={(e) =>
-                      void act(() =>
-                        postJson(`/api/panel/webhooks/${w.id}`, { agent_id: e.target.value || null }, "PATCH"),
-                      )
-                    }
-                  >
-                    <option value="">Company bus</option>
-                    {w.agent_id && !agentName.has(w.agent_id) && <option value={w.agent_id}>{w.agent_id}</option>}
-                    {agents.map((a) => (
-                      <option key={a.id} value={a.id}>
-                        {a.name}
-                      </option>
-                    ))}
-                  </Select>
-                </TD>
-                <TD>
-                  <Badge tone={w.is_active ? "green" : "neutral"} data-testid="webhook-status">
-                    {w.is_active ? "active" : "paused"}
-                  </Badge>{" "}
-                  <Button
-                    size="sm"
-                    variant="secondary"
-                    disabled={busy}
-                    onClick={() =>
-                      void act(() => postJson(`/api/panel/webhooks/${w.id}`, { is_active: !w.is_active }, "PATCH"))
-                    }
-                  >
-                    {w.is_active ? "Pause" : "Resume"}
-                  </Button>
-                </TD>
-                <TD align="right">
-                  <Button
-                    size="sm"
-                    variant="ghost"
-                    disabled={busy}
-                    onClick={() =>
-                      void act(() =>
-                        postJson(`/api/panel/webhooks/${w.id}/signature`, { required: !w.require_signature }),
-                      )
-                    }
-                  >
-                    {w.require_signature ? "Accept unsigned" : "Require signatures"}
-                  </Button>{" "}
-                  <Button
-                    size="sm"
-                    variant="secondary"
-                    disabled={busy}
-                    onClick={() => void act(() => postJson<Secret>(`/api/panel/webhooks/${w.id}/rotate`, {}))}
-                  >
-                    Rotate
-                  </Button>
-                </TD>
+        {webhooks.length === 0 ? (
+          <EmptyState title="No endpoints yet">
+            <p>
+              A webhook endpoint is a secret URL that other systems (a shop, a CRM, a CI job) POST events to. Each event
+              wakes the agent the endpoint is bound to, or goes to your company bus where agents pick it up by topic.
+            </p>
+            <p className="mt-2">
+              To make one, pick an agent (or the company bus) and a name under{" "}
+              <span className="font-medium text-slate-700">New endpoint</span> above, press{" "}
+              <span className="font-medium text-slate-700">Create endpoint</span>, and copy the URL it shows once.
+              {agents.length === 0 && (
+                <>
+                  {" "}
+                  No agent yet?{" "}
+                  <a className="font-medium text-indigo-600 hover:underline" href="/agents">
+                    Create one on Agents
+                  </a>
+                  .
+                </>
+              )}
+            </p>
+          </EmptyState>
+        ) : (
+          <Table stackOnPhone>
+            <THead>
+              <TR>
+                <TH>Name</TH>
+                <TH>Routes to</TH>
+                <TH>Status</TH>
+                <TH align="right">Secret</TH>
               </TR>
-            ))}
-          </TBody>
-        </Table>
-      </Card>
-
-      <Card>
-        <CardHeader title="Event log" description="The latest events, their status and the runs they woke." />
-        <Table>
-          <THead>
-            <TR>
-              <TH>Event</TH>
-              <TH>Status</TH>
-              <TH>Runs</TH>
-              <TH>Payload</TH>
-              <TH align="right" />
-            </TR>
-          </THead>
-          <TBody>
-            {events.map((e) => (
-              <TR key={e.id} data-testid="event-row">
-                <TD>
-                  <div className="font-medium">{e.event_topic}</div>
-                  <div className="text-xs text-slate-500">
-                    {e.id} · {new Date(e.created_at * 1000).toLocaleString()}
-                  </div>
-                </TD>
-                <TD>
-                  <Badge tone={STATUS_TONE[e.status] ?? "neutral"} data-testid="event-status">
-                    {e.status}
-                  </Badge>
-                  {e.error && (
-                    <div className="mt-1 max-w-xs truncate text-xs text-rose-700" title={e.error}>
-                      {e.error}
-                    </div>
-                  )}
-                </TD>
-                <TD>
-                  {e.runs.length === 0 ? (
-                    <span className="text-xs text-slate-500">none</span>
-                  ) : (
-                    e.runs.map((r) => (
-                      <div key={r.agent_id} className="text-xs">
-                        {agentName.get(r.agent_id) ?? r.agent_id}:{" "}
-                        {r.thread_id ? (
-                          <a
-                            className="text-indigo-600 hover:underline"
-                            href={`/threads?source=webhook&thread=${r.thread_id}`}
-                          >
-                            {r.status}
-                          </a>
-                        ) : (
-                          r.status
-                        )}
-                      </div>
-                    ))
-                  )}
-                </TD>
-                <TD>
-                  <details>
-                    <summary className="cursor-pointer text-xs text-slate-600">show</summary>
-                    <pre className="mt-1 max-h-48 max-w-md overflow-auto rounded bg-slate-50 p-2 text-xs">
-                      {JSON.stringify(e.payload, null, 2)}
-                    </pre>
-                  </details>
-                </TD>
-                <TD align="right">
-                  {(e.status === "failed" || e.status === "dead") && (
+            </THead>
+            <TBody>
+              {webhooks.map((w) => (
+                <TR key={w.id} data-testid="webhook-row">
+                  <TD className="sm:max-w-64">
+                    <div className="truncate">{w.name}</div>
+                    <CopyId id={w.id} label="webhook id" className="mt-1" />
+                  </TD>
+                  <TD>
+                    <Select
+                      aria-label={`Routes ${w.name} to`}
+                      className="w-auto py-1 text-xs"
+                      value={w.agent_id ?? ""}
+                      disabled={busy}
+                      onChange={(e) =>
+                        void act(() =>
+                          postJson(`/api/panel/webhooks/${w.id}`, { agent_id: e.target.value || null }, "PATCH"),
+                        )
+                      }
+                    >
+                      <option value="">Company bus</option>
+                      {w.agent_id && !agentName.has(w.agent_id) && <option value={w.agent_id}>{w.agent_id}</option>}
+                      {agents.map((a) => (
+                        <option key={a.id} value={a.id}>
+                          {a.name}
+                        </option>
+                      ))}
+                    </Select>
+                  </TD>
+                  <TD>
+                    <Badge tone={w.is_active ? "green" : "neutral"} data-testid="webhook-status">
+                      {w.is_active ? "active" : "paused"}
+                    </Badge>{" "}
                     <Button
                       size="sm"
                       variant="secondary"
                       disabled={busy}
-                      onClick={() => void act(() => postJson(`/api/panel/webhook-events/${e.id}/replay`, {}))}
+                      onClick={() =>
+                        void act(() => postJson(`/api/panel/webhooks/${w.id}`, { is_active: !w.is_active }, "PATCH"))
+                      }
                     >
-                      Replay
+                      {w.is_active ? "Pause" : "Resume"}
                     </Button>
-                  )}
-                </TD>
+                  </TD>
+                  <TD align="right">
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      disabled={busy}
+                      onClick={() =>
+                        void act(() =>
+                          postJson(`/api/panel/webhooks/${w.id}/signature`, { required: !w.require_signature }),
+                        )
+                      }
+                    >
+                      {w.require_signature ? "Accept unsigned" : "Require signatures"}
+                    </Button>{" "}
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      disabled={busy}
+                      onClick={() => void act(() => postJson<Secret>(`/api/panel/webhooks/${w.id}/rotate`, {}))}
+                    >
+                      Rotate
+                    </Button>
+                  </TD>
+                </TR>
+              ))}
+            </TBody>
+          </Table>
+        )}
+      </Card>
+
+      <Card>
+        <CardHeader title="Event log" description="The latest events, their status and the runs they woke." />
+        {events.length === 0 ? (
+          <EmptyState title="No events yet">
+            Events appear here when something POSTs{" "}
+            <code className="font-mono text-xs">{"{event_topic, payload}"}</code> to one of your endpoint URLs.
+          </EmptyState>
+        ) : (
+          <Table stackOnPhone>
+            <THead>
+              <TR>
+                <TH>Event</TH>
+                <TH>Status</TH>
+                <TH>Runs</TH>
+                <TH>Payload</TH>
+                <TH align="right" />
               </TR>
-            ))}
-          </TBody>
-        </Table>
+            </THead>
+            <TBody>
+              {events.map((e) => (
+                <TR key={e.id} data-testid="event-row">
+                  <TD>
+                    <div className="font-medium">{e.event_topic}</div>
+                    <div className="text-xs text-slate-500">
+                      {e.id} · {new Date(e.created_at * 1000).toLocaleString()}
+                    </div>
+                  </TD>
+                  <TD>
+                    <Badge tone={STATUS_TONE[e.status] ?? "neutral"} data-testid="event-status">
+                      {e.status}
+                    </Badge>
+                    {e.error && (
+                      <div className="mt-1 max-w-xs truncate text-xs text-rose-700" title={e.error}>
+                        {e.error}
+                      </div>
+                    )}
+                  </TD>
+                  <TD>
+                    {e.runs.length === 0 ? (
+                      <span className="text-xs text-slate-500">none</span>
+                    ) : (
+                      e.runs.map((r) => (
+                        <div key={r.agent_id} className="text-xs">
+                          {agentName.get(r.agent_id) ?? r.agent_id}:{" "}
+                          {r.thread_id ? (
+                            <a
+                              className="text-indigo-600 hover:underline"
+                              href={`/threads?source=webhook&thread=${r.thread_id}`}
+                            >
+                              {r.status}
+                            </a>
+                          ) : (
+                            r.status
+                          )}
+                        </div>
+                      ))
+                    )}
+                  </TD>
+                  <TD>
+                    <details>
+                      <summary className="cursor-pointer text-xs text-slate-600">show</summary>
+                      <pre className="mt-1 max-h-48 max-w-md overflow-auto rounded bg-slate-50 p-2 text-xs">
+                        {JSON.stringify(e.payload, null, 2)}
+                      </pre>
+                    </details>
+                  </TD>
+                  <TD align="right">
+                    {(e.status === "failed" || e.status === "dead") && (
+                      <Button
+                        size="sm"
+                        variant="secondary"
+                        disabled={busy}
+                        onClick={() => void act(() => postJson(`/api/panel/webhook-events/${e.id}/replay`, {}))}
+                      >
+                        Replay
+                      </Button>
+                    )}
+                  </TD>
+                </TR>
+              ))}
+            </TBody>
+          </Table>
+        )}
       </Card>
     </div>
   );

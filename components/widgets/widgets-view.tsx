@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { Button, Spinner } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
 import { ErrorMessage, FieldHint, Input, Label } from "@/components/ui/input";
+import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { createWidgetKey, type ServiceSummary } from "./api";
 import { CopyBlock } from "./copy-block";
@@ -83,6 +84,14 @@ export function WidgetsView({ services }: { services: ServiceSummary[] }) {
         </div>
       </Card>
 
+      {services.length === 0 && (
+        <Card>
+          <EmptyState title="No services to embed">
+            A widget shows a view of a service registered with this gateway (lib/sdk/services). Once one is registered,
+            its views, live previews and embed code appear here.
+          </EmptyState>
+        </Card>
+      )}
       {services.map((s) => (
         <section key={s.service} className="mb-8" aria-labelledby={`svc-${s.service}`}>
           <h2 id={`svc-${s.service}`} className="mb-3 text-base font-semibold text-slate-900">

@@ -54,6 +54,7 @@ describe("panel endpoints", () => {
       ["GET", "/api/panel/models"],
       ["GET", "/api/panel/keys"],
       ["POST", "/api/panel/playground/threads"],
+      ["GET", "/api/panel/company"],
     ] as const) {
       const res = await panel(null, path, { method, body: method === "POST" ? {} : undefined });
       expect(res.status, `${method} ${path}`).toBe(401);
@@ -99,6 +100,18 @@ describe("panel endpoints", () => {
       body: JSON.stringify({ hidden: true }),
     });
     expect(same.status).toBe(200);
+  });
+
+  it("GET /api/panel/company: the session's company, its name and balance, and never another's", async () => {
+    const { company, cookie } = await tenant(12.5);
+    const other = await tenant(99);
+    const res = await panel(cookie, "/api/panel/company");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: company.id, name: company.name, balance_ot: 12.5 });
+    expect(await (await panel(other.cookie, "/api/panel/company")).json()).toMatchObject({
+      id: other.company.id,
+      balance_ot: 99,
+    });
   });
 
   it("another company's key: revoking it is 404 and leaves it active", async () => {
