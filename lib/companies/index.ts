@@ -2,3 +2,4 @@ export * from "./create-company";
 export * from "./get-company";
 export * from "./schemas";
 export * from "./company-cache";
+export * from "./list-companies";
