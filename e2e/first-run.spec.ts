@@ -17,6 +17,10 @@ test("the first run's last line is a setup link that creates the admin and signs
     expect(lastBlock).toMatch(/SDK key\s+sk-cp-\S+/);
     expect(lastBlock.trimEnd().split("\n").at(-1)!.trim()).toBe(link);
 
+    // Until the admin exists, the login page points to the link.
+    await page.goto(new URL("/login", link).href);
+    await expect(page.getByTestId("setup-pending")).toContainText("setup link");
+
     const setup = new SetupPage(page);
     await page.goto(link);
     await expect(setup.heading).toBeVisible();
@@ -35,6 +39,8 @@ test("the first run's last line is a setup link that creates the admin and signs
     await page.goto(link);
     await expect(setup.notice).toContainText("Setup is done");
     await expect(setup.submit).toHaveCount(0);
+    await page.goto(new URL("/login", link).href);
+    await expect(page.getByTestId("setup-pending")).toHaveCount(0);
   } finally {
     await app?.stop();
     await database.drop();

@@ -4,6 +4,8 @@
  * printed in full only when the build fails.
  */
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 
 /** Build phases worth naming, matched against next build's own lines. */
 const PHASES: [RegExp, string][] = [
@@ -21,7 +23,11 @@ export interface BuildSummary {
   routes: number;
   dynamic: number;
   prerendered: number;
+  warnings: number;
 }
+
+/** Where the build's full output is kept once it succeeded (inside .next, so a rebuild replaces it). */
+const BUILD_LOG = path.join(".next", "build-output.log");
 
 /** Counts the route table's rows: ƒ renders on demand, ○ ● ◐ are (partly) prerendered. */
 export function summariseBuild(output: string): BuildSummary {
@@ -33,7 +39,8 @@ export function summariseBuild(output: string): BuildSummary {
     if (m[1] === "ƒ" || m[1] === "λ") dynamic++;
     else prerendered++;
   }
-  return { routes: dynamic + prerendered, dynamic, prerendered };
+  const warnings = Number(/encountered (\d+) warnings?/.exec(output)?.[1] ?? 0);
+  return { routes: dynamic + prerendered, dynamic, prerendered, warnings };
 }
 
 /** The phase named by the latest line that names one, else null. */
@@ -101,9 +108,12 @@ export function runQuietBuild(args: {
         return;
       }
       const summary = summariseBuild(output);
+      fs.writeFileSync(BUILD_LOG, output);
+      const warned = summary.warnings > 0 ? `, ${summary.warnings} warning(s)` : "";
       out.write(
         `  Built the app in ${seconds(Date.now() - started)}: ${summary.routes} routes ` +
-          `(${summary.dynamic} rendered on demand, ${summary.prerendered} prerendered); .next is reused from now on.\n`,
+          `(${summary.dynamic} rendered on demand, ${summary.prerendered} prerendered${warned}; ` +
+          `full output in ${BUILD_LOG}). Later starts reuse it.\n`,
       );
       resolve(summary);
     });
