@@ -89,12 +89,25 @@ async function main() {
   });
   server.on("exit", (code) => void exit(code ?? 0));
   if (!(await waitForHealth(loopbackOrigin(env.HOST, env.PORT), server))) return;
-  // Issued once the server answers, so the link works the moment it is printed and its hour starts then.
-  const setup = await issueSetupToken(db);
+  await announceReady(seeded?.key ?? null);
+}
+
+/**
+ * The last block: where to go, and the setup link while no panel user exists. Issued once the server
+ * answers, so the link works the moment it is printed and its hour starts then. A failure here leaves
+ * the server running.
+ */
+async function announceReady(demoKey: string | null): Promise<void> {
+  let setup: Awaited<ReturnType<typeof issueSetupToken>> = null;
+  try {
+    setup = await issueSetupToken(db);
+  } catch (err) {
+    log.error({ err }, "could not issue a setup link; restart to retry, or `npm run admin -- user create`");
+  }
   process.stdout.write(
     readyBanner({
       origin: browserOrigin(),
-      demoKey: seeded?.key ?? null,
+      demoKey,
       demoCompanyId: setup?.companyId ?? null,
       setupToken: setup?.token ?? null,
       setupExpiresInMin: SETUP_TOKEN_TTL_MS / 60_000,
