@@ -144,6 +144,77 @@ export function embeddedClusterDir(opts: EmbeddedDatabaseOptions = {}): string {
   return placement(resolveConfig({ dataDir: opts.dataDir })).clusterDir;
 }
 
+export interface EmbeddedDatabaseInfo {
+  /** The configured data directory (DATA_DIR/pg), absolute. */
+  dataDir: string;
+  /** Where the cluster really is: dataDir, or its home under /var/lib/cockpit-gateway as root. */
+  clusterDir: string;
+  /** Set when the cluster lives outside the project. */
+  home?: string;
+  initialised: boolean;
+  /** The live postmaster, if any. */
+  running: { pid: number; port: number } | null;
+  /** Live processes of the project attached to it. */
+  users: number[];
+}
+
+/** What `npm run db:where` shows about the cluster of `dataDir`. */
+export function describeEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): EmbeddedDatabaseInfo {
+  const cfg = resolveConfig({ dataDir: opts.dataDir });
+  const where = placement(cfg);
+  return {
+    dataDir: cfg.dataDir,
+    clusterDir: where.clusterDir,
+    ...(where.home ? { home: where.home } : {}),
+    initialised: hasCluster(where.clusterDir),
+    running: livePostmaster(where.clusterDir) ?? null,
+    users: fs.existsSync(cfg.parent) ? liveUsers(cfg) : [],
+  };
+}
+
+/**
+ * Deletes the cluster of `dataDir` with its log, lock-side files and, as root, its home under
+ * /var/lib/cockpit-gateway. Returns the paths removed.
+ * @throws while the server runs or a project process uses it (nothing is removed then).
+ */
+export async function purgeEmbeddedDatabase(opts: EmbeddedDatabaseOptions = {}): Promise<string[]> {
+  const cfg = resolveConfig({ dataDir: opts.dataDir });
+  if (!fs.existsSync(cfg.parent)) return [];
+  return withLock(cfg.lockFile, async () => {
+    const where = placement(cfg);
+    const users = liveUsers(cfg);
+    if (users.length > 0)
+      throw new Error(`the embedded database (${where.clusterDir}) is used by pid ${users.join(", ")}`);
+    const live = livePostmaster(where.clusterDir);
+    if (live) throw new Error(`the embedded database (${where.clusterDir}) runs (postgres pid ${live.pid})`);
+    const targets = [where.home, cfg.dataDir, where.logFile, cfg.initMarker, cfg.usersDir].filter(
+      (p): p is string => p !== undefined && fs.existsSync(/*turbopackIgnore: true*/ p),
+    );
+    for (const p of targets) fs.rmSync(/*turbopackIgnore: true*/ p, { recursive: true, force: true });
+    return targets;
+  });
+}
+
+/** As root: the cluster homes under /var/lib/cockpit-gateway and the project data dir each was made for. */
+export function rootClusterHomes(
+  base: string = ROOT_HOME_BASE,
+): { home: string; dataDir: string | null; runningPid: number | null }[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(/*turbopackIgnore: true*/ base);
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => `${base}/${name}`)
+    .filter((home) => hasCluster(path.join(home, "pg")))
+    .map((home) => ({
+      home,
+      dataDir: readText(path.join(home, "data-dir"))?.trim() || null,
+      runningPid: livePostmaster(path.join(home, "pg"))?.pid ?? null,
+    }));
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function resolveConfig(opts: EmbeddedDatabaseOptions): Config {

@@ -42,6 +42,8 @@ const ServerEnv = DatabaseEnv.extend({
     emptyAsUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ),
+  /** A request taking at least this long is logged at `info`; the others only at `debug` (5xx always). */
+  LOG_SLOW_REQUEST_MS: intWithDefault(1000, 1, 3_600_000),
   LOCAL_MODELS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"]).default("1")),
   MAX_UPLOAD_MB: intWithDefault(50, 1, 1024),
   /** Uploaded documents' bytes, one file each; default `<DATA_DIR>/knowledge`. Split web/worker hosts must share it. */

@@ -45,6 +45,7 @@ const ID_PREFIX = {
   agent: "agent",
   webhook: "wh",
   webhookEvent: "evt",
+  setupToken: "stp",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

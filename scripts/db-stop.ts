@@ -4,7 +4,7 @@
  * `--force`; never DATABASE_URL's.
  */
 import path from "node:path";
-import { embeddedDatabaseUsers, stopEmbeddedDatabase } from "@/db/embedded";
+import { embeddedClusterDir, embeddedDatabaseUsers, stopEmbeddedDatabase } from "@/db/embedded";
 import { embeddedDataDir } from "@/db/env";
 import { usesEmbeddedDatabase } from "@/db/url";
 
@@ -14,17 +14,21 @@ async function main(): Promise<number> {
     return 0;
   }
   const dataDir = path.resolve(embeddedDataDir());
+  // As root the cluster may live under /var/lib/cockpit-gateway: name where it really is.
+  const clusterDir = embeddedClusterDir({ dataDir });
   const users = embeddedDatabaseUsers({ dataDir });
   if (users.length > 0 && !process.argv.includes("--force")) {
     process.stdout.write(
-      `The embedded database (${dataDir}) is still used by pid ${users.join(", ")}; stop those ` +
+      `The embedded database (${clusterDir}) is still used by pid ${users.join(", ")}; stop those ` +
         "(it then stops with the last of them) or run `npm run db:stop -- --force`.\n",
     );
     return 1;
   }
   const stopped = await stopEmbeddedDatabase({ dataDir });
   process.stdout.write(
-    stopped ? `Stopped the embedded database (${dataDir}).\n` : `The embedded database (${dataDir}) is not running.\n`,
+    stopped
+      ? `Stopped the embedded database (${clusterDir}); \`npm run db:where -- --purge\` deletes it.\n`
+      : `The embedded database (${clusterDir}) is not running.\n`,
   );
   return 0;
 }

@@ -1,11 +1,12 @@
 /**
  * `npm start` (CONTRACT 1): zero config. Database up and migrated, demo data seeded on first run, a
  * production build if none exists, then scripts/server/main.mjs on PORT with the background worker
- * in-process. `--dev` runs `next dev`. It registers as an embedded-database user, so once the
+ * in-process. Once the server answers it prints where to go last: while no panel user exists, a
+ * fresh one-time setup link (lib/setup). `--dev` runs `next dev`. It registers as an embedded-database user, so once the
  * server exits the database stops unless another project process still uses it; a DATABASE_URL
  * database is never stopped.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { db } from "@/db/client";
@@ -16,7 +17,11 @@ import { usesEmbeddedDatabase } from "@/db/url";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { seedDemoIfEmpty } from "@/lib/seed/seed-demo";
+import { issueSetupToken, SETUP_TOKEN_TTL_MS } from "@/lib/setup";
 import { buildWidget } from "./build-widget";
+import { runQuietBuild } from "./start/quiet-build";
+import { readyBanner } from "./start/ready-banner";
+import { loopbackOrigin, waitForHealth } from "./start/wait-for-health";
 import { SERVER_ENV, SERVER_NODE_FLAGS } from "./server-node-flags";
 
 const dev = process.argv.includes("--dev");
@@ -53,34 +58,26 @@ function databaseBanner(): string {
   return [
     `  Database: embedded PostgreSQL on 127.0.0.1:${env.EMBEDDED_PG_PORT} (data ${embeddedClusterDir({ dataDir: embeddedDataDir() })}).`,
     "  It stops when this app stops (Ctrl-C) unless another of the project's processes still uses it;",
-    "  `npm run db:stop` stops it at any time.",
+    "  `npm run db:stop` stops it at any time; `npm run db:where` names it and can delete it.",
     "",
   ].join("\n");
+}
+
+/** The origin printed for a browser on this machine: `localhost`, unless the server listens on one address only. */
+function browserOrigin(): string {
+  const wildcardOrLoopback = ["0.0.0.0", "::", "127.0.0.1", "localhost"].includes(env.HOST);
+  return wildcardOrLoopback ? `http://localhost:${env.PORT}` : loopbackOrigin(env.HOST, env.PORT);
 }
 
 async function main() {
   releaseDatabase = await attachDatabase();
   if (stopRequested) return exit(130);
   const seeded = await seedDemoIfEmpty(db);
-  if (seeded) {
-    process.stdout.write(
-      [
-        "",
-        "  First run: created the demo company (10,000 O₮ of credits). Shown once; keep them:",
-        `    panel login   ${seeded.email} / ${seeded.password}   (http://localhost:${env.PORT}/login)`,
-        `    SDK key       ${seeded.key}   (all scopes)`,
-        "",
-        "",
-      ].join("\n"),
-    );
-  }
   process.stdout.write(databaseBanner());
   // Always (~0.1 s): the served widget matches the sources even when the Next build is reused.
   await buildWidget();
   if (!dev && !fs.existsSync(path.join(process.cwd(), ".next/BUILD_ID"))) {
-    log.info("no production build found; running next build");
-    const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: ["ignore", 2, 2], env: childEnv });
-    if (build.status !== 0) throw new Error("next build failed");
+    await runQuietBuild({ nextBin, env: childEnv });
   }
   if (stopRequested) return exit(130);
   const serverArgs = dev
@@ -91,6 +88,31 @@ async function main() {
     env: dev ? childEnv : { ...SERVER_ENV, ...childEnv },
   });
   server.on("exit", (code) => void exit(code ?? 0));
+  if (!(await waitForHealth(loopbackOrigin(env.HOST, env.PORT), server))) return;
+  await announceReady(seeded?.key ?? null);
+}
+
+/**
+ * The last block: where to go, and the setup link while no panel user exists. Issued once the server
+ * answers, so the link works the moment it is printed and its hour starts then. A failure here leaves
+ * the server running.
+ */
+async function announceReady(demoKey: string | null): Promise<void> {
+  let setup: Awaited<ReturnType<typeof issueSetupToken>> = null;
+  try {
+    setup = await issueSetupToken(db);
+  } catch (err) {
+    log.error({ err }, "could not issue a setup link; restart to retry, or `npm run admin -- user create`");
+  }
+  process.stdout.write(
+    readyBanner({
+      origin: browserOrigin(),
+      demoKey,
+      demoCompanyId: setup?.companyId ?? null,
+      setupToken: setup?.token ?? null,
+      setupExpiresInMin: SETUP_TOKEN_TTL_MS / 60_000,
+    }),
+  );
 }
 
 main().catch((err: unknown) => {

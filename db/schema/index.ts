@@ -13,3 +13,4 @@ export * from "./knowledge";
 export * from "./knowledge-chunks";
 export * from "./sdk";
 export * from "./webhooks";
+export * from "./setup-tokens";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
 import { companies } from "./companies";
 
@@ -12,6 +12,8 @@ export const users = pgTable(
       .references(() => companies.id),
     email: text("email").notNull(),
     passwordHash: text("password_hash").notNull(),
+    /** Part of the sign-in throttle's keys: setting a password starts the user's failure counts afresh. */
+    passwordChangedAt: timestamp("password_changed_at", { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`), index("users_company_idx").on(t.companyId)],

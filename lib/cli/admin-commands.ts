@@ -5,12 +5,12 @@ import type { Db } from "@/db/client";
 import { ScopeList, RateLimitPerMinute } from "@/lib/keys/schemas";
 import { getBalance, grantCredits, microToOt, otToMicro } from "@/lib/billing";
 import { AgentName, createAgent, TopicPatterns } from "@/lib/agents";
-import { CompanyName, createCompany, getCompany } from "@/lib/companies";
+import { CompanyName, createCompany, getCompany, listCompanies } from "@/lib/companies";
 import { AppError } from "@/lib/errors";
 import { createKey, revokeKey } from "@/lib/keys";
 import { getKeyById } from "@/lib/keys/get-key-by-id";
 import { OtPerM, resetModelPrice, setModelPrice, type Prices } from "@/lib/models";
-import { createUser, Email, Password } from "@/lib/users";
+import { createUser, Email, listUsers, Password, setPassword } from "@/lib/users";
 import { createWebhook, triggerPath, WebhookName } from "@/lib/webhooks";
 
 type Flags = Record<string, string | undefined>;
@@ -65,6 +65,14 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
     const company = await createCompany(db, { name: CompanyName.parse(need(f, "name")) });
     return { company_id: company.id, company_name: company.name };
   },
+  "company list": async (db, argv) => {
+    flags(argv, []);
+    const rows = await listCompanies(db);
+    return {
+      object: "list",
+      data: rows.map((c) => ({ company_id: c.id, company_name: c.name, balance_ot: microToOt(c.balanceMicro) })),
+    };
+  },
   "key create": async (db, argv) => {
     const f = flags(argv, ["company", "scopes", "name", "rpm", "expires"]);
     const company = await getCompany(db, { companyId: need(f, "company") });
@@ -115,6 +123,20 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
     const user = await createUser(db, {
       companyId: company.id,
       email: Email.parse(need(f, "email")),
+      password: Password.parse(need(f, "password")),
+    });
+    return { user_id: user.id, email: user.email };
+  },
+  "user list": async (db, argv) => {
+    const f = flags(argv, ["company"]);
+    const company = await getCompany(db, { companyId: need(f, "company") });
+    const rows = await listUsers(db, { companyId: company.id });
+    return { object: "list", data: rows.map((u) => ({ user_id: u.id, email: u.email })) };
+  },
+  "user password": async (db, argv) => {
+    const f = flags(argv, ["email", "password"]);
+    const user = await setPassword(db, {
+      email: need(f, "email"),
       password: Password.parse(need(f, "password")),
     });
     return { user_id: user.id, email: user.email };
@@ -173,10 +195,13 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [flags]
   company create --name NAME
+  company list
   key create --company ID --scopes chat,view,action,admin [--name N] [--rpm N] [--expires ISO]
   key revoke --id KEY_ID
   credits grant --company ID --amount OT [--note TEXT]
   user create --company ID --email E --password P
+  user list --company ID
+  user password --email E --password P   (also lifts the email's sign-in lockout)
   agent create --company ID --profile PROFILE_ID --name N [--topics a.b,c.*]
   webhook create --company ID [--agent AGENT_ID] [--name N]
   model price --company ID --model SLUG (--input OT --cached-input OT --output OT | --reset)`;

@@ -11,7 +11,10 @@ import { env } from "@/lib/env";
  * renamed before the row commits, so a crash leaves at most an orphan file, never a row without
  * bytes. Indexing hosts must share it.
  */
-const storageDir = () => path.resolve(env.KNOWLEDGE_STORAGE_DIR ?? path.join(dbEnv.DATA_DIR, "knowledge"));
+// A directory chosen at run time, not a build asset: the ignore comment keeps Turbopack's file
+// tracing from copying the whole project into the server build.
+const storageDir = () =>
+  path.resolve(/*turbopackIgnore: true*/ env.KNOWLEDGE_STORAGE_DIR ?? `${dbEnv.DATA_DIR}/knowledge`);
 
 const tmpDir = () => path.join(storageDir(), "tmp");
 

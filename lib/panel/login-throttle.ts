@@ -41,6 +41,12 @@ const emailKey = (email: string) => createHash("sha256").update(email.trim().toL
 
 export interface LoginAttempt {
   email: string;
+  /**
+   * When the email's password was last set (ms), null for an unknown email. Part of the email's
+   * keys: a password reset (CLI `user password`) starts its counts afresh, whatever process or store
+   * holds them, and so lifts a lockout.
+   */
+  passwordChangedAt: number | null;
   /** The client's address key (lib/net/client-ip.ts), null when unknown. */
   address: string | null;
 }
@@ -48,7 +54,7 @@ export interface LoginAttempt {
 export type Admission = { admitted: true } | { admitted: false; retryAfterS: number };
 
 function keysOf(attempt: LoginAttempt): Record<Budget, string> {
-  const email = emailKey(attempt.email);
+  const email = `${emailKey(attempt.email)}:${attempt.passwordChangedAt ?? "none"}`;
   const address = attempt.address ?? UNKNOWN_ADDRESS;
   return { pair: `${email}:${address}`, email, address };
 }

@@ -4,24 +4,20 @@ import { SCOPES } from "@/db/enums";
 import type { Db } from "@/db/client";
 import { grantCredits, otToMicro } from "@/lib/billing";
 import { createCompany } from "@/lib/companies";
-import { randomBase62 } from "@/lib/ids";
 import { createKey } from "@/lib/keys";
-import { createUser } from "@/lib/users";
 
-const DEMO_EMAIL = "admin@demo.local";
 const DEMO_CREDITS_OT = 10_000;
 const SEED_LOCK_ID = 727_002;
 
 export interface DemoSeed {
   companyId: string;
-  email: string;
-  password: string;
   key: string;
 }
 
 /**
- * On an empty database, creates the demo company, user and all-scopes key and returns their secrets
- * for `npm start` to print once; null when any company exists. Concurrent starts take turns on an
+ * On an empty database, creates the demo company with credits and an all-scopes key, and returns
+ * the key for `npm start` to print once; null when any company exists. No panel user: the operator
+ * creates the first one through the setup link (lib/setup). Concurrent starts take turns on an
  * advisory lock.
  */
 export async function seedDemoIfEmpty(db: Db): Promise<DemoSeed | null> {
@@ -35,13 +31,11 @@ export async function seedDemoIfEmpty(db: Db): Promise<DemoSeed | null> {
       amountMicro: otToMicro(DEMO_CREDITS_OT),
       entry: { source: "seed", metadata: { note: "demo credits" } },
     });
-    const password = randomBase62(16);
-    await createUser(tx, { companyId: company.id, email: DEMO_EMAIL, password });
     const { secret } = await createKey(tx, {
       companyId: company.id,
       name: "Demo key (all scopes)",
       scopes: [...SCOPES],
     });
-    return { companyId: company.id, email: DEMO_EMAIL, password, key: secret };
+    return { companyId: company.id, key: secret };
   });
 }

@@ -4,7 +4,7 @@ import type { DbOrTx } from "@/db/types";
 import { newId } from "@/lib/ids";
 import { hashPassword } from "./password-hash";
 
-const BCRYPT_COST = 10;
+export const BCRYPT_COST = 10;
 
 /** @throws the database's unique violation when the email is taken (case-insensitive). */
 export async function createUser(

@@ -1,3 +1,6 @@
 export * from "./create-user";
 export * from "./schemas";
 export * from "./verify-credentials";
+export * from "./find-password-changed-at";
+export * from "./list-users";
+export * from "./set-password";
