@@ -34,6 +34,15 @@ test("drop three files into a collection, watch them turn ready, test retrieval,
   const results = await knowledgePage.search("How often is the Zephyr-9 valve calibrated?");
   await expect(results.getByTestId("search-hit").first()).toContainText("17 days");
   await expect(results.getByTestId("search-hit").first()).toContainText(files[1]!.name);
+  // A relevance a person can read (0 to 1, best first) and each ranker's place.
+  const relevances = await results
+    .getByTestId("relevance")
+    .evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-value"))));
+  expect(relevances.length).toBeGreaterThan(0);
+  expect(relevances[0]).toBeGreaterThan(0.5);
+  expect(relevances.every((r) => r > 0 && r <= 1)).toBe(true);
+  expect([...relevances].sort((a, b) => b - a)).toEqual(relevances);
+  await expect(results.getByTestId("search-hit-rankers").first()).toContainText("BM25 #1");
 
   await knowledgePage.document(files[2]!.name).getByTestId("delete-document").click();
   await expect(knowledgePage.document(files[2]!.name)).toHaveCount(0);

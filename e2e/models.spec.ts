@@ -36,14 +36,15 @@ test("the catalog is listed by provider group with counts, the local group as of
   await expect(modelsPage.heading).toBeVisible();
   await expect(nav.getByRole("link", { name: "Models" })).toHaveAttribute("aria-current", "page");
 
-  await expect(modelsPage.groups).toHaveCount(Object.keys(GROUPS).length);
-  expect(await modelsPage.groups.evaluateAll((els) => els.map((e) => e.getAttribute("data-group")))).toEqual(
-    Object.keys(GROUPS),
+  // Out of the box only the offline group has what it needs: the page lists usable models only.
+  await expect(modelsPage.showAll).toHaveAttribute("aria-checked", "false");
+  await expect(modelsPage.groups).toHaveCount(1);
+  await expect(modelsPage.group("local")).toBeVisible();
+  await expect(modelsPage.groupStatus("local")).toHaveText("No key needed");
+  const total = Object.values(GROUPS).reduce((a, b) => a + b, 0);
+  await expect(modelsPage.summary).toContainText(
+    `${GROUPS.local} usable models in 1 group · ${total - GROUPS.local} more without a provider key`,
   );
-  for (const [group, count] of Object.entries(GROUPS)) {
-    await expect(modelsPage.groupCount(group)).toHaveText(`${count} models`);
-    await expect(modelsPage.group(group).getByTestId("model-row")).toHaveCount(count);
-  }
   await expect(modelsPage.group("local").getByTestId("group-offline")).toHaveText("Offline development models");
 
   // Prices in O₮ and dollars per 1M tokens (1 O₮ = $0.001); the recommended badge.
@@ -56,15 +57,45 @@ test("the catalog is listed by provider group with counts, the local group as of
   await expect(local).toContainText("Images");
   await expect(local).toContainText("Tools");
 
+  // "Show all models": every group in catalog order, each saying which key it misses, folded.
+  await modelsPage.showAll.click();
+  await expect(modelsPage.groups).toHaveCount(Object.keys(GROUPS).length);
+  expect(await modelsPage.groups.evaluateAll((els) => els.map((e) => e.getAttribute("data-group")))).toEqual(
+    Object.keys(GROUPS),
+  );
+  await expect(page).toHaveURL(/[?&]all=1/);
+  for (const [group, count] of Object.entries(GROUPS)) {
+    await expect(modelsPage.groupCount(group)).toHaveText(`${count} models`);
+    if (group === "local") continue;
+    await expect(modelsPage.groupStatus(group)).toHaveAttribute("data-configured", "false");
+    await expect(modelsPage.group(group)).toHaveAttribute("data-open", "false");
+    await expect(modelsPage.group(group).getByTestId("model-row")).toHaveCount(0);
+  }
+  await expect(modelsPage.groupStatus("openai")).toHaveText("Missing OPENAI_API_KEY");
+  await expect(modelsPage.groupStatus("google")).toHaveText("Missing GEMINI_API_KEY");
+  await expect(modelsPage.summary).toContainText(`${total} models in ${Object.keys(GROUPS).length} groups`);
+
+  // A group unfolds to a page of rows, then to all of them.
+  await modelsPage.groupToggle("openrouter").click();
+  await expect(modelsPage.group("openrouter")).toHaveAttribute("data-open", "true");
+  await expect(modelsPage.group("openrouter").getByTestId("model-row")).toHaveCount(8);
+  await modelsPage.group("openrouter").getByTestId("group-show-more").click();
+  await expect(modelsPage.group("openrouter").getByTestId("model-row")).toHaveCount(GROUPS.openrouter);
+  await modelsPage.groupToggle("openrouter").click();
+  await expect(modelsPage.group("openrouter").getByTestId("model-row")).toHaveCount(0);
+
   // A disabled slug names its replacement.
+  await modelsPage.groupToggle("anthropic").click();
   const claude = modelsPage.row("claude-opus-4-1");
   await expect(claude.getByTestId("model-status")).toHaveText("disabled");
   await expect(claude.getByTestId("model-replacement")).toHaveText("Use or-claude-opus-4-1 instead.");
 
+  // A search opens every group it matches, in full.
   await modelsPage.search.fill("claude");
   await expect(modelsPage.groups).toHaveCount(2);
   await expect(modelsPage.groupCount("anthropic")).toHaveText("4 models");
   await expect(modelsPage.groupCount("openrouter")).toHaveText("6 of 38");
+  await expect(modelsPage.rows).toHaveCount(10);
   for (const id of await modelsPage.rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-model-id") ?? "")))
     expect(id).toContain("claude");
 
@@ -72,8 +103,21 @@ test("the catalog is listed by provider group with counts, the local group as of
   await expect(modelsPage.groups).toHaveCount(0);
   await expect(page.getByText("No model matches “no-such-model”")).toBeVisible();
 
+  // The choice survives a reload (it is in the URL); switching it off lists usable models again.
   await modelsPage.search.fill("");
-  await expect(modelsPage.rows).toHaveCount(Object.values(GROUPS).reduce((a, b) => a + b, 0));
+  await page.reload();
+  await expect(modelsPage.showAll).toHaveAttribute("aria-checked", "true");
+  await expect(modelsPage.groups).toHaveCount(Object.keys(GROUPS).length);
+  await modelsPage.showAll.click();
+  await expect(modelsPage.groups).toHaveCount(1);
+  await expect(modelsPage.rows).toHaveCount(GROUPS.local);
+  await expect(page).not.toHaveURL(/all=1/);
+
+  // Out of the search too: a usable-only search does not find a model without a key, and offers all.
+  await modelsPage.search.fill("deepseek");
+  await expect(modelsPage.groups).toHaveCount(0);
+  await page.getByRole("button", { name: "Search all models" }).click();
+  await expect(modelsPage.groupCount("deepseek")).toHaveText("2 models");
 });
 
 test("hiding a model removes it from /v1/models for this company only; showing it restores it", async ({
@@ -107,7 +151,8 @@ test("hiding a model removes it from /v1/models for this company only; showing i
   expect(await listed(key)).toContain(slug);
 
   await loginPage.signInAs(tenant);
-  await modelsPage.goto();
+  await modelsPage.gotoAll();
+  await modelsPage.reveal(slug);
   await expect(modelsPage.visibleSwitch(slug)).toHaveAttribute("aria-checked", "true");
   await modelsPage.setVisible(slug, false);
   await expect(modelsPage.row(slug)).toHaveAttribute("data-hidden", "true");
@@ -123,11 +168,13 @@ test("hiding a model removes it from /v1/models for this company only; showing i
 
   // The server's state, not the cache's; and the playground no longer offers it.
   await page.reload();
+  await modelsPage.reveal(slug);
   await expect(modelsPage.visibleSwitch(slug)).toHaveAttribute("aria-checked", "false");
   await page.goto("/playground");
   await expect(page.getByLabel("Model", { exact: true }).locator(`option[value="${slug}"]`)).toHaveCount(0);
 
-  await modelsPage.goto();
+  await modelsPage.gotoAll();
+  await modelsPage.reveal(slug);
   await modelsPage.setVisible(slug, true);
   await expect(modelsPage.row(slug)).toHaveAttribute("data-hidden", "false");
   expect(await listed(key)).toContain(slug);
@@ -153,7 +200,8 @@ test("prices are read-only on the page; the operator's price for the company (CL
   expect(catalog).toMatchObject({ input: 100, cached_input: 100, output: 300 });
 
   await loginPage.signInAs(tenant);
-  await modelsPage.goto();
+  await modelsPage.gotoAll();
+  await modelsPage.reveal(slug);
   await expect(modelsPage.pricesNote).toHaveText(/Prices are set by the gateway operator and cannot be changed here/);
   // Nothing on the page edits a price: no price button, no input in any row.
   await expect(page.getByRole("button", { name: /price/i })).toHaveCount(0);
@@ -183,6 +231,7 @@ test("prices are read-only on the page; the operator's price for the company (CL
   });
   await expect.poll(async () => (await wire(slug)).pricing).toMatchObject({ input: 1.5, cached_input: 0.5, output: 3 });
   await page.reload();
+  await modelsPage.reveal(slug);
   await expect.poll(() => modelsPage.rowPrices(slug)).toEqual({ input: 1.5, cached_input: 0.5, output: 3 });
   await expect(modelsPage.row(slug).getByTestId("price-input")).toHaveAttribute("data-source", "operator");
   await expect(modelsPage.row(slug).getByRole("button")).toHaveCount(0);
@@ -195,11 +244,13 @@ test("prices are read-only on the page; the operator's price for the company (CL
   });
   await expect.poll(async () => (await wire(slug)).pricing).toMatchObject(catalog);
   await page.reload();
+  await modelsPage.reveal(slug);
   await expect.poll(() => modelsPage.rowPrices(slug)).toEqual({ input: 100, cached_input: 100, output: 300 });
   await expect(modelsPage.row(slug).getByTestId("price-input")).toHaveAttribute("data-source", "catalog");
 
   const claude = "claude-haiku-4-5";
   expect((await wire(claude)).status).toBe("disabled");
+  await modelsPage.reveal(claude);
   await modelsPage.setEnabled(claude, true);
   await expect(modelsPage.row(claude).getByTestId("model-status")).toHaveText("enabled by you");
   expect((await wire(claude)).status).toBe("active");

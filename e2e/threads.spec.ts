@@ -73,3 +73,114 @@ test("create a profile in the panel, set it default, run a thread through the AP
   await expect(threadsPage.row(threadId)).toHaveCount(1);
   await expect(threadsPage.detail).toHaveAttribute("data-thread-id", threadId);
 });
+
+test("thread previews and search by content; a deep link opens a run's steps with its retrieval candidates as a table", async ({
+  request,
+  tenant,
+  cliKey,
+  loginPage,
+  threadsPage,
+}) => {
+  // A document to index (a background job) and three runs.
+  test.slow();
+  const { key } = await cliKey(["chat"]);
+  const headers = { Authorization: `Bearer ${key}` };
+  const tag = Date.now().toString(36);
+  const call = async <T>(method: "get" | "post", path: string, data?: unknown): Promise<T> => {
+    const res = await request[method](path, { headers, data });
+    expect(res.ok(), `${method} ${path}: ${await res.text()}`).toBe(true);
+    return (await res.json()) as T;
+  };
+
+  const collection = await call<{ id: string }>("post", "/v1/knowledge", { name: `Plant ${tag}`, description: "" });
+  const uploaded = await request.post(`/v1/knowledge/${collection.id}/documents`, {
+    headers,
+    multipart: {
+      file: {
+        name: `valves-${tag}.txt`,
+        mimeType: "text/plain",
+        buffer: Buffer.from(
+          "Maintenance notes.\n\nThe spare valve key for turbine nine hangs in locker forty-two.\n\nBelts are checked weekly.",
+        ),
+      },
+    },
+  });
+  expect(uploaded.status(), await uploaded.text()).toBe(202);
+  const documentId = ((await uploaded.json()) as { id: string }).id;
+  await expect
+    .poll(
+      async () =>
+        (await call<{ status: string }>("get", `/v1/knowledge/${collection.id}/documents/${documentId}`)).status,
+      {
+        timeout: 60_000,
+      },
+    )
+    .toBe("ready");
+  const profile = await call<{ id: string }>("post", "/v1/profiles", {
+    name: `Plant ${tag}`,
+    knowledge_base_ids: [collection.id],
+    use_kb: true,
+  });
+
+  const question = `Where is the spare valve key for turbine nine? (${tag})`;
+  const thread = await call<{ id: string }>("post", "/v1/threads", {
+    messages: [
+      { role: "system", content: "Answer briefly." },
+      { role: "user", content: question },
+    ],
+  });
+  const withKb = await call<{ id: string; content: string }>("post", `/v1/threads/${thread.id}/runs`, {
+    model: "local-mini",
+    profile_ids: [profile.id],
+  });
+  expect(withKb.content).toContain("locker forty-two");
+  // A newer run without retrieval: the deep link must open the older one, not the newest.
+  const newest = await call<{ id: string }>("post", `/v1/threads/${thread.id}/runs`, {
+    model: "local-mini",
+    profile_ids: [profile.id],
+    use_kb: false,
+  });
+  const other = await call<{ id: string }>("post", "/v1/threads", {
+    messages: [{ role: "user", content: `Lunch hours, please (${tag})` }],
+  });
+
+  await loginPage.signInAs(tenant);
+  await threadsPage.goto();
+
+  // Search by text in any message (the answer too), with the first user message as the preview.
+  await threadsPage.searchFor(`LOCKER FORTY-TWO`);
+  await expect(threadsPage.row(thread.id)).toBeVisible();
+  await expect(threadsPage.row(other.id)).toHaveCount(0);
+  await expect(threadsPage.row(thread.id).getByTestId("thread-preview")).toHaveText(question);
+  await expect(threadsPage.row(thread.id).getByTestId("thread-match")).toContainText("locker forty-two");
+  await threadsPage.searchFor(tag);
+  await expect(threadsPage.rows).toHaveCount(2);
+  await expect(threadsPage.row(other.id).getByTestId("thread-preview")).toHaveText(`Lunch hours, please (${tag})`);
+  // Wildcards are text: nothing says "%tag".
+  await threadsPage.searchFor(`%${tag}`);
+  await expect(threadsPage.rows).toHaveCount(0);
+  await expect(threadsPage.page.getByTestId("threads-empty")).toContainText(`No thread mentions “%${tag}”`);
+
+  // Opening a thread shows its id with a copy button; a run's id too.
+  await threadsPage.searchFor(tag);
+  await threadsPage.open(thread.id);
+  await expect(threadsPage.detail.getByRole("button", { name: `Copy thread id ${thread.id}` })).toBeVisible();
+  await expect(threadsPage.runDetail).toHaveAttribute("data-run-id", newest.id);
+  await expect(threadsPage.step("retrieval")).toHaveCount(0);
+
+  // The deep link opens the older run's steps: retrieval candidates as a table with a readable relevance.
+  await threadsPage.gotoRun(thread.id, withKb.id);
+  await expect(threadsPage.detail).toHaveAttribute("data-thread-id", thread.id);
+  await expect(threadsPage.runDetail).toHaveAttribute("data-run-id", withKb.id);
+  await expect(threadsPage.runDetail.getByRole("button", { name: `Copy run id ${withKb.id}` })).toBeVisible();
+  await expect(threadsPage.candidates.first()).toBeVisible();
+  const top = threadsPage.candidates.first();
+  await expect(top.getByTestId("candidate-file")).toHaveText(`valves-${tag}.txt`);
+  await expect(top.getByTestId("candidate-used")).toHaveText("used");
+  await expect(top.getByTestId("candidate-bm25")).toContainText("#1");
+  const relevance = Number(await top.getByTestId("relevance").getAttribute("data-value"));
+  expect(relevance).toBeGreaterThan(0);
+  expect(relevance).toBeLessThanOrEqual(1);
+  // No raw JSON line for the candidates: the step's own fields stay, the JSON is behind "Raw JSON".
+  await expect(threadsPage.step("retrieval").getByTestId("step-detail")).not.toContainText('"document_id"');
+});

@@ -43,6 +43,14 @@ function channel(name) {
 export const requestPeer = channel("request-peer");
 
 /**
+ * Requests whose response the server script writes itself with the handler's headers as given
+ * (the fast lane): Next.js drops a route handler's Content-Encoding, so only these may be answered
+ * compressed. Added by scripts/server/fast-lane.mjs, read by lib/http/keeps-content-encoding.ts.
+ * @type {Channel<WeakSet<Request>>}
+ */
+export const rawResponseRequests = channel("raw-response-requests");
+
+/**
  * Where the server listens (address, port, cluster slot), set by the server script once the port is
  * bound; part of the credit lease owner (lib/billing/lease-owner.ts).
  * @type {Channel<{ address: string; port: number; slot: number }>}

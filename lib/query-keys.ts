@@ -25,8 +25,9 @@ export const queryKeys = {
   },
   threads: {
     all: ["threads"] as const,
-    /** `source` null = every source. */
-    list: (source: string | null) => [...queryKeys.threads.all, "list", { source }] as const,
+    /** `source` null = every source; `q` null = no text search. */
+    list: (source: string | null, q: string | null = null) =>
+      [...queryKeys.threads.all, "list", { source, q }] as const,
     /** One thread and everything below it: invalidating this refreshes its messages, runs and steps. */
     detail: (threadId: string) => [...queryKeys.threads.all, "detail", threadId] as const,
     messages: (threadId: string) => [...queryKeys.threads.detail(threadId), "messages"] as const,

@@ -16,6 +16,10 @@ export interface SearchHit {
   folder_path: string | null;
   chunk: string;
   score: number;
+  /** 0 to 1: the fused score over the best possible (first in both rankers). */
+  relevance: number;
+  ranks: { bm25: number | null; vector: number | null };
+  scores: { bm25: number | null; vector: number | null };
   page?: number | null;
 }
 

@@ -12,6 +12,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { CopyId } from "@/components/panel/copy-id";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { Timestamp } from "@/components/panel/timestamp";
+import { RankerScore, Relevance } from "@/components/panel/relevance";
 import { queryKeys } from "@/lib/query-keys";
 import {
   deleteDocumentRequest,
@@ -306,7 +307,7 @@ function TestRetrieval({ collectionId }: { collectionId: string }) {
     <Card>
       <CardHeader
         title="Test retrieval"
-        description="What runs would find in this collection for a question: the ranked chunks, with scores and sources."
+        description="What runs would find in this collection for a question: the ranked chunks with their sources, a relevance from 0 to 1 (1 = first for both rankers) and each ranker's rank and score."
       />
       <form onSubmit={onSubmit} className="flex gap-2 px-5 py-4">
         <Input
@@ -335,7 +336,21 @@ function TestRetrieval({ collectionId }: { collectionId: string }) {
                     {h.filename}
                     {h.page ? ` · page ${h.page}` : ""}
                   </span>
-                  <span className="font-mono">{h.score.toFixed(4)}</span>
+                  <Relevance value={h.relevance} />
+                </div>
+                <div className="mt-0.5 flex gap-3 text-xs text-slate-500" data-testid="search-hit-rankers">
+                  <span>
+                    BM25 <RankerScore rank={h.ranks.bm25} score={h.scores.bm25} digits={2} />
+                  </span>
+                  <span>
+                    vector <RankerScore rank={h.ranks.vector} score={h.scores.vector} digits={3} />
+                  </span>
+                  <span
+                    className="ml-auto font-mono text-slate-400"
+                    title="Fused reciprocal-rank score (the API's score)"
+                  >
+                    {h.score.toFixed(4)}
+                  </span>
                 </div>
                 <p className="mt-1 line-clamp-4 text-sm whitespace-pre-wrap text-slate-800">{h.chunk}</p>
               </li>

@@ -34,6 +34,8 @@ export interface ModelGroup extends GroupInfo {
   models: PanelModel[];
   /** Whether the gateway has an API key for this group (the offline group needs none). */
   configured: boolean;
+  /** The variable the operator sets for this group's key (`OPENAI_API_KEY`); null for the offline group. */
+  keyVar: string | null;
 }
 
 /** Catalog order (slugs that left the catalog last, by id). */
@@ -53,6 +55,7 @@ export function groupModels(models: PanelModel[]): ModelGroup[] {
     ...groupInfo(id),
     models: list,
     configured: list.some((m) => m.provider_configured),
+    keyVar: list[0]?.provider_key_var ?? null,
   }));
   return [...groups.filter((g) => g.id !== LOCAL_GROUP), ...groups.filter((g) => g.id === LOCAL_GROUP)];
 }

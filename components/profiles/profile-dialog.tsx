@@ -9,6 +9,12 @@ import { errorMessage } from "@/components/panel/fetch-json";
 import { queryKeys } from "@/lib/query-keys";
 import { createProfileRequest, updateProfileRequest, type ProfileBody, type PublicProfile } from "./api";
 
+/** A model the picker offers; `usable`: its provider has a key on this gateway (or it is offline). */
+export interface ModelOption {
+  id: string;
+  usable: boolean;
+}
+
 /** A knowledge collection the picker offers (the company's active ones). */
 export interface CollectionOption {
   id: string;
@@ -22,7 +28,7 @@ export function ProfileDialog({
   collections,
   profile,
 }: {
-  models: string[];
+  models: ModelOption[];
   tools: string[];
   collections: CollectionOption[];
   profile?: PublicProfile;
@@ -64,7 +70,7 @@ function ProfileForm({
   profile,
   onDone,
 }: {
-  models: string[];
+  models: ModelOption[];
   tools: string[];
   collections: CollectionOption[];
   profile?: PublicProfile;
@@ -79,9 +85,12 @@ function ProfileForm({
       onDone();
     },
   });
-  // A profile may name a slug hidden since: keep it selectable so saving does not change it silently.
+  const [allModels, setAllModels] = useState(false);
+  const offered = models.filter((m) => allModels || m.usable).map((m) => m.id);
+  const withoutKey = models.filter((m) => !m.usable).length;
+  // A profile may name a slug hidden since (or without a key): keep it selectable so saving does not change it silently.
   const options =
-    profile?.model_slug && !models.includes(profile.model_slug) ? [profile.model_slug, ...models] : models;
+    profile?.model_slug && !offered.includes(profile.model_slug) ? [profile.model_slug, ...offered] : offered;
   // Bound names whose tool was deactivated or deleted since: shown, and dropped on save (the API
   // accepts only active tools' names).
   const stale = (profile?.allowed_tool_names ?? []).filter((n) => !tools.includes(n));
@@ -133,7 +142,21 @@ function ProfileForm({
               </option>
             ))}
           </Select>
-          <FieldHint>Models hidden or disabled on the Models page are not offered.</FieldHint>
+          <FieldHint>
+            Models hidden or disabled on the Models page are not offered
+            {allModels ? "." : ", nor models whose provider has no key on this gateway."}
+          </FieldHint>
+          {withoutKey > 0 && (
+            <label className="mt-1.5 inline-flex items-center gap-2 text-xs text-slate-600">
+              <input
+                type="checkbox"
+                checked={allModels}
+                onChange={(e) => setAllModels(e.target.checked)}
+                data-testid="profile-all-models"
+              />
+              Include providers without a key ({withoutKey} more)
+            </label>
+          )}
         </div>
         <fieldset data-testid="profile-tools">
           <legend className="block text-sm font-medium text-slate-700">Tools</legend>

@@ -21,7 +21,7 @@ import { queryKeys } from "@/lib/query-keys";
 import { fetchCollections, type PlainList, type PublicCollection } from "@/components/knowledge/api";
 import { fetchTools, type ToolPage } from "@/components/tools/api";
 import { deleteProfileRequest, fetchProfiles, updateProfileRequest, type ProfilePage, type PublicProfile } from "./api";
-import { ProfileDialog, type CollectionOption } from "./profile-dialog";
+import { ProfileDialog, type ModelOption, type CollectionOption } from "./profile-dialog";
 
 export function ProfilesView({
   initialPage,
@@ -42,10 +42,11 @@ export function ProfilesView({
     initialData: initialPage,
     initialDataUpdatedAt: loadedAt,
   });
-  // The picker offers what the company's keys can call: active and not hidden (as the playground).
-  const models = useModelList(initialModels, loadedAt)
+  // The picker offers what the company's keys can call: active and not hidden (as the playground),
+  // those whose provider has a key first (the rest on request).
+  const models: ModelOption[] = useModelList(initialModels, loadedAt)
     .data.data.filter((m) => m.status === MODEL_STATUS.active && !m.hidden)
-    .map((m) => m.id);
+    .map((m) => ({ id: m.id, usable: m.usable }));
   // The tool picker offers the company's active tools (the API refuses any other name).
   const tools = useQuery({
     queryKey: queryKeys.tools.list(),
@@ -118,7 +119,7 @@ function ProfileRow({
   collections,
 }: {
   profile: PublicProfile;
-  models: string[];
+  models: ModelOption[];
   tools: string[];
   collections: CollectionOption[];
 }) {

@@ -1,6 +1,6 @@
 import { RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
 import type { PublicRun, toPublicStep } from "@/lib/runs/to-public";
-import type { toPublicMessage, toPublicThread } from "@/lib/threads/to-public";
+import type { toPanelThread, toPublicMessage, toPublicThread } from "@/lib/threads/to-public";
 import type { BadgeTone } from "@/components/ui/badge";
 import { fetchJson, type ListPage } from "@/components/panel/fetch-json";
 
@@ -8,7 +8,9 @@ export type PublicThread = ReturnType<typeof toPublicThread>;
 export type PublicMessage = ReturnType<typeof toPublicMessage>;
 export type PublicStep = ReturnType<typeof toPublicStep>;
 export type { PublicRun };
-export type ThreadPage = ListPage<PublicThread>;
+export type PanelThread = ReturnType<typeof toPanelThread>;
+/** The panel's list: each thread with its preview line (and the matching message's, with a search). */
+export type ThreadPage = ListPage<PanelThread>;
 
 export const THREADS_PAGE_SIZE = 25;
 const MESSAGES_PAGE_SIZE = 50;
@@ -36,9 +38,17 @@ export const isActiveRun = (run: PublicRun) =>
 
 const threadPath = (threadId: string) => `/api/panel/threads/${encodeURIComponent(threadId)}`;
 
-export function fetchThreads(source: string | null, after: string | null): Promise<ThreadPage> {
+/** A thread id as the API makes them: the search box looks such text up by id instead of by content. */
+export const THREAD_ID_PATTERN = /^thread_[A-Za-z0-9]+$/;
+
+export function fetchThreads(
+  source: string | null,
+  after: string | null,
+  q: string | null = null,
+): Promise<ThreadPage> {
   const params = new URLSearchParams({ limit: String(THREADS_PAGE_SIZE) });
   if (source) params.set("source", source);
+  if (q) params.set("q", q);
   if (after) params.set("after", after);
   return fetchJson<ThreadPage>(`/api/panel/threads?${params}`);
 }

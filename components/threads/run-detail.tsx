@@ -5,10 +5,12 @@ import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
 import { ErrorMessage } from "@/components/ui/input";
+import { CopyId } from "@/components/panel/copy-id";
 import { errorMessage } from "@/components/panel/fetch-json";
 import { formatMs } from "@/components/panel/format";
 import { queryKeys } from "@/lib/query-keys";
 import { fetchRun, fetchSteps, isActiveRun, type PublicRun, type PublicStep } from "./api";
+import { CandidatesTable, type Candidate } from "./candidates-table";
 import { RunStatusBadge } from "./run-status-badge";
 
 const POLL_MS = 2000;
@@ -43,8 +45,8 @@ export function RunDetail({
     <Card className="mt-6" data-testid="run-detail" data-run-id={runId}>
       <CardHeader
         title={
-          <span className="flex items-center gap-2">
-            Run <span className="font-mono text-xs font-normal text-slate-500">{runId}</span>
+          <span className="flex flex-wrap items-center gap-2">
+            Run <CopyId id={runId} label="run id" className="font-normal" />
             {run && <RunStatusBadge status={run.status} />}
           </span>
         }
@@ -154,11 +156,12 @@ function compactValue(value: unknown): string {
 }
 
 function StepDetail({ detail }: { detail: Record<string, unknown> }) {
-  const entries = Object.entries(detail);
-  if (entries.length === 0) return null;
+  const candidates = Array.isArray(detail.candidates) ? (detail.candidates as Candidate[]) : null;
+  const entries = Object.entries(detail).filter(([key]) => !(key === "candidates" && candidates));
+  if (entries.length === 0 && !candidates) return null;
   return (
-    <div className="mt-2 pl-27">
-      <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-xs" data-testid="step-detail">
+    <div className="mt-2 min-w-0">
+      <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-xs sm:pl-27" data-testid="step-detail">
         {entries.map(([key, value]) => (
           <div key={key} className="contents">
             <dt className="text-slate-500">{key}</dt>
@@ -168,7 +171,9 @@ function StepDetail({ detail }: { detail: Record<string, unknown> }) {
           </div>
         ))}
       </dl>
-      <details className="mt-1 text-xs">
+      {/* Full width: six columns do not fit beside the step's badge. */}
+      {candidates && <CandidatesTable candidates={candidates} />}
+      <details className="mt-1 text-xs sm:pl-27">
         <summary className="cursor-pointer text-slate-500 hover:text-slate-700">Raw JSON</summary>
         <pre className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-slate-700" data-testid="step-raw">
           {JSON.stringify(detail, null, 2)}

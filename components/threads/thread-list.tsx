@@ -1,18 +1,36 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button, Spinner } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
+import { EmptyState } from "@/components/ui/empty-state";
 import { ErrorMessage, Input } from "@/components/ui/input";
 import { ApiError, errorMessage } from "@/components/panel/fetch-json";
 import { Timestamp } from "@/components/panel/timestamp";
 import { queryKeys } from "@/lib/query-keys";
-import { fetchThread, fetchThreads, SOURCE_TABS, type PublicThread, type ThreadPage } from "./api";
+import {
+  fetchThread,
+  fetchThreads,
+  SOURCE_TABS,
+  THREAD_ID_PATTERN,
+  type PanelThread,
+  type PublicThread,
+  type ThreadPage,
+} from "./api";
 
-/** The company's threads, newest first, paged with "Load more"; a search by exact id shows just that thread. */
+/** Longest search the API takes (lib/threads/schemas.ts). */
+const SEARCH_MAX_CHARS = 200;
+
+type Search = { kind: "id"; id: string } | { kind: "text"; q: string } | null;
+
+/**
+ * The company's threads, newest first, paged with "Load more", each with a line of its first
+ * message. The search box finds threads whose messages contain the text, or one thread by its id.
+ */
 export function ThreadList({
   initialPage,
   loadedAt,
@@ -27,15 +45,17 @@ export function ThreadList({
   const queryClient = useQueryClient();
   const [source, setSource] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
-  const [searchId, setSearchId] = useState<string | null>(null);
+  const [search, setSearch] = useState<Search>(null);
+  const q = search?.kind === "text" ? search.q : null;
+  const searchId = search?.kind === "id" ? search.id : null;
 
   const list = useInfiniteQuery({
-    queryKey: queryKeys.threads.list(source),
-    queryFn: ({ pageParam }) => fetchThreads(source, pageParam),
+    queryKey: queryKeys.threads.list(source, q),
+    queryFn: ({ pageParam }) => fetchThreads(source, pageParam, q),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => (last.has_more ? last.last_id : null),
-    // The server rendered the first page of every source; other tabs are fetched.
-    initialData: source === null ? { pages: [initialPage], pageParams: [null] } : undefined,
+    // The server rendered the first page of every source; other tabs and searches are fetched.
+    initialData: source === null && q === null ? { pages: [initialPage], pageParams: [null] } : undefined,
     initialDataUpdatedAt: loadedAt,
     placeholderData: keepPreviousData,
     enabled: searchId === null,
@@ -47,48 +67,66 @@ export function ThreadList({
     retry: false,
   });
 
-  const search = (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    const id = draft.trim();
-    if (!id) return clearSearch();
-    setSearchId(id);
+    const text = draft.trim();
+    if (!text) return clearSearch();
+    if (!THREAD_ID_PATTERN.test(text)) return setSearch({ kind: "text", q: text });
+    setSearch({ kind: "id", id: text });
     // Fetched into the query's cache, so the list shows it without a second request.
     void queryClient
-      .fetchQuery({ queryKey: queryKeys.threads.detail(id), queryFn: () => fetchThread(id), retry: false })
+      .fetchQuery({ queryKey: queryKeys.threads.detail(text), queryFn: () => fetchThread(text), retry: false })
       // A failure (404 included) shows through `found`, which reads the same cache entry.
       .then(onSelect, () => undefined);
   };
   const clearSearch = () => {
     setDraft("");
-    setSearchId(null);
+    setSearch(null);
   };
 
-  const threads =
+  const threads: (PublicThread & Partial<Pick<PanelThread, "preview" | "match">>)[] =
     searchId !== null ? (found.data ? [found.data] : []) : (list.data?.pages ?? []).flatMap((p) => p.data);
   const notFound = found.error instanceof ApiError && found.error.status === 404;
+  const pending = searchId === null ? list.isPending : found.isPending;
 
   return (
     <Card className="flex min-w-0 flex-col self-start" data-testid="thread-list">
       <div className="space-y-3 border-b border-slate-200 px-4 py-3">
-        <form onSubmit={search} className="flex gap-2" role="search">
+        <form onSubmit={submit} className="flex gap-2" role="search">
           <label htmlFor="thread-search" className="sr-only">
-            Thread id
+            Search threads
           </label>
           <Input
             id="thread-search"
+            type="search"
             data-testid="thread-search"
             value={draft}
             onChange={(e) => setDraft(e.target.value)}
-            placeholder="Thread id (thread_…)"
-            className="py-1.5 font-mono text-xs"
+            placeholder="Text in a message, or thread_…"
+            maxLength={SEARCH_MAX_CHARS}
+            className="py-1.5 text-xs"
             autoComplete="off"
             spellCheck={false}
           />
           <Button type="submit" variant="secondary" size="sm">
-            Find
+            Search
           </Button>
         </form>
-        {searchId === null ? (
+        {search !== null && (
+          <div className="flex items-center justify-between gap-2 text-xs text-slate-500">
+            <span
+              className="truncate"
+              data-testid="search-summary"
+              title={search.kind === "text" ? search.q : undefined}
+            >
+              {search.kind === "id" ? "Thread by id" : `Mentioning “${search.q}”`}
+            </span>
+            <Button variant="ghost" size="sm" onClick={clearSearch} data-testid="clear-search">
+              Show all threads
+            </Button>
+          </div>
+        )}
+        {searchId === null && (
           <div role="tablist" aria-label="Source" className="flex gap-1 text-xs">
             {SOURCE_TABS.map((tab) => (
               <button
@@ -112,13 +150,6 @@ export function ThreadList({
               <Spinner className="ml-auto size-3.5 self-center text-slate-400" />
             )}
           </div>
-        ) : (
-          <div className="flex items-center justify-between text-xs text-slate-500">
-            <span>Search by id</span>
-            <Button variant="ghost" size="sm" onClick={clearSearch} data-testid="clear-search">
-              Show all threads
-            </Button>
-          </div>
         )}
       </div>
       {list.isError && searchId === null && (
@@ -140,22 +171,64 @@ export function ThreadList({
               )}
             >
               <div className="flex items-center justify-between gap-2">
-                <span className="truncate font-mono text-xs text-slate-900" title={t.id}>
+                {/* A thread found by id comes without a preview: its id leads instead. */}
+                {t.preview === undefined ? (
+                  <span className="truncate font-mono text-xs text-slate-900">{t.id}</span>
+                ) : (
+                  <span
+                    className={cn("line-clamp-2 text-sm", t.preview ? "text-slate-900" : "text-slate-400 italic")}
+                    data-testid="thread-preview"
+                  >
+                    {t.preview ?? "No text messages"}
+                  </span>
+                )}
+                <Badge className="shrink-0">{t.source}</Badge>
+              </div>
+              {t.match && t.match !== t.preview && (
+                <div
+                  className="mt-1 line-clamp-2 border-l-2 border-amber-300 pl-2 text-xs text-slate-600"
+                  data-testid="thread-match"
+                >
+                  {t.match}
+                </div>
+              )}
+              <div className="mt-1 flex items-center gap-2 text-xs text-slate-500">
+                <span className="truncate font-mono text-[11px]" title={t.id}>
                   {t.id}
                 </span>
-                <Badge>{t.source}</Badge>
-              </div>
-              <div className="mt-0.5 text-xs text-slate-500">
-                <Timestamp unix={t.created_at} />
+                <span className="ml-auto shrink-0">
+                  <Timestamp unix={t.created_at} />
+                </span>
               </div>
             </button>
           </li>
         ))}
       </ul>
-      {threads.length === 0 && !(searchId === null ? list.isPending : found.isPending) && (
-        <p className="px-4 py-10 text-center text-sm text-slate-500" data-testid="threads-empty">
-          {searchId !== null ? `No thread with id ${searchId} in your company.` : "No threads yet."}
-        </p>
+      {threads.length === 0 && !pending && (
+        <div data-testid="threads-empty">
+          {search?.kind === "id" ? (
+            <EmptyState title={`No thread with id ${search.id} in your company.`}>
+              Check the id, or search by a message&apos;s text instead.
+            </EmptyState>
+          ) : search?.kind === "text" ? (
+            <EmptyState title={`No thread mentions “${search.q}”.`}>
+              The search looks for this text in every message of your company&apos;s threads
+              {source ? " from this source" : ""}, in any case.
+            </EmptyState>
+          ) : (
+            <EmptyState
+              title={source ? "No threads from this source yet." : "No threads yet."}
+              action={
+                <Link href="/playground" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
+                  Open the Playground →
+                </Link>
+              }
+            >
+              A thread is created by each conversation: a chat in the Playground, POST /v1/threads, a chat completion or
+              a webhook event.
+            </EmptyState>
+          )}
+        </div>
       )}
       {searchId === null && list.hasNextPage && (
         <div className="border-t border-slate-200 px-4 py-3">

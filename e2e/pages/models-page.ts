@@ -7,6 +7,8 @@ export class ModelsPage {
   readonly rows: Locator;
   readonly pricesNote: Locator;
   readonly resetDialog: Locator;
+  readonly showAll: Locator;
+  readonly summary: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { name: "Models", level: 1 });
@@ -15,11 +17,34 @@ export class ModelsPage {
     this.rows = page.getByTestId("model-row");
     this.pricesNote = page.getByTestId("prices-note");
     this.resetDialog = page.getByRole("dialog", { name: "Reset to catalog" });
+    this.showAll = page.getByRole("switch", { name: "Show all models" });
+    this.summary = page.getByTestId("models-summary");
   }
 
   async goto(): Promise<void> {
     await this.page.goto("/models");
     await expect(this.heading).toBeVisible();
+  }
+
+  /** The page with "Show all models" on (kept in the URL). */
+  async gotoAll(): Promise<void> {
+    await this.page.goto("/models?all=1");
+    await expect(this.heading).toBeVisible();
+    await expect(this.showAll).toHaveAttribute("aria-checked", "true");
+  }
+
+  /** Brings one slug's row on screen: a search opens its group in full. */
+  async reveal(slug: string): Promise<void> {
+    await this.search.fill(slug);
+    await expect(this.row(slug)).toBeVisible();
+  }
+
+  groupStatus(id: string): Locator {
+    return this.group(id).getByTestId("group-status");
+  }
+
+  groupToggle(id: string): Locator {
+    return this.group(id).getByTestId("group-toggle");
   }
 
   group(id: string): Locator {

@@ -11,7 +11,7 @@ export class ThreadsPage {
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { name: "Threads", level: 1 });
-    this.search = page.getByLabel("Thread id");
+    this.search = page.getByRole("searchbox", { name: "Search threads" });
     this.detail = page.getByTestId("thread-detail");
     this.messages = page.getByTestId("message-row");
     this.runs = page.getByTestId("run-row");
@@ -41,8 +41,27 @@ export class ThreadsPage {
   }
 
   async findById(threadId: string): Promise<void> {
-    await this.search.fill(threadId);
-    await this.page.getByRole("button", { name: "Find" }).click();
+    await this.searchFor(threadId);
+  }
+
+  /** Text finds threads whose messages contain it; a `thread_…` id finds that thread. */
+  async searchFor(text: string): Promise<void> {
+    await this.search.fill(text);
+    await this.page.getByRole("button", { name: "Search", exact: true }).click();
+  }
+
+  get rows(): Locator {
+    return this.page.getByTestId("thread-row");
+  }
+
+  /** A deep link: the thread open on that run's steps (what the playground links to). */
+  async gotoRun(threadId: string, runId: string): Promise<void> {
+    await this.page.goto(`/threads?thread=${encodeURIComponent(threadId)}&run=${encodeURIComponent(runId)}`);
+    await expect(this.heading).toBeVisible();
+  }
+
+  get candidates(): Locator {
+    return this.step("retrieval").getByTestId("candidate-row");
   }
 
   run(runId: string): Locator {

@@ -77,6 +77,8 @@ export interface RetrievedChunk {
   page: number | null;
   /** The fused score the ranking used (CONTRACT `score`). */
   score: number;
+  /** `score` as a share of the best possible, 0 to 1 (lib/knowledge/relevance.ts). */
+  relevance: number;
   /** Components, null when the chunk was not a candidate of that ranker. */
   lexicalScore: number | null;
   denseScore: number | null;

@@ -28,7 +28,11 @@ export async function searchCollection(
   });
 }
 
-/** A search result as CONTRACT 5.10 shows it (the run steps show the component scores too). */
+/**
+ * A search result as CONTRACT 5.10 shows it, plus what a person can read: `relevance` (0 to 1) and
+ * each ranker's rank and score (null when the chunk was not among its candidates; `vector` is a
+ * cosine, `bm25` unbounded).
+ */
 export function toPublicSearchResult(c: RetrievedChunk) {
   return {
     document_id: c.documentId,
@@ -37,6 +41,9 @@ export function toPublicSearchResult(c: RetrievedChunk) {
     folder_path: c.folderPath,
     chunk: c.chunk,
     score: c.score,
+    relevance: c.relevance,
+    ranks: { bm25: c.lexicalRank, vector: c.denseRank },
+    scores: { bm25: c.lexicalScore, vector: c.denseScore },
     ...(c.page !== null ? { page: c.page } : {}),
   };
 }

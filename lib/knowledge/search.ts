@@ -5,6 +5,7 @@ import type { RetrievedChunk, SearchArgs } from "./contracts";
 import { embedder, OFFLINE_DIM, OFFLINE_MODEL } from "./embeddings";
 import { embedQuery } from "./embed-query";
 import { normalize } from "./embed/offline";
+import { rrfRelevance } from "./relevance";
 import {
   companyIndex,
   parseTsvector,
@@ -288,6 +289,8 @@ export async function fuseRankings(
     ranked.push(c);
   }
   ranked.sort((a, b) => b.fused - a.fused || a.slot - b.slot);
+  // A ranker with no candidate (no vectors in scope) could not have ranked anything first.
+  const rankers = [lexical, dense].filter((r) => r && r.top.length > 0).length;
   // Read back a few more than asked: rows deleted since the cache loaded them drop out here.
   const wanted = ranked.slice(0, args.topK + 10);
   if (wanted.length === 0) return [];
@@ -318,6 +321,7 @@ export async function fuseRankings(
       chunk: r.text,
       page: r.page,
       score: c.fused,
+      relevance: rrfRelevance({ fused: c.fused, rankers, k: RETRIEVAL.rrfK }),
       lexicalScore: c.lexicalScore,
       denseScore: c.denseScore,
       lexicalRank: c.lexicalRank,

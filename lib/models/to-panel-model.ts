@@ -1,6 +1,6 @@
 import "server-only";
 import { readCatalog } from "@/db/catalog/sync";
-import { PROVIDER_PROTOCOL } from "@/db/enums";
+import { MODEL_STATUS, PROVIDER_PROTOCOL } from "@/db/enums";
 import { microToOt } from "@/lib/billing/money";
 import { providerGroup } from "./provider-groups";
 import type { EffectiveModel } from "./effective-model";
@@ -26,6 +26,7 @@ function catalogPosition(slug: string): number | null {
 export function toPanelModel(e: EffectiveModel) {
   const m = e.model;
   const group = providerGroup(m.providerGroup);
+  const configured = group !== undefined && (group.protocol === PROVIDER_PROTOCOL.local || Boolean(group.apiKey));
   return {
     ...toPublicModel(e),
     hidden: e.hidden,
@@ -42,7 +43,11 @@ export function toPanelModel(e: EffectiveModel) {
         output: microToOt(m.outputMicroPerM),
       },
     },
-    provider_configured: group !== undefined && (group.protocol === PROVIDER_PROTOCOL.local || Boolean(group.apiKey)),
+    provider_configured: configured,
+    /** The variable that holds the group's key (CONTRACT 2), to name it when missing; null for the offline group. */
+    provider_key_var: group?.keyVar ?? null,
+    /** Callable by this company now: its provider group has a key (or is offline) and the slug is not disabled. */
+    usable: configured && e.status !== MODEL_STATUS.disabled,
   };
 }
 

@@ -1,14 +1,21 @@
 import "server-only";
-import { and, eq } from "drizzle-orm";
-import { threads, type Thread } from "@/db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { messages, threads, type Thread } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { cursorPage, type Page } from "@/lib/pagination";
+import { containsPattern } from "@/lib/persistence/like-pattern";
+import { messageTextSql } from "./message-text";
 import type { ThreadListQuery } from "./schemas";
 
+/**
+ * The company's threads, newest first; with `q`, only threads with a message whose text contains
+ * it (any case, wildcards literal).
+ */
 export async function listThreads(
   db: DbOrTx,
-  args: { companyId: string; query: ThreadListQuery },
+  args: { companyId: string; query: ThreadListQuery & { q?: string } },
 ): Promise<Page<Thread>> {
+  const { q } = args.query;
   return cursorPage(db, {
     table: threads,
     idColumn: threads.id,
@@ -16,6 +23,11 @@ export async function listThreads(
     where: and(
       eq(threads.companyId, args.companyId),
       args.query.source ? eq(threads.source, args.query.source) : undefined,
+      q
+        ? sql`EXISTS (SELECT 1 FROM ${messages} WHERE ${messages.threadId} = ${threads.id}
+            AND ${messages.companyId} = ${args.companyId}
+            AND ${messageTextSql(sql`${messages.content}`)} ILIKE ${containsPattern(q)} ESCAPE '\\')`
+        : undefined,
     ),
     page: args.query,
   });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { THREAD_SOURCES } from "@/db/enums";
 import { PageQuery } from "@/lib/pagination";
-import { isStorableJson, storableText, UNSTORABLE_MESSAGE } from "@/lib/persistence/pg-text";
+import { isStorableJson, isStorableText, storableText, UNSTORABLE_MESSAGE } from "@/lib/persistence/pg-text";
 import { ContentPartInput } from "./content-part-input";
 
 /** Image parts arrive inline as data: URIs, so message bodies may be as large as a completion's. */
@@ -80,6 +80,21 @@ export type BulkMessagesInput = z.infer<typeof BulkMessagesInput>;
 
 export const ThreadListQuery = PageQuery.extend({ source: z.enum(THREAD_SOURCES).optional() });
 export type ThreadListQuery = z.infer<typeof ThreadListQuery>;
+
+/** Longest text the panel searches messages for: enough for a phrase, short enough for a scan. */
+const THREAD_SEARCH_MAX_CHARS = 200;
+
+/** The panel's thread list: the API's filters plus `q`, text one of the thread's messages contains (any case). */
+export const PanelThreadListQuery = ThreadListQuery.extend({
+  q: z
+    .string()
+    .trim()
+    .max(THREAD_SEARCH_MAX_CHARS)
+    .refine(isStorableText, UNSTORABLE_MESSAGE)
+    .optional()
+    .transform((q) => q || undefined),
+});
+export type PanelThreadListQuery = z.infer<typeof PanelThreadListQuery>;
 
 /** Messages are paged by their order in the thread; `after` is a message id. */
 export const MessageListQuery = PageQuery;

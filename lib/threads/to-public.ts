@@ -12,6 +12,11 @@ export function toPublicThread(t: Thread) {
   };
 }
 
+/** The panel's list item: the thread plus a line of its conversation (and of the match, with a search). */
+export function toPanelThread(t: Thread, preview: { preview: string | null; match: string | null } | undefined) {
+  return { ...toPublicThread(t), preview: preview?.preview ?? null, match: preview?.match ?? null };
+}
+
 /** CONTRACT 5.6 message body; `content` is what the thread stores (a data: image as its digest). */
 export function toPublicMessage(m: Message) {
   return {

@@ -8,6 +8,7 @@
  */
 import { createRequire } from "node:module";
 import path from "node:path";
+import { rawResponseRequests } from "../../lib/process-channels.mjs";
 
 /** A request body larger than this is refused by the handler (readJson); the lane just streams. */
 const BODY_HIGH_WATER_MARK = 64 * 1024;
@@ -141,6 +142,7 @@ export function serveFetch(handler, req, res, origin, onError) {
     // undici tracks a given signal through a FinalizationRegistry, which keeps every request's
     // signal alive into the old generation.
     Object.defineProperty(request, "signal", { value: controller.signal, enumerable: true });
+    rawResponseRequests.getOrInit(() => new WeakSet()).add(request);
   } catch (err) {
     // A header or URL node:http accepted but the WHATWG classes refuse.
     sendError(

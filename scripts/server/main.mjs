@@ -4,7 +4,8 @@
  * The production HTTP server: `node [flags] scripts/server/main.mjs [-p port] [-H host]` (else PORT
  * and HOST), run by `npm start`, the benchmarks and the HTTP and browser tests: the `.next` build
  * through Next.js's custom-server API, plus:
- * - the fast lane (fast-lane.mjs) for POST /v1/chat/completions, skipping Next.js's routing (FAST_LANE=0: off);
+ * - the fast lane (fast-lane.mjs) for POST /v1/chat/completions, skipping Next.js's routing (FAST_LANE=0: off),
+ *   and for the widget script, whose compressed body needs its Content-Encoding kept;
  * - WEB_CONCURRENCY worker processes (default 1) sharing the port through node:cluster; all shared state works across
  *   processes.
  * SIGINT/SIGTERM: stop accepting, let requests finish for up to SHUTDOWN_GRACE_MS, cancel the rest
@@ -27,6 +28,8 @@ const FAST_ROUTES = [
   { method: "POST", path: "/v1/chat/completions" },
   { method: "POST", path: "/v1/threads/[threadId]/runs" },
   { method: "POST", path: "/v1/public/triggers/[companyId]/[secret]" },
+  // Here for its Content-Encoding, which Next.js would drop (the widget script is sent compressed).
+  { method: "GET", path: "/v1/sdk/sdui-embed.js" },
 ];
 
 const DEFAULT_HOST = "127.0.0.1";

@@ -62,6 +62,8 @@ describe("retrieval in runs and completions", () => {
     });
     expect(retrieval.detail.candidates[0]).toHaveProperty("lexical_score");
     expect(retrieval.detail.candidates[0]).toHaveProperty("dense_score");
+    expect(retrieval.detail.candidates[0].relevance).toBeGreaterThan(0);
+    expect(retrieval.detail.candidates[0].relevance).toBeLessThanOrEqual(1);
 
     const off = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, {
       model: "local-mini",

@@ -72,10 +72,22 @@ describe("POST /v1/knowledge/{collection_id}/search", () => {
       folder_path: "oceans/notes",
       chunk: "Spring tides occur when the sun and the moon align, raising the tidal range.",
       score: expect.any(Number),
+      relevance: expect.any(Number),
+      ranks: { bm25: 1, vector: expect.any(Number) },
+      scores: { bm25: expect.any(Number), vector: expect.any(Number) },
       page: 3,
     });
     const scores = res.json.data.map((d: { score: number }) => d.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    // A readable relevance: 0..1, in the ranking's order, 1 only for a chunk first in both rankers.
+    const relevances = res.json.data.map((d: { relevance: number }) => d.relevance);
+    expect([...relevances].sort((a, b) => b - a)).toEqual(relevances);
+    for (const r of relevances) {
+      expect(r).toBeGreaterThan(0);
+      expect(r).toBeLessThanOrEqual(1);
+    }
+    const top = res.json.data[0];
+    expect(top.relevance).toBeCloseTo((1 / (60 + top.ranks.bm25) + 1 / (60 + top.ranks.vector)) / (2 / 61), 3);
 
     expect((await call(t.key, t.collectionId, { query: "moon" })).json.data).toHaveLength(2);
     await deleteDocumentChunks(db, ids.tides);

@@ -150,6 +150,32 @@ describe("/api/panel/threads", () => {
     expect(((await bad.json()) as { error: { param: string } }).error.param).toBe("source");
   });
 
+  it("q searches the messages' text (company-scoped, wildcards literal, bounded); each thread has a preview", async () => {
+    const { company, cookie } = await tenant();
+    const other = await makeCompany(db);
+    const tag = `t${Date.now().toString(36)}`;
+    await makeThread(db, { companyId: other.id, messages: [{ role: "user", content: `parcel ${tag}` }] });
+    const hit = await makeThread(db, {
+      companyId: company.id,
+      messages: [{ role: "user", content: `Where is my parcel? ${tag}` }],
+    });
+    await makeThread(db, { companyId: company.id, messages: [{ role: "user", content: "Refund please" }] });
+
+    type Item = Thread & { preview: string | null; match: string | null };
+    const found = await json<List<Item>>(cookie, `/api/panel/threads?q=${encodeURIComponent(`PARCEL? ${tag}`)}`);
+    expect(found.data.map((t) => t.id)).toEqual([hit.id]);
+    expect(found.data[0]).toMatchObject({ preview: `Where is my parcel? ${tag}`, match: `Where is my parcel? ${tag}` });
+    const all = await json<List<Item>>(cookie, "/api/panel/threads");
+    expect(all.data.map((t) => t.preview)).toEqual(["Refund please", `Where is my parcel? ${tag}`]);
+    // "_" and "%" are not wildcards.
+    expect((await json<List<Item>>(cookie, `/api/panel/threads?q=${encodeURIComponent("parcel_")}`)).data).toEqual([]);
+    expect((await json<List<Item>>(cookie, `/api/panel/threads?q=${encodeURIComponent("%")}`)).data).toEqual([]);
+
+    const long = await panel(cookie, `/api/panel/threads?q=${"a".repeat(201)}`);
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as { error: { param: string } }).error.param).toBe("q");
+  });
+
   it("one thread by exact id; another company's thread is a 404 on every endpoint, its runs too", async () => {
     const { company, cookie } = await tenant();
     const mine = await makeThread(db, { companyId: company.id });

@@ -116,6 +116,10 @@ describe("search", () => {
       // Fusion: a chunk both rankers put first outscores any chunk only one ranker found.
       const top = rows[0]!;
       expect(top.score).toBeCloseTo(1 / (60 + top.lexicalRank!) + 1 / (60 + top.denseRank!), 10);
+      // Relevance: the fused score over the best possible (first in both), in the ranking's order.
+      expect(top.relevance).toBeCloseTo(top.score / (2 / 61), 3);
+      expect(top.relevance).toBeLessThanOrEqual(1);
+      for (let i = 1; i < rows.length; i++) expect(rows[i - 1]!.relevance).toBeGreaterThanOrEqual(rows[i]!.relevance);
 
       const flutter = await search(tx, { companyId, collectionIds: [collectionId], query: "panel flutter", topK: 3 });
       expect(flutter[0]!.documentId).toBe(ids.flutter);

@@ -5,9 +5,11 @@ import { THREADS_PAGE_SIZE } from "@/components/threads/api";
 import { ThreadsView } from "@/components/threads/threads-view";
 import { toListResponse } from "@/lib/pagination";
 import { getPanelSession } from "@/lib/panel/get-panel-session";
-import { listThreads, ThreadListQuery, toPublicThread } from "@/lib/threads";
+import { listPanelThreads, PanelThreadListQuery } from "@/lib/threads";
 
 export const metadata: Metadata = { title: "Threads · Cockpit Gateway" };
+
+const param = (v: string | string[] | undefined) => (typeof v === "string" && v ? v : null);
 
 export default async function ThreadsPage({
   searchParams,
@@ -18,11 +20,18 @@ export default async function ThreadsPage({
   const session = await getPanelSession();
   if (!session) redirect("/login");
   const [page, params] = await Promise.all([
-    listThreads(db, { companyId: session.companyId, query: ThreadListQuery.parse({ limit: THREADS_PAGE_SIZE }) }),
+    listPanelThreads(db, {
+      companyId: session.companyId,
+      query: PanelThreadListQuery.parse({ limit: THREADS_PAGE_SIZE }),
+    }),
     searchParams,
   ]);
-  const thread = typeof params.thread === "string" && params.thread ? params.thread : null;
   return (
-    <ThreadsView initialPage={toListResponse(page, toPublicThread)} loadedAt={Date.now()} initialThreadId={thread} />
+    <ThreadsView
+      initialPage={toListResponse(page, (t) => t)}
+      loadedAt={Date.now()}
+      initialThreadId={param(params.thread)}
+      initialRunId={param(params.run)}
+    />
   );
 }

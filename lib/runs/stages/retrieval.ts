@@ -192,6 +192,7 @@ export const retrievalStage: Stage<Ctx> = {
         page: r.page,
         chunk: r.chunk.slice(0, STEP_CHUNK_CHARS),
         score: r.score,
+        relevance: r.relevance,
         lexical_score: r.lexicalScore,
         lexical_rank: r.lexicalRank,
         dense_score: r.denseScore,

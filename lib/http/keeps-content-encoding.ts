@@ -1,0 +1,10 @@
+import { rawResponseRequests } from "@/lib/process-channels.mjs";
+
+/**
+ * Whether this request's response keeps a Content-Encoding header: only when the server script
+ * writes it (the fast lane). Through Next.js the header is dropped while the body is sent as is,
+ * which a client would read as garbage, so such a response must stay uncompressed.
+ */
+export function keepsContentEncoding(req: Request): boolean {
+  return rawResponseRequests.get()?.has(req) ?? false;
+}
