@@ -23,12 +23,18 @@ test("the playground streams an answer from local-chat-latest with its tokens, c
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Playground" }).click();
   await expect(playgroundPage.heading).toBeVisible();
 
-  // Active, visible models only; the offline model is the default.
+  // Usable models only (no provider key is set here: the offline ones); the offline model is the
+  // default. The opt-in adds active models of providers without a key, never disabled ones.
   await expect(playgroundPage.modelPicker).toHaveValue("local-chat-latest");
-  const options = await playgroundPage.modelOptions();
-  expect(options).toContain("local-mini");
-  expect(options).toContain("or-claude-opus-4-1");
-  expect(options).not.toContain("claude-opus-4-1");
+  const usable = await playgroundPage.modelOptions();
+  expect(usable).toContain("local-mini");
+  expect(usable).not.toContain("or-claude-opus-4-1");
+  await playgroundPage.includeModelsWithoutKey();
+  const all = await playgroundPage.modelOptions();
+  expect(all).toContain("or-claude-opus-4-1");
+  expect(all).not.toContain("claude-opus-4-1");
+  expect(all.length).toBeGreaterThan(usable.length);
+  await expect(playgroundPage.modelPicker).toHaveValue("local-chat-latest");
 
   await expect(playgroundPage.profilePicker).toBeVisible();
   await playgroundPage.pickProfile("None");

@@ -1,5 +1,6 @@
 "use client";
 
+import { useState } from "react";
 import { Card, CardHeader } from "@/components/ui/card";
 import { ErrorMessage, FieldHint, Input, Label, Select, Textarea } from "@/components/ui/input";
 import { formatCompact, formatOt } from "@/components/panel/format";
@@ -9,6 +10,11 @@ import { groupModels, type ModelGroup } from "@/components/models/groups";
 /** Groups that can answer now (a configured provider, or the offline models) come first. */
 function usableFirst(groups: ModelGroup[]): ModelGroup[] {
   return [...groups.filter((g) => g.configured), ...groups.filter((g) => !g.configured)];
+}
+
+/** Usable models, or all of them; the picked one stays listed so the select never hides it. */
+function offeredModels(models: PanelModel[], all: boolean, picked: PanelModel | undefined): PanelModel[] {
+  return models.filter((m) => all || m.usable || m.id === picked?.id);
 }
 
 function groupLabel(g: ModelGroup): string {
@@ -40,6 +46,9 @@ export function SettingsCard({
   error: string | null;
 }) {
   const set = (patch: Partial<PlaygroundSettings>) => onSettingsChange({ ...settings, ...patch });
+  const [allModels, setAllModels] = useState(false);
+  const offered = offeredModels(models, allModels, model);
+  const withoutKey = models.filter((m) => !m.usable).length;
   return (
     <Card>
       <CardHeader title="Settings" description="Apply to the next message." />
@@ -55,7 +64,7 @@ export function SettingsCard({
             className="mt-1.5 font-mono text-[13px]"
           >
             {models.length === 0 && <option value="">No model available</option>}
-            {usableFirst(groupModels(models)).map((g) => (
+            {usableFirst(groupModels(offered)).map((g) => (
               <optgroup key={g.id} label={groupLabel(g)}>
                 {g.models.map((m) => (
                   <option key={m.id} value={m.id}>
@@ -65,6 +74,17 @@ export function SettingsCard({
               </optgroup>
             ))}
           </Select>
+          {withoutKey > 0 && (
+            <label className="mt-1.5 inline-flex items-center gap-2 text-xs text-slate-600">
+              <input
+                type="checkbox"
+                checked={allModels}
+                onChange={(e) => setAllModels(e.target.checked)}
+                data-testid="playground-all-models"
+              />
+              Include providers without a key ({withoutKey} more)
+            </label>
+          )}
           {model && <ModelFacts model={model} />}
         </div>
         <div>

@@ -38,6 +38,10 @@ export class PlaygroundPage {
     return this.modelPicker.locator("option").evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value));
   }
 
+  async includeModelsWithoutKey(): Promise<void> {
+    await this.page.getByTestId("playground-all-models").check();
+  }
+
   async profileOptions(): Promise<string[]> {
     return this.profilePicker.locator("option").allInnerTexts();
   }
