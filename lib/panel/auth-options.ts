@@ -31,7 +31,9 @@ export const authOptions: NextAuthOptions = {
         const address = clientAddress(typeof forwardedFor === "string" ? forwardedFor : null);
         try {
           const user = await signInWithPassword(db, { ...parsed.data, address });
-          return user ? { id: user.id, email: user.email, companyId: user.companyId } : null;
+          return user
+            ? { id: user.id, email: user.email, companyId: user.companyId, pwd: user.passwordChangedAt.getTime() }
+            : null;
         } catch (err) {
           // Auth.js sends the message of what authorize throws to the client as its `error`.
           if (err instanceof AppError && err.code === "rate_limited")
@@ -69,11 +71,18 @@ export const authOptions: NextAuthOptions = {
       if (user) {
         token.uid = user.id;
         token.cid = (user as { companyId?: string }).companyId;
+        // When the password was set: a later reset makes this session stale (getPanelSession).
+        token.pwd = (user as { pwd?: number }).pwd;
       }
       return token;
     },
     session({ session, token }) {
-      return { ...session, userId: token.uid as string, companyId: token.cid as string };
+      return {
+        ...session,
+        userId: token.uid as string,
+        companyId: token.cid as string,
+        passwordChangedAt: token.pwd as number,
+      };
     },
   },
 };
@@ -81,5 +90,7 @@ export const authOptions: NextAuthOptions = {
 export interface PanelSession {
   userId: string;
   companyId: string;
+  /** When the user's password was set as of sign-in (ms). */
+  passwordChangedAt: number;
   user?: { email?: string | null };
 }

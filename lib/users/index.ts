@@ -4,3 +4,4 @@ export * from "./verify-credentials";
 export * from "./find-password-changed-at";
 export * from "./list-users";
 export * from "./set-password";
+export * from "./find-session-user";

@@ -9,6 +9,7 @@ import {
   MAX_FAILURES_PER_EMAIL_AND_ADDRESS,
 } from "@/lib/panel/login-throttle";
 import { signInWithPassword } from "@/lib/panel/sign-in";
+import { findSessionUser, setPassword } from "@/lib/users";
 import { comparePassword } from "@/lib/users/password-hash";
 import { withRollback } from "../support/with-rollback";
 
@@ -118,6 +119,21 @@ describe("panel sign-in throttle", () => {
       );
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_FAILURES_PER_EMAIL_AND_ADDRESS);
       expect(comparePassword).toHaveBeenCalledTimes(MAX_FAILURES_PER_EMAIL_AND_ADDRESS);
+    });
+  });
+});
+
+describe("findSessionUser", () => {
+  it("keeps a session current until the user's password is set again, then never again", async () => {
+    await withRollback(async (tx) => {
+      const company = await makeCompany(tx);
+      const { user, password } = await makeUser(tx, { companyId: company.id });
+      const signedIn = await signInWithPassword(tx, { email: user.email, password, address: address() });
+      const session = { userId: user.id, passwordChangedAt: signedIn!.passwordChangedAt.getTime() };
+      expect(await findSessionUser(tx, session)).toEqual({ id: user.id, companyId: company.id });
+      await setPassword(tx, { email: user.email, password: `${password}-new` });
+      expect(await findSessionUser(tx, session)).toBeNull();
+      expect(await findSessionUser(tx, { ...session, userId: "user_gone" })).toBeNull();
     });
   });
 });
