@@ -7,7 +7,9 @@ import { cn } from "./cn";
  */
 export function Table({ className, stackOnPhone, ...props }: ComponentProps<"table"> & { stackOnPhone?: boolean }) {
   return (
-    <div className="overflow-x-auto">
+    // `relative`: an absolutely placed cell child (a switch's sr-only input) is clipped with the
+    // table instead of widening the page.
+    <div className="relative overflow-x-auto">
       <table
         className={cn("min-w-full divide-y divide-slate-200 text-sm", className)}
         data-stack={stackOnPhone ? "phone" : undefined}

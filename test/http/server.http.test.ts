@@ -82,7 +82,7 @@ const auth = () => ({ authorization: `Bearer ${key}` });
 describe("fast lane and Next.js router give the same answers", () => {
   it("the fast lane is on (a Next.js upgrade that changed its route modules would turn it off)", () => {
     expect(fast.stderr()).toContain(
-      "(fast lane: POST /v1/chat/completions, POST /v1/threads/[threadId]/runs, POST /v1/public/triggers/[companyId]/[secret])",
+      "(fast lane: POST /v1/chat/completions, POST /v1/threads/[threadId]/runs, POST /v1/public/triggers/[companyId]/[secret], GET /v1/sdk/sdui-embed.js)",
     );
     expect(fast.stderr()).not.toContain("fast lane off");
     expect(routed.stderr()).toContain("(fast lane: off)");
