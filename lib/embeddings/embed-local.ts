@@ -1,0 +1,26 @@
+import { AppError } from "@/lib/errors";
+import { embedOffline } from "@/lib/knowledge/embed/offline";
+import { tokenizer } from "@/lib/providers/tokens";
+import type { EmbeddingInputs } from "./inputs";
+
+/**
+ * `local-embedding`: the knowledge base's offline embedding, so its vectors compare with the ones
+ * stored for documents. Token ids are o200k_base ids (the local models' tokenizer), decoded first:
+ * a text and its ids embed alike.
+ * @throws 400 naming `input` for an id o200k_base does not have.
+ */
+export function embedLocal(inputs: EmbeddingInputs): Float32Array[] {
+  const texts = inputs.kind === "text" ? inputs.texts : inputs.ids.map(decodeIds);
+  return texts.map(embedOffline);
+}
+
+function decodeIds(ids: number[], i: number): string {
+  try {
+    return tokenizer().decode(ids);
+  } catch {
+    throw new AppError("invalid_request", `input[${i}] holds a token id outside the o200k_base vocabulary`, {
+      param: "input",
+      wireCode: "invalid_value",
+    });
+  }
+}
