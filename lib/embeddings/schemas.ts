@@ -7,7 +7,7 @@ export const MAX_INPUT_TOKENS = 8192;
 /** Tokens in one request, summed over its inputs, as OpenAI allows. */
 export const MAX_REQUEST_TOKENS = 300_000;
 /** A request of MAX_REQUEST_TOKENS fits, as text or as token ids. */
-export const EMBEDDINGS_BODY_LIMIT = 8 * 1024 * 1024;
+export const EMBEDDINGS_BODY_LIMIT = 4 * 1024 * 1024;
 
 export const ENCODING_FORMAT = { float: "float", base64: "base64" } as const;
 const ENCODING_FORMATS = Object.values(ENCODING_FORMAT) as [EncodingFormat, ...EncodingFormat[]];
