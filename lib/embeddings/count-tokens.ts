@@ -1,5 +1,6 @@
 import { AppError } from "@/lib/errors";
 import { countTokensYielding } from "@/lib/providers/tokens";
+import { mapYielding } from "./map-yielding";
 import type { EmbeddingInputs } from "./inputs";
 import { MAX_INPUT_TOKENS, MAX_REQUEST_TOKENS } from "./schemas";
 
@@ -15,7 +16,7 @@ export async function countInputTokens(inputs: EmbeddingInputs, contextWindow: n
   const counts =
     inputs.kind === "tokens"
       ? inputs.ids.map((ids) => ids.length)
-      : await Promise.all(inputs.texts.map((t) => countTokensYielding([t])));
+      : await mapYielding(inputs.texts, (t) => countTokensYielding([t]));
   const limit = Math.min(MAX_INPUT_TOKENS, contextWindow);
   const over = counts.findIndex((n) => n > limit);
   if (over !== -1)

@@ -12,7 +12,7 @@ import { countInputTokens } from "./count-tokens";
 import { embedLocal } from "./embed-local";
 import { embeddingInputs, inputCount, type EmbeddingInputs } from "./inputs";
 import { ENCODING_FORMAT, type EmbeddingsInput } from "./schemas";
-import { toEmbeddingList } from "./to-wire";
+import { embeddingListStream } from "./to-wire";
 
 export interface EmbeddingsCall {
   auth: AuthContext;
@@ -38,7 +38,7 @@ function checkDimensions(dimensions: number | null | undefined, spec: EmbeddingS
 }
 
 async function embed(model: ResolvedModel, inputs: EmbeddingInputs, input: EmbeddingsInput) {
-  if (model.group.protocol === "local") return { vectors: embedLocal(inputs), promptTokens: null };
+  if (model.group.protocol === "local") return { vectors: await embedLocal(inputs), promptTokens: null };
   // Not tied to the client's connection: once sent, the provider bills us, so the call is seen
   // through and billed (undici's connect, first-byte and idle timeouts bound it).
   return embedModel(
@@ -92,7 +92,7 @@ export async function createEmbeddings(call: EmbeddingsCall) {
       },
     });
     drawn = billed.drawnMicro;
-    return toEmbeddingList({
+    return embeddingListStream({
       model: model.slug,
       vectors: result.vectors,
       format: input.encoding_format ?? ENCODING_FORMAT.float,

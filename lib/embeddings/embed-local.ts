@@ -2,6 +2,7 @@ import { AppError } from "@/lib/errors";
 import { embedOffline } from "@/lib/knowledge/embed/offline";
 import { tokenizer } from "@/lib/providers/tokens";
 import type { EmbeddingInputs } from "./inputs";
+import { mapYielding } from "./map-yielding";
 
 /**
  * `local-embedding`: the knowledge base's offline embedding, so its vectors compare with the ones
@@ -9,9 +10,9 @@ import type { EmbeddingInputs } from "./inputs";
  * a text and its ids embed alike.
  * @throws 400 naming `input` for an id o200k_base does not have.
  */
-export function embedLocal(inputs: EmbeddingInputs): Float32Array[] {
-  const texts = inputs.kind === "text" ? inputs.texts : inputs.ids.map(decodeIds);
-  return texts.map(embedOffline);
+export async function embedLocal(inputs: EmbeddingInputs): Promise<Float32Array[]> {
+  const texts = inputs.kind === "text" ? inputs.texts : await mapYielding(inputs.ids, decodeIds);
+  return mapYielding(texts, (text) => embedOffline(text));
 }
 
 function decodeIds(ids: number[], i: number): string {
