@@ -8,6 +8,11 @@ const CATALOG_FILE = "models-2026-05-18.json";
 interface CatalogModel {
   slug: string;
   upstream_id: string;
+  /** `embedding`: served by /v1/embeddings only; absent: a chat model. */
+  kind?: "chat" | "embedding";
+  /** An embedding model's vector length, and whether a request may ask for fewer (`dimensions`). */
+  dimensions?: number;
+  supports_dimensions?: boolean;
   context_window: number;
   /** The provider's documented maximum output per request, where it is below the default cap or matters. */
   max_output_tokens?: number;

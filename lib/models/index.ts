@@ -8,3 +8,4 @@ export * from "./set-override";
 export * from "./set-model-price";
 export * from "./reset-model-price";
 export * from "./to-panel-model";
+export * from "./model-kind";

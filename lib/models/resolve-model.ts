@@ -7,6 +7,7 @@ import { providerGroup } from "./provider-groups";
 import { catalogModels, companyModelSettings } from "./catalog";
 import { effectiveModel, type EffectiveModel } from "./effective-model";
 import { LOCAL_GROUP } from "./list-models";
+import { MODEL_KIND, modelKind, type ModelKind } from "./model-kind";
 
 export interface ResolvedModel extends EffectiveModel {
   slug: string;
@@ -50,16 +51,33 @@ export function refuseDisabled(eff: EffectiveModel, slug: string, param = "model
   });
 }
 
+/** @throws 400 model_not_supported when the slug is of another kind than the endpoint serves. */
+export function refuseOtherKind(slug: string, kind: ModelKind, param = "model"): void {
+  const actual = modelKind(slug);
+  if (actual === kind) return;
+  const message =
+    actual === MODEL_KIND.embedding
+      ? `The model '${slug}' is an embedding model and cannot chat: use it with POST /v1/embeddings.`
+      : `The model '${slug}' is a chat model, not an embedding model. GET /v1/models lists the embedding models (type "embedding").`;
+  throw new AppError("invalid_request", message, { wireCode: "model_not_supported", param });
+}
+
 /**
- * A requested slug as this company sees the catalog.
+ * A requested slug as this company sees the catalog, for an endpoint serving `kind` (chat unless
+ * said).
  * @throws 404 model_not_found (unknown or hidden); 400 for a disabled slug, naming its replacement;
- * 400 when the slug's provider group has no API key.
+ * 400 for a slug of another kind; 400 when the slug's provider group has no API key.
  */
-export async function resolveModel(args: { companyId: string; slug: string }): Promise<ResolvedModel> {
+export async function resolveModel(args: {
+  companyId: string;
+  slug: string;
+  kind?: ModelKind;
+}): Promise<ResolvedModel> {
   const { slug } = args;
   const eff = await resolveVisibleModel(args);
   const model = eff.model;
   refuseDisabled(eff, slug);
+  refuseOtherKind(slug, args.kind ?? MODEL_KIND.chat);
   const group = providerGroup(model.providerGroup);
   if (!group) throw modelNotFound(slug);
   if (group.protocol !== "local" && !group.apiKey) {

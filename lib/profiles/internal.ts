@@ -5,7 +5,7 @@ import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { isUniqueViolation } from "@/db/pg-errors";
 import { AppError } from "@/lib/errors";
-import { refuseDisabled, resolveVisibleModel } from "@/lib/models";
+import { MODEL_KIND, refuseDisabled, refuseOtherKind, resolveVisibleModel } from "@/lib/models";
 
 const Uuid = z.uuid();
 /** Profile ids are UUIDs: anything else names no profile (and must not reach a uuid column as a 500). */
@@ -34,11 +34,13 @@ export async function getProfileInCompany(
 
 /**
  * A profile's model must be one the company can call, as completions decide it.
- * @throws 404 model_not_found (unknown or hidden), 400 model_disabled naming the replacement.
+ * @throws 404 model_not_found (unknown or hidden), 400 model_disabled naming the replacement, 400
+ * model_not_supported for an embedding model.
  */
 export async function checkModelSlug(companyId: string, slug: string): Promise<void> {
   const eff = await resolveVisibleModel({ companyId, slug, param: "model_slug" });
   refuseDisabled(eff, slug, "model_slug");
+  refuseOtherKind(slug, MODEL_KIND.chat, "model_slug");
 }
 
 /**

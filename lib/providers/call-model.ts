@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { ProviderGroupConfig } from "./config";
+import { embedOpenAi, type EmbeddingRequest, type EmbeddingResult } from "./openai/embeddings";
 import { adapterFor } from "./registry";
 import { UpstreamError, type CallOptions, type ChatChunk, type ChatRequest, type ChatResult } from "./types";
 
@@ -114,4 +115,13 @@ export async function* streamModel(
     if (err instanceof UpstreamError) throw toBadGateway(err, target.upstreamIds);
     throw err;
   }
+}
+
+/** Embeds through the first upstream id that answers, with the chat calls' retries. @throws AppError upstream_error (502). */
+export async function embedModel(
+  target: ModelTarget,
+  req: Omit<EmbeddingRequest, "model">,
+  opts: CallOptions,
+): Promise<EmbeddingResult> {
+  return withRetries(target, opts, (model) => embedOpenAi(target.group, { ...req, model }, opts.signal));
 }

@@ -157,19 +157,22 @@ const defaultReply = (body: any) => `Echo from ${body.model}: ${lastUserText(bod
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /**
- * OpenAI's `/v1/embeddings`: one vector per input (`dimensions` long, default 8: each word hashed
- * into a bucket, so texts sharing words point the same way), usage counting one token per word.
+ * OpenAI's `/v1/embeddings`: one vector per input (`dimensions` long, default 8: each word, or token
+ * id, hashed into a bucket, so texts sharing words point the same way), usage counting one token
+ * per word or id. `input` takes OpenAI's four shapes (a string, strings, token ids, token-id arrays).
  */
 function answerEmbeddings(res: http.ServerResponse, record: RecordedRequest, body: any): void {
-  const inputs: string[] = typeof body.input === "string" ? [body.input] : body.input;
+  const inputs: (string | number[])[] =
+    typeof body.input === "string" || typeof body.input?.[0] === "number" ? [body.input] : body.input;
   const dim = typeof body.dimensions === "number" ? body.dimensions : 8;
-  const vector = (text: string) => {
+  const pieces = (input: string | number[]) =>
+    typeof input === "string" ? input.toLowerCase().split(/\W+/).filter(Boolean) : input.map(String);
+  const vector = (input: string | number[]) => {
     const v = new Array<number>(dim).fill(0);
-    for (const w of text.toLowerCase().split(/\W+/).filter(Boolean))
-      v[[...w].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % dim]! += 1;
+    for (const w of pieces(input)) v[[...w].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % dim]! += 1;
     return v;
   };
-  const prompt = inputs.reduce((n, t) => n + words(t), 0);
+  const prompt = inputs.reduce((n, t) => n + (typeof t === "string" ? words(t) : t.length), 0);
   record.usage = { prompt, completion: 0, cached: 0 };
   record.usageSentAt = Date.now();
   res.writeHead(200, { "content-type": "application/json" });

@@ -5,8 +5,8 @@ import { billWithHold } from "@/lib/billing/bill-with-hold";
 import type { CreditHold } from "@/lib/billing/lease";
 import { log } from "@/lib/log";
 
-/** The ledger `source` of knowledge embeddings (kind `usage`). */
-const EMBEDDINGS_SOURCE = "embeddings";
+/** The ledger `source` of every embedding call, knowledge's and POST /v1/embeddings' (kind `usage`). */
+export const EMBEDDINGS_SOURCE = "embeddings";
 
 export interface EmbeddingBill {
   companyId: string;

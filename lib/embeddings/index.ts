@@ -1,0 +1,2 @@
+export * from "./create-embeddings";
+export * from "./schemas";

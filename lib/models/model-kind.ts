@@ -1,0 +1,34 @@
+import { readCatalog } from "@/db/catalog/sync";
+
+/** What a catalog slug serves: chat models take completions, runs and every chat protocol; embedding models /v1/embeddings. */
+export const MODEL_KIND = { chat: "chat", embedding: "embedding" } as const;
+export type ModelKind = (typeof MODEL_KIND)[keyof typeof MODEL_KIND];
+
+export interface EmbeddingSpec {
+  /** The vector length the model returns by default. */
+  dimensions: number;
+  /** The model can return shorter vectors on request (`dimensions`). */
+  supportsDimensions: boolean;
+}
+
+let embeddingSpecs: Map<string, EmbeddingSpec> | undefined;
+
+/**
+ * An embedding slug's vector spec, null for a chat model. Read from the catalog file (the `models`
+ * table has no kind column): a slug that left the file counts as chat, and is deprecated anyway.
+ */
+export function embeddingSpec(slug: string): EmbeddingSpec | null {
+  if (!embeddingSpecs) {
+    embeddingSpecs = new Map();
+    for (const g of readCatalog().groups)
+      for (const m of g.models)
+        if (m.kind === MODEL_KIND.embedding)
+          embeddingSpecs.set(m.slug, {
+            dimensions: m.dimensions ?? 0,
+            supportsDimensions: m.supports_dimensions === true,
+          });
+  }
+  return embeddingSpecs.get(slug) ?? null;
+}
+
+export const modelKind = (slug: string): ModelKind => (embeddingSpec(slug) ? MODEL_KIND.embedding : MODEL_KIND.chat);
