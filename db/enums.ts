@@ -126,3 +126,7 @@ export const WEBHOOK_RUN_STATUS = {
 } as const;
 export const WEBHOOK_RUN_STATUSES = Object.values(WEBHOOK_RUN_STATUS) as [WebhookRunStatus, ...WebhookRunStatus[]];
 export type WebhookRunStatus = (typeof WEBHOOK_RUN_STATUS)[keyof typeof WEBHOOK_RUN_STATUS];
+
+/** What a catalog slug serves: chat models take completions, runs and every chat protocol; embedding models /v1/embeddings. */
+export const MODEL_KIND = { chat: "chat", embedding: "embedding" } as const;
+export type ModelKind = (typeof MODEL_KIND)[keyof typeof MODEL_KIND];

@@ -10,7 +10,7 @@ import { ApiError, errorMessage } from "@/components/panel/fetch-json";
 import { formatInt, formatOt, formatPreciseUsd } from "@/components/panel/format";
 import type { ModelList, PanelModel } from "@/components/models/api";
 import { useModelList } from "@/components/models/use-model-list";
-import { MODEL_STATUS } from "@/db/enums";
+import { MODEL_KIND, MODEL_STATUS } from "@/db/enums";
 import { MICRO_PER_OT } from "@/lib/billing/money";
 import { queryKeys } from "@/lib/query-keys";
 import { Composer } from "./composer";
@@ -54,7 +54,7 @@ export function PlaygroundView({
 }) {
   const queryClient = useQueryClient();
   const models = useModelList(initialModels, loadedAt).data.data.filter(
-    (m) => m.status === MODEL_STATUS.active && !m.hidden,
+    (m) => m.status === MODEL_STATUS.active && !m.hidden && m.type === MODEL_KIND.chat,
   );
   const [pickedId, setPickedId] = useState<string | null>(null);
   // The pick, else the default; a model hidden or disabled meanwhile falls back the same way.

@@ -16,7 +16,7 @@ import { errorMessage } from "@/components/panel/fetch-json";
 import { Timestamp } from "@/components/panel/timestamp";
 import type { ModelList } from "@/components/models/api";
 import { useModelList } from "@/components/models/use-model-list";
-import { MODEL_STATUS } from "@/db/enums";
+import { MODEL_KIND, MODEL_STATUS } from "@/db/enums";
 import { queryKeys } from "@/lib/query-keys";
 import { fetchCollections, type PlainList, type PublicCollection } from "@/components/knowledge/api";
 import { fetchTools, type ToolPage } from "@/components/tools/api";
@@ -42,10 +42,10 @@ export function ProfilesView({
     initialData: initialPage,
     initialDataUpdatedAt: loadedAt,
   });
-  // The picker offers what the company's keys can call: active and not hidden (as the playground),
+  // The picker offers chat models the company's keys can call: active and not hidden (as the playground),
   // those whose provider has a key first (the rest on request).
   const models: ModelOption[] = useModelList(initialModels, loadedAt)
-    .data.data.filter((m) => m.status === MODEL_STATUS.active && !m.hidden)
+    .data.data.filter((m) => m.status === MODEL_STATUS.active && !m.hidden && m.type === MODEL_KIND.chat)
     .map((m) => ({ id: m.id, usable: m.usable }));
   // The tool picker offers the company's active tools (the API refuses any other name).
   const tools = useQuery({

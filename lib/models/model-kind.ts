@@ -1,8 +1,7 @@
 import { readCatalog } from "@/db/catalog/sync";
+import { MODEL_KIND, type ModelKind } from "@/db/enums";
 
-/** What a catalog slug serves: chat models take completions, runs and every chat protocol; embedding models /v1/embeddings. */
-export const MODEL_KIND = { chat: "chat", embedding: "embedding" } as const;
-export type ModelKind = (typeof MODEL_KIND)[keyof typeof MODEL_KIND];
+export { MODEL_KIND, type ModelKind };
 
 export interface EmbeddingSpec {
   /** The vector length the model returns by default. */
