@@ -9,9 +9,11 @@ export async function register() {
   await ensureDatabase();
   // A build's page-data workers are not servers: they hold no leases and should run no timers.
   if (process.env.NEXT_PHASE === "phase-production-build") return;
-  const [{ startWorker }, { onShutdown }] = await Promise.all([
+  const [{ startWorker }, { onShutdown }, { handleDriverFaults }] = await Promise.all([
     import("./lib/worker/start-worker"),
     import("./lib/shutdown"),
+    import("./lib/worker/handle-process-faults"),
   ]);
+  handleDriverFaults();
   onShutdown(await startWorker());
 }

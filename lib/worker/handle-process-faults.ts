@@ -19,12 +19,23 @@ export function handleProcessFaults(who: "worker" | "jobs thread"): void {
     else log.error({ err }, `${who}: unhandled rejection`);
   });
   process.on("uncaughtException", (err) => {
-    if (isClosedSocketWrite(err)) {
-      log.warn({ err }, `${who}: the database driver wrote to a closed connection; its pools are renewed`);
-      renewPools();
-      return;
-    }
+    if (renewPoolsAfterClosedSocketWrite(err, who)) return;
     log.fatal({ err }, `${who}: uncaught exception`);
     process.exit(1);
   });
+}
+
+/**
+ * The server's main thread: Next.js's own handler logs uncaught exceptions and serves on, which
+ * would leave a pool whose connection the driver broke; this renews it.
+ */
+export function handleDriverFaults(): void {
+  process.on("uncaughtException", (err) => void renewPoolsAfterClosedSocketWrite(err, "server"));
+}
+
+function renewPoolsAfterClosedSocketWrite(err: unknown, who: string): boolean {
+  if (!isClosedSocketWrite(err)) return false;
+  log.warn({ err }, `${who}: the database driver wrote to a closed connection; its pools are renewed`);
+  renewPools();
+  return true;
 }
