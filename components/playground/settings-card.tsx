@@ -6,6 +6,7 @@ import { ErrorMessage, FieldHint, Input, Label, Select, Textarea } from "@/compo
 import { formatCompact, formatOt } from "@/components/panel/format";
 import type { PanelModel } from "@/components/models/api";
 import { groupModels, type ModelGroup } from "@/components/models/groups";
+import { IncludeWithoutKey } from "@/components/models/include-without-key";
 
 /** Groups that can answer now (a configured provider, or the offline models) come first. */
 function usableFirst(groups: ModelGroup[]): ModelGroup[] {
@@ -74,17 +75,12 @@ export function SettingsCard({
               </optgroup>
             ))}
           </Select>
-          {withoutKey > 0 && (
-            <label className="mt-1.5 inline-flex items-center gap-2 text-xs text-slate-600">
-              <input
-                type="checkbox"
-                checked={allModels}
-                onChange={(e) => setAllModels(e.target.checked)}
-                data-testid="playground-all-models"
-              />
-              Include providers without a key ({withoutKey} more)
-            </label>
-          )}
+          <IncludeWithoutKey
+            count={withoutKey}
+            checked={allModels}
+            onChange={setAllModels}
+            testId="playground-all-models"
+          />
           {model && <ModelFacts model={model} />}
         </div>
         <div>

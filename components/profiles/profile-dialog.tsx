@@ -8,6 +8,7 @@ import { ErrorMessage, FieldHint, Input, Label, Select, Textarea } from "@/compo
 import { errorMessage } from "@/components/panel/fetch-json";
 import { queryKeys } from "@/lib/query-keys";
 import { createProfileRequest, updateProfileRequest, type ProfileBody, type PublicProfile } from "./api";
+import { IncludeWithoutKey } from "@/components/models/include-without-key";
 
 /** A model the picker offers; `usable`: its provider has a key on this gateway (or it is offline). */
 export interface ModelOption {
@@ -146,17 +147,12 @@ function ProfileForm({
             Models hidden or disabled on the Models page are not offered
             {allModels ? "." : ", nor models whose provider has no key on this gateway."}
           </FieldHint>
-          {withoutKey > 0 && (
-            <label className="mt-1.5 inline-flex items-center gap-2 text-xs text-slate-600">
-              <input
-                type="checkbox"
-                checked={allModels}
-                onChange={(e) => setAllModels(e.target.checked)}
-                data-testid="profile-all-models"
-              />
-              Include providers without a key ({withoutKey} more)
-            </label>
-          )}
+          <IncludeWithoutKey
+            count={withoutKey}
+            checked={allModels}
+            onChange={setAllModels}
+            testId="profile-all-models"
+          />
         </div>
         <fieldset data-testid="profile-tools">
           <legend className="block text-sm font-medium text-slate-700">Tools</legend>

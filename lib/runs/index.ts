@@ -4,3 +4,4 @@ export * from "./steps";
 export * from "./to-public";
 export * from "./cancel-run";
 export * from "./create-run";
+export * from "./answer-run";

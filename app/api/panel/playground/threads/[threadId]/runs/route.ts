@@ -1,5 +1,5 @@
-import { eventStreamResponse, panelRoute, readJson } from "@/lib/http";
-import { createRun, RUN_BODY_LIMIT_BYTES, RunInput, streamRun } from "@/lib/runs";
+import { panelRoute, readJson } from "@/lib/http";
+import { answerRun, RUN_BODY_LIMIT_BYTES, RunInput } from "@/lib/runs";
 
 type P = { threadId: string };
 
@@ -9,13 +9,5 @@ type P = { threadId: string };
  */
 export const POST = panelRoute<P>(async ({ req, auth, params, admitted }) => {
   const input = await readJson(req, RunInput, { limitBytes: RUN_BODY_LIMIT_BYTES });
-  const call = { auth, threadId: params.threadId, input, signal: req.signal, admitted };
-  if (!input.stream) {
-    const run = await createRun(call);
-    return Response.json(run, { headers: { "x-run-id": run.id } });
-  }
-  const { body, runId } = await streamRun(call);
-  const res = eventStreamResponse(body);
-  res.headers.set("x-run-id", runId);
-  return res;
+  return answerRun({ auth, threadId: params.threadId, input, signal: req.signal, admitted });
 });
