@@ -37,7 +37,14 @@ export const PROVIDER_PROTOCOL = { openai: "openai", anthropic: "anthropic", loc
 export const PROVIDER_PROTOCOLS = Object.values(PROVIDER_PROTOCOL) as [ProviderProtocol, ...ProviderProtocol[]];
 export type ProviderProtocol = (typeof PROVIDER_PROTOCOL)[keyof typeof PROVIDER_PROTOCOL];
 
-export const THREAD_SOURCE = { api: "api", completions: "completions", webhook: "webhook" } as const;
+export const THREAD_SOURCE = {
+  api: "api",
+  completions: "completions",
+  webhook: "webhook",
+  responses: "responses",
+  conversations: "conversations",
+  messages: "messages",
+} as const;
 export const THREAD_SOURCES = Object.values(THREAD_SOURCE) as [ThreadSource, ...ThreadSource[]];
 export type ThreadSource = (typeof THREAD_SOURCE)[keyof typeof THREAD_SOURCE];
 

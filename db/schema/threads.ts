@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   boolean,
   customType,
@@ -33,11 +34,16 @@ export const threads = pgTable(
      * interleaved.
      */
     nextSeq: integer("next_seq").notNull().default(0),
+    /** Where an imported thread came from (`openai:thread_…`): a second import of it finds this row. */
+    importKey: text("import_key"),
     createdAt: createdAt(),
   },
   (t) => [
     index("threads_company_created_idx").on(t.companyId, t.createdAt, t.id),
     index("threads_company_source_idx").on(t.companyId, t.source, t.createdAt),
+    uniqueIndex("threads_company_import_key_idx")
+      .on(t.companyId, t.importKey)
+      .where(sql`${t.importKey} IS NOT NULL`),
   ],
 );
 
