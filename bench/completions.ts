@@ -95,6 +95,13 @@ import { startService, type Service } from "./lib/service";
 import { fmt, renderTable } from "./lib/table";
 import { cleanupStack } from "./lib/cleanups";
 import { RUN_TARGETS, runRunsRows, runsTables, runsVerdicts, type RunsResult } from "./runs";
+import {
+  FRONT_DOOR_TARGETS,
+  frontDoorTable,
+  frontDoorVerdicts,
+  runFrontDoorRows,
+  type FrontDoorsResult,
+} from "./front-doors";
 import type { Mode, Row, Target, TargetId, Ttfb, Upstream, Verdict } from "./lib/completions-shapes";
 
 export type { Mode, Row, Target, TargetId, Ttfb, Upstream, Verdict };
@@ -134,6 +141,8 @@ export interface CompletionsBenchOptions {
   runsRepeat?: number;
   /** Sequential requests per runs latency row @1c (200). */
   runsRequests?: number;
+  /** The /v1/responses and /v1/messages rows (bench/front-doors.ts) after the runs rows (true); they use the runs' repetitions and requests. */
+  frontDoors?: boolean;
 }
 
 export interface CompletionsBenchResult {
@@ -601,6 +610,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     runs: options.runs ?? true,
     runsRepeat: options.runsRepeat ?? 5,
     runsRequests: options.runsRequests ?? 200,
+    frontDoors: options.frontDoors ?? true,
   };
   const startedAt = new Date();
   const log = (m: string) => {
@@ -636,6 +646,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     upstreamRequests: number;
   } | null = null;
   let runs: RunsResult | null = null;
+  let frontDoors: FrontDoorsResult | null = null;
   /** Status counts of the runs company's runs once ours stopped. */
   let runsByStatus: Record<string, number> | null = null;
   const gatewayPeaks: Record<string, number> = {};
@@ -667,19 +678,24 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     let oursCompanyId = "";
     let runsCompanyId = "";
     let runsKeys: Record<string, string>[] = [];
+    let doorsCompanyId = "";
+    let doorsKeys: Record<string, string>[] = [];
     if (needOurs) {
       db = await provisionDatabase({ serverUrl: o.databaseUrl });
       cleanups.push({ name: "database", fn: () => db!.cleanup() });
       // Ours and the routed comparison bill separate companies, so the ledger check counts ours alone.
       // The runs rows bill a third company, also out of the ledger check.
-      const [companyId, routedCompanyId, runsCompany] = await Promise.all([
+      // The front-door rows bill a fourth, whose ledger they check themselves.
+      const [companyId, routedCompanyId, runsCompany, doorsCompany] = await Promise.all([
         createCompany(db.url, "Bench completions"),
         createCompany(db.url, "Bench completions (routed)"),
         o.runs ? createCompany(db.url, "Bench runs") : Promise.resolve(""),
+        o.frontDoors ? createCompany(db.url, "Bench front doors") : Promise.resolve(""),
       ]);
+      doorsCompanyId = doorsCompany;
       oursCompanyId = companyId;
       runsCompanyId = runsCompany;
-      const [, , , created, createdRouted, createdRuns] = await Promise.all([
+      const [, , , , created, createdRouted, createdRuns, createdDoors] = await Promise.all([
         admin(db.url, [
           "credits",
           "grant",
@@ -712,13 +728,27 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
               "runs bench",
             ])
           : null,
+        o.frontDoors
+          ? admin(db.url, [
+              "credits",
+              "grant",
+              "--company",
+              doorsCompany,
+              "--amount",
+              String(CREDITS_OT),
+              "--note",
+              "front doors bench",
+            ])
+          : null,
         createKeys(db.url, companyId, KEY_COUNT),
         createKeys(db.url, routedCompanyId, KEY_COUNT),
         o.runs ? createKeys(db.url, runsCompany, KEY_COUNT) : [],
+        o.frontDoors ? createKeys(db.url, doorsCompany, KEY_COUNT) : [],
       ]);
       keys = created.map((k) => ({ authorization: `Bearer ${k.secret}` }));
       routedKeys = createdRouted.map((k) => ({ authorization: `Bearer ${k.secret}` }));
       runsKeys = createdRuns.map((k) => ({ authorization: `Bearer ${k.secret}` }));
+      doorsKeys = createdDoors.map((k) => ({ authorization: `Bearer ${k.secret}` }));
       log(`company ${companyId}: ${CREDITS_OT} OT, ${KEY_COUNT} keys (--rpm ${MAX_RPM}) rotated per request`);
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
       cleanups.push({ name: "data dir", fn: async () => fs.rmSync(dataDir, { recursive: true, force: true }) });
@@ -903,6 +933,32 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           });
           runsUpstream += (await up.stats()).total - before;
           invalid.push(...runs.invalid);
+        }
+
+        if (id === "ours" && o.frontDoors) {
+          const before = (await up.stats()).total;
+          frontDoors = await runFrontDoorRows({
+            ours: { ...target, rotate: doorsKeys },
+            keys: doorsKeys,
+            companyId: doorsCompanyId,
+            databaseUrl: db!.url,
+            model: MODEL_SLUG,
+            prompt: MESSAGES[0]!.content,
+            reply: FAKE_REPLY,
+            usage: FAKE_USAGE,
+            durationS: o.durationS,
+            warmupS: o.warmupS,
+            highC,
+            lowC,
+            latencyRequests: o.runsRequests,
+            repeat: o.runsRepeat,
+            quietWaitS: o.quietWaitS,
+            measure: (t, mode, c, durationS, spec) =>
+              measureRun(t, up, mode, c, durationS, o.warmupS, q.waitedMs, spec),
+            log,
+          });
+          runsUpstream += (await up.stats()).total - before;
+          invalid.push(...frontDoors.invalid);
         }
 
         if (id === "ours" && o.soakS > 0) {
@@ -1111,6 +1167,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     });
   }
   if (runs && !runs.skipped) verdicts.push(...runsVerdicts(runs, find("ours", "json", highC)));
+  if (frontDoors) verdicts.push(...frontDoorVerdicts(frontDoors));
   if (soak) {
     verdicts.push({
       name: `RSS peak over the ${soak.durationS} s soak @${soak.connections}c`,
@@ -1278,6 +1335,7 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
     table,
     ttfbTable,
     runs ? runsTables(runs) : "",
+    frontDoors ? frontDoorTable(frontDoors) : "",
     runsByStatus ? `Runs company's runs by status once ours stopped: ${JSON.stringify(runsByStatus)}` : "",
     soakLine,
     idleLine,
@@ -1330,11 +1388,13 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
       rssMib: TARGET_RSS_MIB,
       rssSlopeMibPerMin: TARGET_RSS_SLOPE_MIB_PER_MIN,
       runs: RUN_TARGETS,
+      frontDoors: FRONT_DOOR_TARGETS,
       throughputVsPeerPct: 100,
     },
     verdicts,
     rows,
     runs: runs ? { ...runs, byStatus: runsByStatus } : null,
+    frontDoors,
     ttfb: ttfbs,
     soak,
     ledger,
@@ -1389,6 +1449,8 @@ if (isMain) {
       "skip-runs": { type: "boolean", default: false },
       "runs-repeat": { type: "string", default: "5" },
       "runs-requests": { type: "string", default: "200" },
+      /** Leave out the /v1/responses and /v1/messages rows (bench/front-doors.ts). */
+      "skip-front-doors": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -1414,6 +1476,7 @@ if (isMain) {
     runs: !flags["skip-runs"],
     runsRepeat: Number(flags["runs-repeat"]),
     runsRequests: Number(flags["runs-requests"]),
+    frontDoors: !flags["skip-front-doors"],
   })
     .then((r) => process.exit(r.valid ? 0 : 1))
     .catch((err: unknown) => {
