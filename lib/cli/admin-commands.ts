@@ -10,8 +10,10 @@ import { AppError } from "@/lib/errors";
 import { createKey, revokeKey } from "@/lib/keys";
 import { getKeyById } from "@/lib/keys/get-key-by-id";
 import { OtPerM, resetModelPrice, setModelPrice, type Prices } from "@/lib/models";
+import { importOpenAiThreads } from "@/lib/threads/import-openai-threads";
 import { createUser, Email, listUsers, Password, setPassword } from "@/lib/users";
 import { createWebhook, triggerPath, WebhookName } from "@/lib/webhooks";
+import { fileLines } from "./file-lines";
 
 type Flags = Record<string, string | undefined>;
 
@@ -191,6 +193,13 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
     }
     return { company_id: companyId, model: slug, pricing: toPricing(prices) };
   },
+  "import openai-threads": async (db, argv) => {
+    const f = flags(argv, ["company", "file"]);
+    const company = await getCompany(db, { companyId: need(f, "company") });
+    const lines = await fileLines(need(f, "file"));
+    const counts = await importOpenAiThreads(db, { companyId: company.id, lines });
+    return { conversations: counts.conversations, messages: counts.messages, skipped: counts.skipped };
+  },
 };
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [flags]
@@ -204,7 +213,8 @@ export const ADMIN_USAGE = `usage: npm run admin -- <command> [flags]
   user password --email E --password P   (also lifts the email's sign-in lockout)
   agent create --company ID --profile PROFILE_ID --name N [--topics a.b,c.*]
   webhook create --company ID [--agent AGENT_ID] [--name N]
-  model price --company ID --model SLUG (--input OT --cached-input OT --output OT | --reset)`;
+  model price --company ID --model SLUG (--input OT --cached-input OT --output OT | --reset)
+  import openai-threads --company ID --file F   (F: one {"thread","messages"} a line, from OpenAI's Assistants API)`;
 
 /** Runs one operator command; returns the JSON object to print. Throws on any error. */
 export async function runAdminCommand(db: Db, argv: string[]): Promise<Record<string, unknown>> {

@@ -38,7 +38,8 @@ function checkDimensions(dimensions: number | null | undefined, spec: EmbeddingS
 }
 
 async function embed(model: ResolvedModel, inputs: EmbeddingInputs, input: EmbeddingsInput) {
-  if (model.group.protocol === "local") return { vectors: await embedLocal(inputs), promptTokens: null };
+  if (model.group.protocol === "local")
+    return { vectors: await embedLocal(inputs, input.dimensions), promptTokens: null };
   // Not tied to the client's connection: once sent, the provider bills us, so the call is seen
   // through and billed (undici's connect, first-byte and idle timeouts bound it).
   return embedModel(

@@ -1,6 +1,9 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import { embed, embedMany } from "ai";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
+import { foldVector } from "@/lib/embeddings/embed-local";
 import { embedOffline } from "@/lib/knowledge/embed/offline";
 import { countTextTokens, tokenizer } from "@/lib/providers/tokens";
 import { makeCompany, makeKey } from "../support/factories";
@@ -120,6 +123,52 @@ describe("local-embedding (offline)", () => {
     expect(many.data.map((d) => d.embedding)).toEqual(texts.map((t) => Array.from(embedOffline(t))));
     expect(many.usage.prompt_tokens).toBe(ids[0]!.length + ids[1]!.length);
     expect(await embeddingEntries(key)).toHaveLength(2);
+  });
+
+  it("dimensions folds the vectors to that length, billed once with the dimensions noted", async () => {
+    const { key } = await gw.tenant(100);
+    const input = ["Invoices are due in thirty days.", "Refunds take five business days."];
+    const res = await client(key).embeddings.create({ model: "local-embedding", input, dimensions: 64 });
+    expect(res.data.map((d) => d.embedding)).toEqual(input.map((t) => float32(foldVector(embedOffline(t), 64))));
+    const entries = await embeddingEntries(key);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      model: "local-embedding",
+      metadata: { purpose: "api", inputs: 2, dimensions: 64 },
+    });
+  });
+});
+
+describe("the Vercel AI SDK (@ai-sdk/openai) pointed at the gateway", () => {
+  const provider = (key: string) => createOpenAI({ baseURL: `${gw.server.url}/v1`, apiKey: key });
+
+  it("embed on local-embedding and embedMany on an upstream model, each call billed once", async () => {
+    const { key } = await gw.tenant(100);
+    const text = "Where is my parcel?";
+    const one = await embed({ model: provider(key).embedding("local-embedding"), value: text, maxRetries: 0 });
+    expect(one.embedding).toEqual(Array.from(embedOffline(text)));
+    expect(one.usage.tokens).toBe(countTextTokens(text));
+    expect(gw.fake.requests).toHaveLength(0);
+
+    const values = ["alpha beta gamma", "delta epsilon", "zeta"];
+    const many = await embedMany({
+      model: provider(key).embedding("text-embedding-3-small"),
+      values,
+      providerOptions: { openai: { dimensions: 12 } },
+      maxRetries: 0,
+    });
+    expect(gw.fake.requests).toHaveLength(1);
+    expect(gw.fake.requests[0]!.body).toMatchObject({ model: "text-embedding-3-small", input: values, dimensions: 12 });
+    expect(many.embeddings).toHaveLength(3);
+    for (const e of many.embeddings) expect(e).toHaveLength(12);
+    // The fake counts one token per word.
+    expect(many.usage.tokens).toBe(6);
+
+    const entries = await embeddingEntries(key);
+    expect(entries.map((e) => [e.model, e.prompt_tokens])).toEqual([
+      ["text-embedding-3-small", 6],
+      ["local-embedding", countTextTokens(text)],
+    ]);
   });
 });
 
@@ -278,7 +327,7 @@ describe("refusals", () => {
       [{ model: "local-embedding", input: "word ".repeat(9000) }, "input"],
       [{ model: "local-embedding", input: [[999_999]] }, "input"],
       [{ model: "local-embedding", input: "hi", encoding_format: "hex" }, "encoding_format"],
-      [{ model: "local-embedding", input: "hi", dimensions: 64 }, "dimensions"],
+      [{ model: "local-embedding", input: "hi", dimensions: 385 }, "dimensions"],
       [{ model: "text-embedding-3-small", input: "hi", dimensions: 4096 }, "dimensions"],
       [{ model: "text-embedding-3-small", input: "hi", dimensions: 0 }, "dimensions"],
       [{ model: "text-embedding-ada-002", input: "hi", dimensions: 256 }, "dimensions"],
@@ -309,7 +358,7 @@ it("GET /v1/models lists the embedding models with their type and dimensions", a
     owned_by: "local",
     type: "embedding",
     dimensions: 384,
-    supports_dimensions: false,
+    supports_dimensions: true,
     pricing: { input: 10, output: 0 },
   });
   expect(models.get("text-embedding-3-small")).toMatchObject({
