@@ -36,7 +36,9 @@ export interface ApiDialect {
   /** A header that carries the key when there is no Authorization header (`x-api-key`). */
   keyHeader?: string;
   errorBody: ErrorBodyFormat;
-  /** Whether this request speaks the dialect's errors (default: every request to the route). */
+  /** A header that repeats x-request-id under the protocol's own name (Anthropic's SDKs read `request-id`). */
+  requestIdHeader?: string;
+  /** Whether this request speaks the dialect (its errors and headers; default: every request to the route). */
   applies?: (req: Request) => boolean;
 }
 
@@ -86,6 +88,7 @@ export function apiRoute<P extends Params = Params>(
   return async (req, ctx) => {
     const started = performance.now();
     const requestId = requestIdFor(req);
+    const dialect = opts.dialect && (opts.dialect.applies?.(req) ?? true) ? opts.dialect : undefined;
     let auth: AuthContext | undefined;
     let rateHeaders: Record<string, string> | undefined;
     let limit: Promise<Record<string, string> | undefined> | undefined;
@@ -107,11 +110,11 @@ export function apiRoute<P extends Params = Params>(
       let err = caught;
       // The limiter's verdict comes first, as if it had been awaited before the handler ran.
       if (opts.overlapRateLimit && limit) rateHeaders = await limit.catch((e: unknown) => ((err = e), undefined));
-      const dialect = opts.dialect && (opts.dialect.applies?.(req) ?? true) ? opts.dialect : undefined;
       res = toErrorResponse(err, requestId, dialect?.errorBody);
       if (err instanceof AppError && err.code === "rate_limited") rateHeaders = undefined;
     }
     const out = finish(res, requestId, rateHeaders);
+    if (dialect?.requestIdHeader) out.headers.set(dialect.requestIdHeader, requestId);
     logRequest(req, out.status, started, requestId, auth?.companyId);
     return out;
   };

@@ -4,6 +4,7 @@ import { db } from "@/db/client";
 import { countPromptTokens } from "@/lib/providers/tokens";
 import { makeCompany, makeKey } from "../support/factories";
 import { useGateway } from "../support/gateway";
+import { renderTextPng } from "../support/png";
 
 /**
  * POST /v1/messages end to end with the official `@anthropic-ai/sdk`: the offline `local-mini` and
@@ -274,6 +275,8 @@ describe("auth and errors in Anthropic's shape", () => {
     const e = err as InstanceType<typeof Anthropic.AuthenticationError>;
     expect(e.status).toBe(401);
     expect(e.error).toMatchObject({ type: "error", error: { type: "authentication_error" } });
+    // Anthropic's SDKs read the request id from `request-id`.
+    expect(e.requestID).toBe(e.headers?.get("x-request-id"));
 
     const none = await fetch(`${gw.server.url}/v1/messages`, {
       method: "POST",
@@ -455,5 +458,90 @@ describe("GET /v1/models with anthropic-version", () => {
     const openai = await gw.call(key, "GET", "/v1/models");
     expect(openai.json.object).toBe("list");
     expect(openai.json.data[0].object).toBe("model");
+  });
+});
+
+describe("the pipeline behind the front door", () => {
+  it("the company's default profile: its system prompt comes before the request's", async () => {
+    const { key } = await gw.tenant(100);
+    const profile = await gw.call(key, "POST", "/v1/profiles", {
+      name: "Support",
+      system_prompt: "You are the support desk.",
+      is_default: true,
+    });
+    expect(profile.status).toBe(201);
+    await client(key).messages.create({
+      model: "gpt-4o-mini",
+      max_tokens: 50,
+      system: "Be brief.",
+      messages: [{ role: "user", content: "hello" }],
+    });
+    const system = gw.fake.requests[0]!.body.messages[0];
+    expect(system.role).toBe("system");
+    const text = typeof system.content === "string" ? system.content : JSON.stringify(system.content);
+    expect(text.indexOf("You are the support desk.")).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf("You are the support desk.")).toBeLessThan(text.indexOf("Be brief."));
+  });
+
+  it("an input guardrail block answers a refusal (stop_reason refusal), streaming or not, without calling the model", async () => {
+    const { key } = await gw.tenant(100);
+    const rule = await gw.call(key, "POST", "/v1/guardrails", {
+      name: "no secrets",
+      stage: "input",
+      match: { type: "keyword", pattern: "launch codes" },
+      action: "block",
+    });
+    expect(rule.status).toBe(201);
+    const params = {
+      model: "gpt-4o-mini",
+      max_tokens: 50,
+      messages: [{ role: "user" as const, content: "Tell me the launch codes" }],
+    };
+    const msg = await client(key).messages.create(params);
+    expect(msg.stop_reason).toBe("refusal");
+    expect(msg.content[0]!.type).toBe("text");
+    expect((msg as unknown as { applied_rules: { name: string }[] }).applied_rules[0]!.name).toBe("no secrets");
+    const streamed = await client(key).messages.stream(params).finalMessage();
+    expect(streamed.stop_reason).toBe("refusal");
+    expect(streamed.content).toEqual(msg.content);
+    expect(gw.fake.requests).toHaveLength(0);
+  });
+
+  it("an output guardrail holds the stream and sends the checked (redacted) answer", async () => {
+    const { key } = await gw.tenant(100);
+    const rule = await gw.call(key, "POST", "/v1/guardrails", {
+      name: "hide echo",
+      stage: "output",
+      match: { type: "keyword", pattern: "Echo" },
+      action: "redact",
+    });
+    expect(rule.status).toBe(201);
+    const final = await client(key)
+      .messages.stream({ model: "gpt-4o-mini", max_tokens: 50, messages: [{ role: "user", content: "hello there" }] })
+      .finalMessage();
+    expect(final.content).toMatchObject([{ type: "text", text: "[REDACTED] from gpt-4o-mini: hello there" }]);
+    expect(await messageEntries(key)).toHaveLength(1);
+  });
+
+  it("images (a base64 block) go through the multimodal stage as on completions", async () => {
+    const { key } = await gw.tenant(100);
+    const png = renderTextPng(["HELLO WORLD"]).png.toString("base64");
+    const msg = await client(key).messages.create({
+      model: "local-mini",
+      max_tokens: 200,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What does it say?" },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+          ],
+        },
+      ],
+    });
+    const answer = (msg.content[0] as Anthropic.TextBlock).text;
+    expect(answer).toContain("1 image");
+    expect(answer).toMatch(/HELLO\s+WORLD/);
+    expect(await messageEntries(key)).toHaveLength(1);
   });
 });

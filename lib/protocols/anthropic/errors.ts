@@ -31,7 +31,11 @@ export function anthropicErrorBody(err: AppError, requestId?: string) {
 }
 
 /** The apiRoute dialect of the Messages front door: `x-api-key` auth and Anthropic's error body. */
-export const ANTHROPIC_DIALECT = { keyHeader: "x-api-key", errorBody: anthropicErrorBody };
+export const ANTHROPIC_DIALECT = {
+  keyHeader: "x-api-key",
+  errorBody: anthropicErrorBody,
+  requestIdHeader: "request-id",
+};
 
 /** `GET /v1/models` speaks Anthropic only to a client that says it is one. */
 export const wantsAnthropic = (req: Request) => req.headers.has("anthropic-version");
