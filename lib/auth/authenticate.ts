@@ -17,10 +17,15 @@ function assertUsable(key: KeyRecord | null, now = Date.now()): KeyRecord {
   return key;
 }
 
-function bearerToken(req: Request): string {
+function bearerToken(req: Request, keyHeader: string | undefined): string {
   const header = req.headers.get("authorization");
+  const keyed = keyHeader ? req.headers.get(keyHeader)?.trim() : undefined;
+  if (!header && keyed) return keyed;
   if (!header)
-    throw unauthenticated("Missing Authorization header: send 'Authorization: Bearer <API key>'", "missing_api_key");
+    throw unauthenticated(
+      `Missing Authorization header: send 'Authorization: Bearer <API key>'${keyHeader ? ` or '${keyHeader}: <API key>'` : ""}`,
+      "missing_api_key",
+    );
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   if (!match) throw unauthenticated("Malformed Authorization header: expected 'Bearer <API key>'");
   return match[1]!;
@@ -28,11 +33,12 @@ function bearerToken(req: Request): string {
 
 /**
  * Resolves an SDK key or JWT into the caller's company and scopes; a JWT dies with its parent key.
+ * `keyHeader`: a header that may carry the credential instead of Authorization (`x-api-key`).
  * @throws unauthenticated (401) for every missing, malformed, unknown, revoked or expired
  * credential.
  */
-export async function authenticate(req: Request): Promise<AuthContext> {
-  const token = bearerToken(req);
+export async function authenticate(req: Request, keyHeader?: string): Promise<AuthContext> {
+  const token = bearerToken(req, keyHeader);
   if (looksLikeKeySecret(token)) {
     const key = assertUsable(await findKeyByHash(hashKeySecret(token)));
     markKeyUsed(key.id);

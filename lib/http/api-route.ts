@@ -5,7 +5,7 @@ import { requireScope, type Scope } from "@/lib/auth/scopes";
 import { AppError } from "@/lib/errors";
 import { SMALL_BODY_BYTES } from "./body-budget";
 import { CORS_HEADERS } from "./cors";
-import { toErrorResponse } from "./error-response";
+import { toErrorResponse, type ErrorBodyFormat } from "./error-response";
 import { logRequest } from "./log-request";
 import { readParams } from "./params";
 import { enforceRateLimit } from "./rate-limit";
@@ -29,6 +29,17 @@ export interface PublicContext<P extends Params> {
   req: Request;
   params: P;
   requestId: string;
+}
+
+/** Another protocol's conventions on a route (Anthropic's front door): where its key comes, how its errors look. */
+export interface ApiDialect {
+  /** A header that carries the key when there is no Authorization header (`x-api-key`). */
+  keyHeader?: string;
+  errorBody: ErrorBodyFormat;
+  /** A header that repeats x-request-id under the protocol's own name (Anthropic's SDKs read `request-id`). */
+  requestIdHeader?: string;
+  /** Whether this request speaks the dialect (its errors and headers; default: every request to the route). */
+  applies?: (req: Request) => boolean;
 }
 
 export type RouteHandler = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response>;
@@ -70,18 +81,20 @@ export function apiRoute<P extends Params = Params>(
      * trip; it awaits `admitted` before its first side effect, and a 429 still wins.
      */
     overlapRateLimit?: boolean;
+    dialect?: ApiDialect;
   },
   handler: (ctx: ApiContext<P>) => Promise<Response>,
 ): RouteHandler {
   return async (req, ctx) => {
     const started = performance.now();
     const requestId = requestIdFor(req);
+    const dialect = opts.dialect && (opts.dialect.applies?.(req) ?? true) ? opts.dialect : undefined;
     let auth: AuthContext | undefined;
     let rateHeaders: Record<string, string> | undefined;
     let limit: Promise<Record<string, string> | undefined> | undefined;
     let res: Response;
     try {
-      auth = await authenticate(req);
+      auth = await authenticate(req, opts.dialect?.keyHeader);
       limit = enforceRateLimit(auth);
       limit.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
       // Only a small body is read while the limiter decides: a large one (or one of unknown size)
@@ -97,10 +110,11 @@ export function apiRoute<P extends Params = Params>(
       let err = caught;
       // The limiter's verdict comes first, as if it had been awaited before the handler ran.
       if (opts.overlapRateLimit && limit) rateHeaders = await limit.catch((e: unknown) => ((err = e), undefined));
-      res = toErrorResponse(err, requestId);
+      res = toErrorResponse(err, requestId, dialect?.errorBody);
       if (err instanceof AppError && err.code === "rate_limited") rateHeaders = undefined;
     }
     const out = finish(res, requestId, rateHeaders);
+    if (dialect?.requestIdHeader) out.headers.set(dialect.requestIdHeader, requestId);
     logRequest(req, out.status, started, requestId, auth?.companyId);
     return out;
   };

@@ -31,8 +31,11 @@ function toAppError(err: unknown, requestId: string): AppError {
   });
 }
 
-/** Every error leaves through here, in the OpenAI body shape; the cause never does. */
-export function toErrorResponse(err: unknown, requestId: string): Response {
+/** A front door's own error body (the default is OpenAI's). */
+export type ErrorBodyFormat = (err: AppError, requestId: string) => unknown;
+
+/** Every error leaves through here, in the OpenAI body shape unless a front door has its own; the cause never does. */
+export function toErrorResponse(err: unknown, requestId: string, format: ErrorBodyFormat = errorBody): Response {
   const appErr = toAppError(err, requestId);
-  return Response.json(errorBody(appErr), { status: appErr.status, headers: appErr.headers });
+  return Response.json(format(appErr, requestId), { status: appErr.status, headers: appErr.headers });
 }

@@ -1,13 +1,21 @@
 const encoder = new TextEncoder();
 
-/** One SSE frame: `data: <json or literal>\n\n`. */
-const sseFrame = (data: unknown) =>
-  encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+/** One SSE frame: `data: <json or literal>\n\n`, after an `event:` line when named (Anthropic's streams name theirs). */
+const sseFrame = (data: unknown, event?: string) =>
+  encoder.encode(
+    `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`,
+  );
+
+/** A frame as a stream writer produces it. */
+export interface SseFrame {
+  event?: string;
+  data: unknown;
+}
 
 export interface SseWriter {
   body: ReadableStream<Uint8Array>;
   /** Queues a frame; frames queued in one turn of the event loop go out as one write. */
-  send(data: unknown): void;
+  send(data: unknown, event?: string): void;
   /** Writes what is queued and closes the stream (idempotent). */
   end(): void;
 }
@@ -44,9 +52,9 @@ export function sseWriter(onCancel: () => void): SseWriter {
   };
   return {
     body,
-    send(data) {
+    send(data, event) {
       if (closed) return;
-      queued.push(sseFrame(data));
+      queued.push(sseFrame(data, event));
       flushTimer ??= setImmediate(flush);
     },
     end() {
