@@ -46,6 +46,20 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        resolve: { alias },
+        test: {
+          // Real agent clients from ./clients (`npm run test:clients`), not part of `npm test`.
+          name: "clients",
+          include: ["test/clients/**/*.clients.test.ts"],
+          globalSetup: ["test/support/global-setup.ts"],
+          environment: "node",
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          pool: "forks",
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

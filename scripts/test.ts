@@ -4,6 +4,8 @@
  * a throwaway embedded PostgreSQL. Ends with the line `N passed, N failed`.
  *
  * Flags: --only unit,db,http,e2e to run some stages; --no-build to reuse an existing .next build.
+ * `--only clients` runs the real agent clients (Claude Code, Codex CLI) of ./clients, which
+ * `npm run test:clients` installs first; they are not part of `npm test`.
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -13,7 +15,7 @@ import path from "node:path";
 import { provisionTestDatabase } from "../test/support/test-database";
 import { buildWidget } from "./build-widget";
 
-type Stage = "unit" | "db" | "http" | "e2e";
+type Stage = "unit" | "db" | "http" | "e2e" | "clients";
 const ALL: Stage[] = ["unit", "db", "http", "e2e"];
 
 const args = process.argv.slice(2);
@@ -91,13 +93,15 @@ async function main(): Promise<number> {
     if (stages.includes("unit")) add(vitestStage("unit", { ...env, NODE_ENV: "test" }), "unit");
     if (stages.includes("db")) add(vitestStage("db", { ...env, NODE_ENV: "test" }), "integration");
     // The widget is built even with --no-build: it takes ~0.1 s and the e2e tests load it.
-    if (stages.includes("http") || stages.includes("e2e")) await buildWidget();
-    if ((stages.includes("http") || stages.includes("e2e")) && !skipBuild) {
+    const served = stages.some((s) => s === "http" || s === "e2e" || s === "clients");
+    if (served) await buildWidget();
+    if (served && !skipBuild) {
       const code = run(process.execPath, ["node_modules/next/dist/bin/next", "build"], env);
       add({ passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1 }, "build");
     }
     if (stages.includes("http")) add(vitestStage("http", { ...env, NODE_ENV: "test" }), "multi-process http");
     if (stages.includes("e2e")) add(e2eStage(env), "e2e");
+    if (stages.includes("clients")) add(vitestStage("clients", { ...env, NODE_ENV: "test" }), "agent clients");
   } finally {
     await database?.cleanup();
   }
