@@ -113,7 +113,16 @@ export function registerChatPaths(r: OpenAPIRegistry) {
       "OpenAI's chat completions, JSON or SSE (`stream: true`, `stream_options.include_usage`). Runs with the company's default profile (or `profile_ids`), guardrails and retrieval; billed once.",
     tags: ["Chat"],
     scope: "chat",
-    request: { body: { content: { "application/json": { schema: ChatCompletionInput } } } },
+    request: {
+      body: {
+        content: {
+          "application/json": {
+            schema: ChatCompletionInput,
+            example: { model: "local-chat-latest", messages: [{ role: "user", content: "Hello" }] },
+          },
+        },
+      },
+    },
     ok: { 200: jsonOrEventStream("The completion, or `chat.completion.chunk` frames", ChatCompletion, rateLimited) },
     errors: [400, 402, 404, 413, 502],
   });
@@ -124,7 +133,13 @@ export function registerChatPaths(r: OpenAPIRegistry) {
     summary: "Create embeddings",
     tags: ["Embeddings"],
     scope: "chat",
-    request: { body: { content: { "application/json": { schema: EmbeddingsInput } } } },
+    request: {
+      body: {
+        content: {
+          "application/json": { schema: EmbeddingsInput, example: { model: "local-embedding", input: "Hello" } },
+        },
+      },
+    },
     ok: { 200: json("One vector per input, in input order", EmbeddingList, rateLimited) },
     errors: [400, 402, 404, 413, 502],
   });

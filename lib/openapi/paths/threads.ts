@@ -188,7 +188,10 @@ export function registerThreadPaths(r: OpenAPIRegistry) {
       "Runs the thread with its history through the pipeline (profiles, guardrails, retrieval, tools) and bills the company. With `stream: true` the answer is SSE frames.",
     tags: runTags,
     scope: "chat",
-    request: { params: thread, body: { content: { "application/json": { schema: RunInput } } } },
+    request: {
+      params: thread,
+      body: { content: { "application/json": { schema: RunInput, example: { model: "local-chat-latest" } } } },
+    },
     ok: { 200: jsonOrEventStream("The finished run, or its frames (`x-run-id` names it)", Run, rateLimited) },
     errors: [400, 402, 404, 409, 413, 502],
   });
