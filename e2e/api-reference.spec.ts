@@ -31,6 +31,10 @@ test("the API reference renders the document's operations without leaving the or
   await reference.operation("Create chat completion").scrollIntoViewIfNeeded();
   await reference.screenshot("api-reference-desktop");
 
+  await page.setViewportSize(VIEWPORTS.phone);
+  await reference.open("Create chat completion");
+  await reference.screenshot("api-reference-phone");
+
   expect(foreign, "requests outside the gateway's origin").toEqual([]);
   expect(cspErrors, "CSP violations").toEqual([]);
 });
