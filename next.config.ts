@@ -19,6 +19,11 @@ const nextConfig: NextConfig = {
     "pg",
     "busboy",
   ],
+  // Read from node_modules at run time (lib/docs/scalar-asset.ts), never imported: tracing would miss it.
+  outputFileTracingIncludes: {
+    "/docs/api": ["./node_modules/@scalar/api-reference/dist/browser/standalone.js"],
+    "/docs/api/scalar.js": ["./node_modules/@scalar/api-reference/dist/browser/standalone.js"],
+  },
   typedRoutes: false,
   // The app's own sources only; tests, benchmarks and scripts are checked by `npm run typecheck`.
   typescript: { tsconfigPath: "tsconfig.build.json" },

@@ -26,7 +26,20 @@ export function KeysView({ initialPage, loadedAt }: { initialPage: KeyPage; load
     <>
       <PageHeader
         title="API keys"
-        description="Keys authenticate your apps against the gateway's /v1 API. Each key carries scopes and its own rate limit; usage is billed to your company."
+        description={
+          <>
+            Keys authenticate your apps against the gateway&apos;s /v1 API. Each key carries scopes and its own rate
+            limit; usage is billed to your company. Every route is in the{" "}
+            <a
+              href="/docs/api"
+              className="font-medium text-indigo-600 hover:text-indigo-700"
+              data-testid="api-reference-link"
+            >
+              API reference
+            </a>
+            .
+          </>
+        }
         actions={<CreateKeyDialog />}
       />
       {query.isError && (
