@@ -5,6 +5,12 @@ import { PATH_FAMILIES } from "./paths";
 /** The reference's sections, in order; an operation's tag must be one of these (openapi.test.ts). */
 export const TAGS = [
   { name: "Chat", description: "OpenAI's chat completions, through the run pipeline." },
+  { name: "Responses", description: "OpenAI's Responses API: a response is a run on a conversation's thread." },
+  {
+    name: "Conversations",
+    description: "OpenAI's Conversations API: a conversation is a thread, its items the messages.",
+  },
+  { name: "Anthropic Messages", description: "Anthropic's Messages API, for Anthropic's SDKs and Claude Code." },
   { name: "Embeddings", description: "OpenAI's embeddings." },
   { name: "Model catalog", description: "The models the company may call, with prices in O₮ per 1M tokens." },
   { name: "Threads", description: "Threads and their messages." },

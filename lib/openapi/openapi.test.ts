@@ -78,9 +78,15 @@ describe("the OpenAPI document", () => {
     for (const { method, path: p, op } of documented()) {
       if (op.security?.length === 0) continue;
       for (const status of ["401", "403", "429"])
-        expect(op.responses[status], `${method} ${p} ${status}`).toEqual({
-          $ref: `#/components/responses/Error${status}`,
-        });
+        expect(op.responses[status], `${method} ${p} ${status}`).toEqual(
+          // Anthropic's routes answer Anthropic's error body.
+          p.startsWith("/v1/messages")
+            ? {
+                description: expect.any(String),
+                content: { "application/json": { schema: { $ref: "#/components/schemas/AnthropicError" } } },
+              }
+            : { $ref: `#/components/responses/Error${status}` },
+        );
       // A body that fails validation is a 400.
       if (op.requestBody) expect(op.responses["400"], `${method} ${p} 400`).toBeDefined();
     }

@@ -93,6 +93,8 @@ type Operation = Omit<RouteConfig, "responses" | "security"> & {
   auth?: "bearer" | "apiKey" | "public";
   /** The key scope the route requires (`null`: any valid credential). */
   scope?: string | null;
+  /** The error response of a status, for routes that answer another protocol's error body. */
+  errorResponse?: (status: number) => Responses[string];
 };
 
 /**
@@ -100,10 +102,10 @@ type Operation = Omit<RouteConfig, "responses" | "security"> & {
  * it can answer, and its security (Bearer, the document's default, unless public or x-api-key).
  */
 export function operation(registry: OpenAPIRegistry, op: Operation) {
-  const { ok, errors = [], auth = "bearer", scope, ...route } = op;
+  const { ok, errors = [], auth = "bearer", scope, errorResponse = errorRef, ...route } = op;
   const statuses = new Set<number>([...errors, ...(auth === "public" ? PUBLIC_ERRORS : KEYED_ERRORS)]);
   const responses: Responses = { ...ok };
-  for (const status of [...statuses].sort((a, b) => a - b)) responses[String(status)] = errorRef(status);
+  for (const status of [...statuses].sort((a, b) => a - b)) responses[String(status)] = errorResponse(status);
   const scopeNote = auth === "public" ? "No key." : scope ? `Scope \`${scope}\`.` : "Any valid key or token.";
   registry.registerPath({
     ...route,

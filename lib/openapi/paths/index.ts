@@ -3,6 +3,7 @@ import { registerAccountPaths } from "./account";
 import { registerChatPaths } from "./chat";
 import { registerGuardrailPaths } from "./guardrails";
 import { registerKnowledgePaths } from "./knowledge";
+import { registerMessagesPaths } from "./messages";
 import { registerProfilePaths } from "./profiles";
 import { registerPublicPaths } from "./public";
 import { registerSdkPaths } from "./sdk";
@@ -16,6 +17,7 @@ import { registerToolPaths } from "./tools";
  */
 export const PATH_FAMILIES: ((registry: OpenAPIRegistry) => void)[] = [
   registerChatPaths,
+  registerMessagesPaths,
   registerThreadPaths,
   registerProfilePaths,
   registerToolPaths,
