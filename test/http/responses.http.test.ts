@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
+import { makeKey } from "../support/factories";
 import { useGateway } from "../support/gateway";
 
 /**
@@ -321,5 +322,108 @@ describe.each(TARGETS)("$slug", ({ slug, upstream }) => {
     expect(streamedId).toMatch(/^resp_/);
     if (upstream) expect(text).toBe("Echo from gpt-4o-mini: Stream something nice");
     await expectBilledOnce(key, [genId, streamedId]);
+  });
+});
+
+describe("local model specifics", () => {
+  it("a streamed function call: the function_call item's events, then response.completed", async () => {
+    const { key } = await gw.tenant(100);
+    const stream = await client(key).responses.create({
+      model: "local-chat-latest",
+      input: CALL_PROMPT,
+      tools: [WEATHER_TOOL],
+      stream: true,
+    });
+    const events: any[] = [];
+    for await (const e of stream) events.push(e);
+    const types = events.map((e) => e.type);
+    const at = types.indexOf("response.function_call_arguments.delta");
+    expect(types.slice(at - 1)).toEqual([
+      "response.output_item.added",
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.done",
+      "response.output_item.done",
+      "response.completed",
+    ]);
+    expect(events[at - 1].item).toMatchObject({ type: "function_call", name: "get_weather", arguments: "" });
+    expect(JSON.parse(events[at + 1].arguments)).toEqual({ city: "Paris" });
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    const done = events.at(-1).response;
+    expect(done.output.at(-1)).toMatchObject({ type: "function_call", call_id: events[at + 2].item.call_id });
+    await expectBilledOnce(key, [done.id]);
+  });
+
+  it("profile tools with use_tools run server-side, as on runs; the response shows only the answer", async () => {
+    const { key } = await gw.tenant(100);
+    const created = await gw.call(key, "POST", "/v1/tools", {
+      name: "add",
+      description: "adds",
+      json_schema: {
+        type: "object",
+        properties: { a: { type: "number" }, b: { type: "number" } },
+        required: ["a", "b"],
+      },
+      python_code: "def add(a, b):\n    return a + b\n",
+    });
+    expect(created.status).toBe(201);
+    const profile = await gw.call(key, "POST", "/v1/profiles", {
+      name: "calc",
+      allowed_tool_names: ["add"],
+      use_tools: true,
+    });
+    const r = await client(key).responses.create({
+      model: "local-chat-latest",
+      input: 'call add {"a": 20, "b": 22}',
+      profile_ids: [profile.json.id],
+    } as any);
+    expect(r.output.map((o) => o.type)).toEqual(["message"]);
+    expect(r.output_text).toContain("42");
+    const threadId = (r as any).conversation.id;
+    const steps = await gw.call(key, "GET", `/v1/threads/${threadId}/runs/${r.id}/steps`);
+    expect(steps.json.data.map((s: any) => s.type)).toEqual([
+      "profiles",
+      "history",
+      "model_call",
+      "tool_call",
+      "model_call",
+    ]);
+    await expectBilledOnce(key, [r.id]);
+  });
+
+  it("403 without the chat scope; 404 for another company's conversation; 400 for bad input", async () => {
+    const { companyId, key } = await gw.tenant(100);
+    const { secret } = await makeKey(db, { companyId, scopes: ["view"] });
+    for (const [method, path] of [
+      ["POST", "/v1/responses"],
+      ["GET", "/v1/responses/resp_x"],
+      ["POST", "/v1/conversations"],
+      ["GET", "/v1/conversations/thread_x/items"],
+    ] as const) {
+      const res = await gw.call(
+        secret,
+        method,
+        path,
+        method === "POST" ? { model: "local-chat-latest", input: "x" } : undefined,
+      );
+      expect(res.status, path).toBe(403);
+    }
+    const conv = await client(key).conversations.create({});
+    const other = await gw.tenant(100);
+    await expect(client(other.key).conversations.retrieve(conv.id)).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client(other.key).responses.create({ model: "local-chat-latest", input: "x", conversation: conv.id }),
+    ).rejects.toMatchObject({ status: 404 });
+    const bad = await gw.call(key, "POST", "/v1/responses", { model: "local-chat-latest" });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.param).toBe("input");
+    const both = await gw.call(key, "POST", "/v1/responses", {
+      model: "local-chat-latest",
+      input: "x",
+      conversation: conv.id,
+      previous_response_id: "resp_x",
+    });
+    expect(both.status).toBe(400);
+    // Nothing answered, nothing billed.
+    expect((await gw.call(key, "GET", "/v1/usage")).json.data.filter((e: any) => e.kind !== "grant")).toEqual([]);
   });
 });
