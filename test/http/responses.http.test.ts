@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, streamText } from "ai";
 import { sql } from "drizzle-orm";
@@ -5,7 +6,7 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { makeKey } from "../support/factories";
-import { useGateway } from "../support/gateway";
+import { sseData, useGateway } from "../support/gateway";
 
 /**
  * The Responses and Conversations APIs end to end with real clients (the official `openai` SDK, the
@@ -425,5 +426,54 @@ describe("local model specifics", () => {
     expect(both.status).toBe(400);
     // Nothing answered, nothing billed.
     expect((await gw.call(key, "GET", "/v1/usage")).json.data.filter((e: any) => e.kind !== "grant")).toEqual([]);
+  });
+});
+
+describe("Codex CLI's request (test/fixtures/clients/codex-responses.json), replayed", () => {
+  const fixture = JSON.parse(readFileSync("test/fixtures/clients/codex-responses.json", "utf8"));
+
+  async function replay(key: string, model: string) {
+    const res = await fetch(`${gw.server.url}${fixture.path}`, {
+      method: fixture.method,
+      headers: { ...fixture.headers, authorization: `Bearer ${key}` },
+      body: JSON.stringify({ ...fixture.body, model }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = await sseData(res);
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events[0].type).toBe("response.created");
+    return events;
+  }
+
+  it("on a local model: a streamed answer, billed once, nothing stored (store: false)", async () => {
+    const { key } = await gw.tenant(100);
+    const events = await replay(key, "local-chat-latest");
+    const done = events.at(-1);
+    expect(done.type).toBe("response.completed");
+    expect(done.response.store).toBe(false);
+    expect(done.response.output[0].content[0].text).toContain("Say hello to the gateway");
+    await expectBilledOnce(key, [done.response.id]);
+    expect((await gw.call(key, "GET", `/v1/responses/${done.response.id}`)).status).toBe(404);
+  });
+
+  it("on an upstream model: developer items as the system prompt, its function tools offered, a function_call back", async () => {
+    const { key } = await gw.tenant(100);
+    const events = await replay(key, "gpt-4o-mini");
+    const sent = gw.fake.requests[0]!.body;
+    expect(sent.messages[0].role).toBe("system");
+    expect(sent.messages.slice(1).every((m: any) => m.role === "user")).toBe(true);
+    const offered = fixture.body.tools.filter((t: any) => t.type === "function").map((t: any) => t.name);
+    expect(sent.tools.map((t: any) => t.function.name)).toEqual(offered);
+    const done = events.at(-1);
+    expect(done.type).toBe("response.completed");
+    expect(done.response.output).toEqual([
+      expect.objectContaining({
+        type: "function_call",
+        name: offered[0],
+        arguments: JSON.stringify({ city: "Paris" }),
+      }),
+    ]);
+    await expectBilledOnce(key, [done.response.id]);
   });
 });
