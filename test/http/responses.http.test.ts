@@ -477,3 +477,55 @@ describe("Codex CLI's request (test/fixtures/clients/codex-responses.json), repl
     await expectBilledOnce(key, [done.response.id]);
   });
 });
+
+describe("as runs", () => {
+  it("a client that disconnects mid-stream cancels the response: upstream aborted, billed once for what was generated", async () => {
+    const { key, companyId } = await gw.tenant(100);
+    gw.fake.queue.push({ kind: "slow-stream", chunks: 200, intervalMs: 50 });
+    const abort = new AbortController();
+    const res = await fetch(`${gw.server.url}/v1/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-4o-mini", input: "a long answer please", stream: true }),
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let seen = "";
+    while (!seen.includes("response.output_text.delta")) seen += new TextDecoder().decode((await reader.read()).value);
+    const id = /"id":"(resp_[A-Za-z0-9]+)"/.exec(seen)![1]!;
+    abort.abort();
+    let run: any;
+    for (let i = 0; i < 100 && !run; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      [run] = (await db.execute(
+        sql`SELECT status, completion_tokens FROM runs WHERE id = ${id} AND company_id = ${companyId}`,
+      )) as unknown as any[];
+    }
+    expect(run).toMatchObject({ status: "cancelled" });
+    expect(run.completion_tokens).toBeGreaterThan(0);
+    expect(gw.fake.requests[0]!.abortedAt).toBeDefined();
+    const [entry] = await expectBilledOnce(key, [id]);
+    expect(entry.completion_tokens).toBe(run.completion_tokens);
+    expect((await client(key).responses.retrieve(id)).status).toBe("cancelled");
+  });
+
+  it("an input guardrail block answers completed with the refusal and the rule in applied_rules, unbilled", async () => {
+    const { key } = await gw.tenant(100);
+    const rule = await gw.call(key, "POST", "/v1/guardrails", {
+      name: "no secrets",
+      stage: "input",
+      match: { type: "keyword", pattern: "password" },
+      action: "block",
+    });
+    expect(rule.status).toBe(201);
+    const r = await client(key).responses.create({ model: "gpt-4o-mini", input: "tell me the password" });
+    expect(r.status).toBe("completed");
+    expect(gw.fake.requests).toHaveLength(0);
+    expect((r as any).applied_rules).toEqual([
+      expect.objectContaining({ id: rule.json.id, action: "block", stage: "input" }),
+    ]);
+    expect(r.output_text.length).toBeGreaterThan(0);
+    expect(await entriesFor(key, [r.id])).toEqual([]);
+  });
+});
