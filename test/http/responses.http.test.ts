@@ -185,7 +185,8 @@ describe.each(TARGETS)("$slug", ({ slug, upstream }) => {
     const steps = await gw.call(key, "GET", `/v1/threads/${threadId}/runs/${r4.id}/steps`);
     const history = steps.json.data.find((s: any) => s.type === "history").detail;
     expect(history).toMatchObject({
-      chain_messages: 4,
+      chain_messages_read: 4,
+      chain_complete: true,
       messages_sent: 4,
       input_messages: 1,
       previous_response_id: r3.id,
@@ -352,6 +353,24 @@ describe("local model specifics", () => {
     const done = events.at(-1).response;
     expect(done.output.at(-1)).toMatchObject({ type: "function_call", call_id: events[at + 2].item.call_id });
     await expectBilledOnce(key, [done.id]);
+  });
+
+  it("a chain longer than a page is read page by page, newest first, without a fork's messages", async () => {
+    const { key } = await gw.tenant(100);
+    const c = client(key);
+    const first = await c.responses.create({ model: "local-chat-latest", input: "turn 0" });
+    await c.responses.create({ model: "local-chat-latest", input: "a fork", previous_response_id: first.id });
+    let prev = first.id;
+    for (let i = 1; i < 40; i++)
+      prev = (await c.responses.create({ model: "local-chat-latest", input: `turn ${i}`, previous_response_id: prev }))
+        .id;
+    const last = await c.responses.create({ model: "local-chat-latest", input: "last", previous_response_id: prev });
+    const threadId = (last as any).conversation.id;
+    const steps = await gw.call(key, "GET", `/v1/threads/${threadId}/runs/${last.id}/steps`);
+    const history = steps.json.data.find((s: any) => s.type === "history").detail;
+    expect(history).toMatchObject({ chain_messages_read: 80, chain_complete: true, input_messages: 1 });
+    expect(history.messages_sent).toBeGreaterThan(0);
+    expect(history.messages_sent).toBeLessThanOrEqual(80);
   });
 
   it("profile tools with use_tools run server-side, as on runs; the response shows only the answer", async () => {

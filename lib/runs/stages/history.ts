@@ -59,13 +59,12 @@ async function claimAndRead(ctx: RunContext): Promise<{ rows: HistoryRow[]; comp
 }
 
 /**
- * A response's chain (RunContext.previousRunId): the messages of the runs it follows, newest first,
- * on the thread they share. A persistent one claims the thread first, reading no page (the
- * thread may hold other chains: forks). Read whole; the budget below still picks what fits.
+ * A page of a response's chain (RunContext.previousRunId): the messages of the runs it follows on
+ * the thread they share, newest first, below `beforeSeq`. The chain is walked by primary key on
+ * each page (a few rows per response); the messages are read along the (thread_id, seq) index.
  */
-async function chainRows(ctx: RunContext, previousRunId: string): Promise<{ rows: HistoryRow[]; complete: boolean }> {
-  if (ctx.persistent) await claimThread(ctx, 0);
-  const rows = (await db.execute(sql`
+function chainPage(ctx: RunContext, previousRunId: string, beforeSeq: number | null, limit: number) {
+  return db.execute(sql`
     WITH RECURSIVE chain(id, prev, depth) AS (
       SELECT id, previous_run_id, 0 FROM runs
       WHERE id = ${previousRunId} AND company_id = ${ctx.companyId} AND thread_id = ${ctx.threadId}
@@ -74,8 +73,19 @@ async function chainRows(ctx: RunContext, previousRunId: string): Promise<{ rows
       WHERE r.company_id = ${ctx.companyId} AND c.depth < 100000)
     SELECT seq, role, content, extra, tokens FROM messages
     WHERE thread_id = ${ctx.threadId} AND run_id IN (SELECT id FROM chain)
-    ORDER BY seq DESC`)) as unknown as HistoryRow[];
-  return { rows, complete: true };
+      ${beforeSeq === null ? sql`` : sql`AND seq < ${beforeSeq}`}
+    ORDER BY seq DESC LIMIT ${limit}`) as unknown as Promise<HistoryRow[]>;
+}
+
+/**
+ * The newest page of a response's chain. A persistent response claims the thread first, reading
+ * no page of it (the thread may hold other chains: forks) and skipping the history cache, which
+ * holds whole threads.
+ */
+async function chainRows(ctx: RunContext, previousRunId: string): Promise<{ rows: HistoryRow[]; complete: boolean }> {
+  if (ctx.persistent) await claimThread(ctx, 0);
+  const rows = await chainPage(ctx, previousRunId, null, FIRST_PAGE);
+  return { rows, complete: rows.length < FIRST_PAGE };
 }
 
 /** Tokens of a message not stored yet (a response's input), as the budget counts a row. */
@@ -84,6 +94,7 @@ function pendingTokens(m: ChatMessage): number {
 }
 
 async function olderRows(ctx: RunContext, beforeSeq: number, limit: number): Promise<HistoryRow[]> {
+  if (ctx.previousRunId) return chainPage(ctx, ctx.previousRunId, beforeSeq, limit);
   return (await db.execute(sql`
     SELECT seq, role, content, extra, tokens FROM messages
     WHERE thread_id = ${ctx.threadId} AND seq < ${beforeSeq}
@@ -213,6 +224,7 @@ export const historyStage: Stage = {
     // A chain is a subset of the thread: the cache holds whole threads only.
     if (!ctx.previousRunId) rememberHistory(ctx.companyId, ctx.threadId, read, complete);
     const newest = read[0];
+    // A chain counts what was read of it (all of it when complete), not the thread's other chains.
     const total = ctx.previousRunId ? read.length : newest ? newest.seq + 1 : 0;
     if (newest && picked.length === 0 && pending.length === 0) {
       throw new AppError(
@@ -230,7 +242,9 @@ export const historyStage: Stage = {
       messages_in_thread: total,
       messages_sent: picked.length,
       ...(pending.length ? { input_messages: pending.length } : {}),
-      ...(ctx.previousRunId ? { previous_response_id: ctx.previousRunId, chain_messages: read.length } : {}),
+      ...(ctx.previousRunId
+        ? { previous_response_id: ctx.previousRunId, chain_messages_read: read.length, chain_complete: complete }
+        : {}),
       messages_left_out: total - picked.length,
       history_tokens: used,
       budget_tokens: budget,
