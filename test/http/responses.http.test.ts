@@ -443,6 +443,11 @@ describe("local model specifics", () => {
       previous_response_id: "resp_x",
     });
     expect(both.status).toBe(400);
+    // An unknown model is refused before a thread is made for the response.
+    const unknown = await gw.call(key, "POST", "/v1/responses", { model: "no-such-model", input: "x" });
+    expect(unknown.status).toBe(404);
+    const threads = await gw.call(key, "GET", "/v1/threads");
+    expect(threads.json.data.map((t: any) => t.id)).toEqual([conv.id]);
     // Nothing answered, nothing billed.
     expect((await gw.call(key, "GET", "/v1/usage")).json.data.filter((e: any) => e.kind !== "grant")).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { AppError } from "@/lib/errors";
 import { eventStreamResponse } from "@/lib/http/event-stream";
 import { toErrorBodyForStream } from "@/lib/http/stream-error";
 import { newId } from "@/lib/ids";
+import { resolveModel } from "@/lib/models";
 import type { RunContext } from "@/lib/runs/context";
 import { executeRun, streamRun, type ProtocolFields, type RunCall, type RunStreamFormat } from "@/lib/runs/create-run";
 import type { RunInput } from "@/lib/runs/schemas";
@@ -41,6 +42,7 @@ const previousNotFound = (id: string) =>
 async function threadMode(
   companyId: string,
   input: CreateResponseInput,
+  admitted: Promise<void>,
 ): Promise<ProtocolFields & { threadId: string }> {
   const ephemeral = input.store === false;
   if (input.previous_response_id && input.conversation)
@@ -72,6 +74,8 @@ async function threadMode(
     return { threadId: thread.id, persistent: true, source: thread.source };
   }
   if (ephemeral) return { threadId: newId("thread"), persistent: false, ephemeral, source: THREAD_SOURCE.responses };
+  // Making the thread is the call's first side effect: only once the rate limiter admitted it.
+  await admitted;
   const thread = await createThread(db, { companyId, input: { metadata: {} }, source: THREAD_SOURCE.responses });
   return { threadId: thread.id, persistent: true, source: THREAD_SOURCE.responses };
 }
@@ -95,11 +99,18 @@ function requestEcho(input: CreateResponseInput, answerMessageId: string): Recor
 /** The run call a response makes: RunInput's fields plus its thread mode, input and own tools. */
 async function toRunCall(call: ResponseCall): Promise<RunCall> {
   const { input, auth } = call;
-  const mode = await threadMode(auth.companyId, input);
   const { instructions, messages } = toChatMessages(input.input);
-  if (messages.length === 0 && !mode.previousRunId && mode.source !== THREAD_SOURCE.conversations)
-    throw new AppError("invalid_request", "input: at least one message is required", { param: "input" });
   const clientTools = toClientTools(input.tools);
+  // Refused before a thread is made for it (the run resolves the model again, from the same caches).
+  const model = await resolveModel({ companyId: auth.companyId, slug: input.model });
+  if (clientTools.length && !model.model.supportsTools)
+    throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, {
+      param: "tools",
+      wireCode: "tools_not_supported",
+    });
+  if (messages.length === 0 && !input.previous_response_id && !input.conversation)
+    throw new AppError("invalid_request", "input: at least one message is required", { param: "input" });
+  const mode = await threadMode(auth.companyId, input, call.admitted);
   const { toolChoice, runToolChoice } = splitToolChoice(input.tool_choice, clientTools);
   const runId = newId("response");
   const answerMessageId = newId("message");
