@@ -551,5 +551,17 @@ describe("as runs", () => {
     ]);
     expect(r.output_text.length).toBeGreaterThan(0);
     expect(await entriesFor(key, [r.id])).toEqual([]);
+
+    // A redacting rule: the model gets, and the response stores, the redacted input.
+    await gw.call(key, "POST", "/v1/guardrails", {
+      name: "no cards",
+      stage: "input",
+      match: { type: "keyword", pattern: "4111" },
+      action: "redact",
+    });
+    const red = await client(key).responses.create({ model: "gpt-4o-mini", input: "my card is 4111 ok" });
+    expect(red.output_text).toBe("Echo from gpt-4o-mini: my card is [REDACTED] ok");
+    const items = await client(key).responses.inputItems.list(red.id);
+    expect((items.data[0] as any).content[0].text).toBe("my card is [REDACTED] ok");
   });
 });
