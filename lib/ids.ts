@@ -35,6 +35,8 @@ const ID_PREFIX = {
   thread: "thread",
   message: "msg",
   run: "run",
+  /** A run made by the Responses API (OpenAI's `resp_…`). */
+  response: "resp",
   guardrail: "gr",
   tool: "tool",
   knowledgeCollection: "kc",

@@ -73,6 +73,10 @@ export const runs = pgTable(
     citations: jsonb("citations").$type<unknown[]>().notNull().default([]),
     /** The run's steps in order (CONTRACT 6 run.step objects without their ids), written with the run. */
     steps: jsonb("steps").$type<unknown[]>().notNull().default([]),
+    /** A response's chain (Responses API `previous_response_id`): its history is the messages of the runs along it. */
+    previousRunId: text("previous_run_id"),
+    /** The request fields a response echoes back (Responses API: instructions, tools, metadata, …); null for other runs. */
+    request: jsonb("request").$type<Record<string, unknown> | null>(),
     /** Unused since migration 0011 (active runs live in active_runs); kept for rows written before. */
     owner: text("owner"),
     /** Unused since migration 0011 (see active_runs.cancel_requested_at). */

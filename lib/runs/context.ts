@@ -84,6 +84,26 @@ export interface RunRequest {
    * its seq from threads.next_seq. Completions' throwaway threads are written whole at the end.
    */
   readonly persistent?: boolean;
+  /**
+   * A response (Responses API) continuing a chain: the run it follows. Its history is the messages
+   * of the runs along the chain, not the whole thread (two continuations of one response fork).
+   */
+  readonly previousRunId?: string;
+  /**
+   * A response with `store: false`: nothing is written but the bill (no thread, message or run
+   * row), and the thread is not claimed.
+   */
+  readonly ephemeral?: boolean;
+  /**
+   * The request carries its own function tools (Responses API): their calls are returned to the
+   * caller, never executed, and the assistant's calls are stored with the thread so the caller's
+   * results can follow them.
+   */
+  readonly clientTools?: boolean;
+  /** The id the run's answer message is stored under (a response names it in its output). */
+  readonly answerMessageId?: string;
+  /** The request fields a response echoes (runs.request). */
+  readonly requestEcho?: Record<string, unknown>;
   /** SHA-256 of the request's data: images the worker hashed, keyed `message.part` (inputMessages' indexes). */
   readonly imageDigests?: Record<string, string>;
 }

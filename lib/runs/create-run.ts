@@ -12,7 +12,7 @@ import { shutdownError, toErrorBodyForStream } from "@/lib/http/stream-error";
 import { cancelAtGraceEnd } from "@/lib/shutdown";
 import { trackRun } from "./active-runs";
 import { endActiveRuns } from "./end-active-runs";
-import { freshRunState, type RunContext } from "./context";
+import { freshRunState, type ExecutedToolCall, type RunContext } from "./context";
 import { execute, failure, prepare } from "./pipeline";
 import { persistRun } from "./persist-run";
 import type { RunInput } from "./schemas";
@@ -29,7 +29,29 @@ export interface RunCall {
   admitted: Promise<void>;
   /** Chosen beforehand by a webhook event, which commits it with its claim, so a re-delivered job resumes that run. */
   runId?: string;
+  /** A front door's translation of its request (lib/protocols/): the context fields it sets beyond RunInput's. */
+  protocol?: ProtocolFields;
 }
+
+/** What a front door (Responses API) sets on a run beyond RunInput: its thread mode, input and tools. */
+export type ProtocolFields = Partial<
+  Pick<
+    RunContext,
+    | "source"
+    | "persistent"
+    | "previousRunId"
+    | "ephemeral"
+    | "clientTools"
+    | "answerMessageId"
+    | "requestEcho"
+    | "imageDigests"
+    | "instructions"
+    | "messages"
+    | "inputMessages"
+    | "tools"
+    | "toolChoice"
+  >
+>;
 
 function buildContext(call: RunCall, model: RunContext["model"], signal: AbortSignal): RunContext {
   const { auth, input } = call;
@@ -62,6 +84,7 @@ function buildContext(call: RunCall, model: RunContext["model"], signal: AbortSi
     params,
     maxOutputTokens: input.max_completion_tokens ?? undefined,
     enableMultimodal: input.enable_multimodal ?? true,
+    ...call.protocol,
     ...freshRunState(),
   };
 }
@@ -158,6 +181,8 @@ function runFromContext(ctx: RunContext, status: RunStatus): Run {
     appliedRules: ctx.appliedRules,
     citations: ctx.citations,
     steps: ctx.steps,
+    previousRunId: ctx.previousRunId ?? null,
+    request: ctx.requestEcho ?? null,
     owner: null,
     cancelRequestedAt: null,
     createdAt: new Date(now - latency),
@@ -192,6 +217,12 @@ function runController(ctxRef: { ctx?: RunContext }, requestSignal: AbortSignal)
 
 /** Non-streaming run (SPEC run response + CONTRACT 6), answered with its final status once stored and billed. */
 export async function createRun(call: RunCall) {
+  const { ctx, status } = await executeRun(call);
+  return toPublicRun(runFromContext(ctx, status), ctx.content);
+}
+
+/** A non-streaming run to its end (stored and billed): the context and its final status, for a front door to translate. */
+export async function executeRun(call: RunCall): Promise<{ ctx: RunContext; status: RunStatus }> {
   const stored = deferred();
   const ref: { ctx?: RunContext } = {};
   const abort = runController(ref, call.signal);
@@ -204,7 +235,7 @@ export async function createRun(call: RunCall) {
       abort.abort(new Error("server shutting down"));
     });
     const status = await finish(ctx);
-    return toPublicRun(runFromContext(ctx, status), ctx.content);
+    return { ctx, status };
   } finally {
     unregister();
     stored.settle();
@@ -212,11 +243,48 @@ export async function createRun(call: RunCall) {
 }
 
 /**
- * Streaming run: SPEC's frames plus CONTRACT's `{tool_call}` and `{error}` before `[DONE]`.
- * Resolves once the first upstream chunk is in hand, so an earlier failure is an ordinary 502 with
- * `run_id`. With output guardrails the checked answer comes as one final delta.
+ * How a streaming run writes its events: CONTRACT 6's run frames by default, or a front door's
+ * (lib/protocols/). `start` is called once before the first delta; `end` once the run is stored.
  */
-export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<Uint8Array>; runId: string }> {
+export interface RunStreamFormat {
+  start?(ctx: RunContext, out: SseWriter): void;
+  delta(ctx: RunContext, text: string, out: SseWriter): void;
+  toolCall?(ctx: RunContext, executed: ExecutedToolCall, out: SseWriter): void;
+  end(ctx: RunContext, status: RunStatus, out: SseWriter): void;
+  /** A failure after the first byte (or the server's grace running out). */
+  error(ctx: RunContext, err: unknown, out: SseWriter): void;
+}
+
+/** SPEC's frames plus CONTRACT's `{tool_call}` and `{error}` before `[DONE]`. */
+const RUN_FRAMES: RunStreamFormat = {
+  delta: (ctx, text, out) => out.send({ delta: text, model: ctx.requestedModel }),
+  // Each executed tool call as CONTRACT 6's `{"tool_call":{name,args,result}}` frame, as it completes.
+  toolCall: (_ctx, executed, out) => out.send({ tool_call: executed }),
+  end(ctx, _status, out) {
+    const { promptTokens, completionTokens } = ctx.usage;
+    out.send({
+      done: true,
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
+      latency_ms: ctx.latencyMs,
+    });
+    out.send("[DONE]");
+  },
+  error: (_ctx, err, out) => sendError(out, err),
+};
+
+/**
+ * Streaming run in `format` (the run frames by default). Resolves once the first upstream chunk is
+ * in hand, so an earlier failure is an ordinary 502 with `run_id`. With output guardrails the
+ * checked answer comes as one final delta.
+ */
+export async function streamRun(
+  call: RunCall,
+  format: RunStreamFormat = RUN_FRAMES,
+): Promise<{ body: ReadableStream<Uint8Array>; runId: string }> {
   const stored = deferred();
   const ref: { ctx?: RunContext } = {};
   const abort = runController(ref, call.signal);
@@ -237,46 +305,35 @@ export async function streamRun(call: RunCall): Promise<{ body: ReadableStream<U
     abort.abort(new Error("server shutting down"));
   });
   const gate = firstByteGate();
-  const model = ctx.requestedModel;
   let sentFirst = false;
+  const first = () => {
+    sentFirst = true;
+    format.start?.(ctx, out);
+    gate.open();
+  };
   if (!ctx.holdOutput && !ctx.blockedBy) {
     ctx.onChunk = (chunk) => {
-      const first = !sentFirst;
-      if (first) {
-        sentFirst = true;
-        gate.open();
-      }
-      if (chunk.content) out.send({ delta: chunk.content, model });
+      const isFirst = !sentFirst;
+      if (isFirst) first();
+      if (chunk.content) format.delta(ctx, chunk.content, out);
       // The first bytes reach the socket before the rest of a fast answer is worked through.
-      if (first) return new Promise<void>((resume) => setImmediate(resume));
+      if (isFirst) return new Promise<void>((resume) => setImmediate(resume));
     };
   }
-  // Each executed tool call as CONTRACT 6's `{"tool_call":{name,args,result}}` frame, as it completes.
-  ctx.onToolCall = (executed) => out.send({ tool_call: executed });
+  if (format.toolCall) ctx.onToolCall = (executed) => format.toolCall!(ctx, executed, out);
   void finish(ctx)
-    .then(() => {
+    .then((status) => {
       if (!sentFirst) {
-        sentFirst = true;
-        gate.open();
-        if (ctx.content) out.send({ delta: ctx.content, model });
+        first();
+        if (ctx.content) format.delta(ctx, ctx.content, out);
       }
-      if (ctx.stopReason === "server_shutdown") return sendError(out, shutdownError());
-      const { promptTokens, completionTokens } = ctx.usage;
-      out.send({
-        done: true,
-        usage: {
-          prompt_tokens: promptTokens,
-          completion_tokens: completionTokens,
-          total_tokens: promptTokens + completionTokens,
-        },
-        latency_ms: ctx.latencyMs,
-      });
-      out.send("[DONE]");
+      if (ctx.stopReason === "server_shutdown") return format.error(ctx, shutdownError(), out);
+      format.end(ctx, status, out);
     })
     .catch((err: unknown) => {
       if (!sentFirst) return gate.fail(err);
       log.warn({ err, runId: ctx.runId }, "run stream failed after the first byte");
-      sendError(out, err);
+      format.error(ctx, err, out);
     })
     .finally(() => {
       unregister();

@@ -11,6 +11,7 @@ import { stageCallsMicro, type RunContext, type StageModelCall } from "./context
 import { appendHistory, type HistoryRow } from "@/lib/threads/history-cache";
 import { storableContent } from "@/lib/threads/storable-content";
 import { countRepeatedTextTokens, countTextTokens } from "@/lib/providers/tokens";
+import { messageTexts } from "@/lib/threads/message-tokens";
 import { env } from "@/lib/env";
 
 /** Token count stored with the run's answer for later runs' history budgets (lib/threads/message-tokens.ts). */
@@ -18,6 +19,9 @@ function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
   if (!ctx.persistent) return null;
   const text = typeof m.content === "string" ? m.content : "";
   const tools = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
+  // A response's input with content parts: counted as lib/threads/message-tokens.ts counts them.
+  if (typeof m.content !== "string" && m.content !== null)
+    return messageTexts(m).reduce((n, t) => n + countTextTokens(t), 0);
   // A long answer: the bill's count stands in (the tokenizer's, or the provider's own).
   if (text.length + tools.length > 16 * 1024) return ctx.usage.completionTokens + 1;
   return countRepeatedTextTokens(m.role) + countTextTokens(text) + countTextTokens(tools);
@@ -25,24 +29,27 @@ function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
 
 /**
  * The messages the run stores, `i` in order: a completion's input messages and its answer, or a
- * run's answer (its input is the thread, already stored). A thread made here numbers them from 0;
- * a run on a persistent thread takes its seqs from threads.next_seq when it writes them.
+ * run's answer (its input is the thread, already stored; a response's input is stored with it and
+ * names the run, which is how its chain finds it). A thread made here numbers them from 0; a run on
+ * a persistent thread takes its seqs from threads.next_seq when it writes them.
  */
 function storedMessages(ctx: RunContext) {
   const all: ChatMessage[] = [...ctx.inputMessages];
-  // A run's server-side tool calls are in its record (`tool_calls`, steps), not in the thread.
-  const calls = ctx.persistent ? [] : ctx.toolCalls;
+  // A run's server-side tool calls are in its record (`tool_calls`, steps), not in the thread; a
+  // response's calls of the caller's own tools are, so the caller's results can follow them.
+  const calls = ctx.persistent && !ctx.clientTools ? [] : ctx.toolCalls;
   if (ctx.content || calls.length) {
     all.push({ role: "assistant", content: ctx.content || null, ...(calls.length ? { tool_calls: calls } : {}) });
   }
   return all.map((m, i) => {
     const { role, content, ...extra } = m;
+    const answer = i >= ctx.inputMessages.length;
     return {
-      id: newId("message"),
+      id: answer && ctx.answerMessageId ? ctx.answerMessageId : newId("message"),
       role,
       content: storableContent(content ?? "", i, ctx.imageDigests),
       extra,
-      run_id: i >= ctx.inputMessages.length ? ctx.runId : null,
+      run_id: answer || ctx.persistent ? ctx.runId : null,
       seq: i,
       tokens: answerTokens(ctx, m),
     };
@@ -60,6 +67,10 @@ export interface PersistJob {
   companyId: string;
   threadId: string;
   source: RunContext["source"];
+  /** A response with store:false: only the bill is written. */
+  ephemeral?: boolean;
+  previousRunId?: string | null;
+  request?: Record<string, unknown> | null;
   /** A run on a persistent thread: its row exists (in_progress) and is updated; see RunContext.persistent. */
   persistent: boolean;
   status: RunStatus;
@@ -109,6 +120,9 @@ function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
     companyId: ctx.companyId,
     threadId: ctx.threadId,
     source: ctx.source,
+    ephemeral: ctx.ephemeral === true,
+    previousRunId: ctx.previousRunId ?? null,
+    request: ctx.requestEcho ?? null,
     persistent: ctx.persistent === true,
     status,
     requestedModel: ctx.requestedModel,
@@ -144,17 +158,21 @@ function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
  * completing it (lib/runs/end-active-runs.ts) is replaced: its executor's outcome wins.
  */
 function recordSql(job: PersistJob): SQL {
+  // Nothing of a store:false response is kept but its bill: "stored" means billed (by the entry's id).
+  if (job.ephemeral)
+    return sql`run_row AS (SELECT ${job.runId}::text AS id WHERE NOT EXISTS (SELECT 1 FROM ledger_entries WHERE id = ${job.entry.id}))`;
   const ended = job.completedAt === undefined ? sql`now()` : sql`to_timestamp(${job.completedAt / 1000}::float8)`;
   const messages = toStorableJson(job.messages);
   const n = job.messages.length;
   const insertRun = sql`INSERT INTO runs (id, company_id, thread_id, model, status, stream, prompt_tokens, completion_tokens,
                         cached_tokens, cost_micro, latency_ms, finish_reason, error, tool_calls, applied_rules,
-                        citations, steps, created_at, completed_at)
+                        citations, steps, previous_run_id, request, created_at, completed_at)
       VALUES (${job.runId}, ${job.companyId}, ${job.threadId}, ${job.requestedModel}, ${job.status}::run_status, ${job.stream},
               ${job.promptTokens}, ${job.completionTokens}, ${job.cachedTokens}, ${job.costMicro},
               ${job.latencyMs}, ${job.finishReason}, ${job.error ? toStorableJson(job.error) : null}::jsonb,
               ${toStorableJson(job.toolCalls)}::jsonb, ${toStorableJson(job.appliedRules)}::jsonb,
               ${toStorableJson(job.citations ?? [])}::jsonb, ${toStorableJson(job.steps ?? [])}::jsonb,
+              ${job.previousRunId ?? null}, ${job.request ? toStorableJson(job.request) : null}::jsonb,
               ${ended} - make_interval(secs => ${job.latencyMs / 1000}), ${ended})`;
   if (job.persistent) {
     return sql`
@@ -203,7 +221,7 @@ function recordSql(job: PersistJob): SQL {
  * answer, so the thread's next run reads no row for it.
  */
 const storedSql = (job: PersistJob) =>
-  job.persistent
+  job.persistent && !job.ephemeral
     ? sql`(SELECT count(*) FROM run_row)::int AS stored, (SELECT base FROM run_seq) AS base`
     : sql`(SELECT count(*) FROM run_row)::int AS stored`;
 
@@ -226,7 +244,7 @@ const toStageCallMetadata = (c: StageModelCall) => ({
 
 function ledgerEntry(ctx: RunContext, status: RunStatus): EntryInput {
   return {
-    kind: ctx.persistent ? LEDGER_KIND.run : LEDGER_KIND.completion,
+    kind: ctx.persistent || ctx.ephemeral ? LEDGER_KIND.run : LEDGER_KIND.completion,
     source: ctx.source,
     model: ctx.requestedModel,
     promptTokens: ctx.usage.promptTokens,

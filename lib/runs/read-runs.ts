@@ -53,6 +53,8 @@ async function findActiveRun(
     appliedRules: [],
     citations: [],
     steps: [],
+    previousRunId: null,
+    request: null,
     owner: a.owner,
     cancelRequestedAt: a.cancelRequestedAt,
     createdAt: a.createdAt,

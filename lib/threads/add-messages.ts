@@ -17,6 +17,7 @@ interface InsertedRow {
   role: string;
   content: unknown;
   run_id: string | null;
+  extra: Record<string, unknown>;
   seq: number;
   tokens: number | null;
   created_ms: number;
@@ -62,7 +63,13 @@ function cacheAdded(companyId: string, threadId: string, ascending: InsertedRow[
   appendHistory(
     companyId,
     threadId,
-    ascending.map((r) => ({ seq: r.seq, role: r.role, content: r.content, extra: null, tokens: r.tokens })),
+    ascending.map((r) => ({
+      seq: r.seq,
+      role: r.role,
+      content: r.content,
+      extra: Object.keys(r.extra).length ? r.extra : null,
+      tokens: r.tokens,
+    })),
   );
 }
 
@@ -76,13 +83,20 @@ function cacheAdded(companyId: string, threadId: string, ascending: InsertedRow[
  */
 export async function addMessages(
   db: DbOrTx,
-  args: { companyId: string; threadId: string; messages: MessageInput[]; imageDigests?: Record<string, string> },
+  args: {
+    companyId: string;
+    threadId: string;
+    /** `extra`: the wire message's other fields (`tool_calls`, `tool_call_id`), as a run stores them. */
+    messages: (MessageInput & { extra?: Record<string, unknown> })[];
+    imageDigests?: Record<string, string>;
+  },
 ): Promise<Message[]> {
   const n = args.messages.length;
-  const tokens = await Promise.all(args.messages.map((m) => messageTokens(m)));
+  const tokens = await Promise.all(args.messages.map((m) => messageTokens({ ...m, ...m.extra })));
   const items = args.messages.map((m, i) => ({
     id: newId("message"),
     role: m.role,
+    extra: m.extra ?? {},
     content: storableContent(m.content, i, args.imageDigests),
     tokens: tokens[i],
     i,
@@ -93,10 +107,11 @@ export async function addMessages(
       UPDATE threads SET next_seq = next_seq + ${n}
       WHERE id = ${args.threadId} AND company_id = ${args.companyId}
       RETURNING next_seq - ${n} AS base)
-    INSERT INTO messages (id, company_id, thread_id, role, content, tokens, seq)
-    SELECT x.id, ${args.companyId}, ${args.threadId}, x.role, x.content, x.tokens, t.base + x.i
-    FROM t, jsonb_to_recordset(${toStorableJson(items)}::jsonb) AS x(id text, role text, content jsonb, tokens int, i int)
-    RETURNING id, role, content, run_id, seq, tokens, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms`;
+    INSERT INTO messages (id, company_id, thread_id, role, content, extra, tokens, seq)
+    SELECT x.id, ${args.companyId}, ${args.threadId}, x.role, x.content, x.extra, x.tokens, t.base + x.i
+    FROM t, jsonb_to_recordset(${toStorableJson(items)}::jsonb)
+      AS x(id text, role text, content jsonb, extra jsonb, tokens int, i int)
+    RETURNING id, role, content, extra, run_id, seq, tokens, (extract(epoch FROM created_at) * 1000)::float8 AS created_ms`;
   const rows =
     images.length === 0
       ? ((await db.execute(insert)) as unknown as InsertedRow[])
@@ -121,7 +136,7 @@ export async function addMessages(
     threadId: args.threadId,
     role: r.role,
     content: r.content,
-    extra: {},
+    extra: r.extra,
     runId: r.run_id,
     seq: r.seq,
     tokens: r.tokens,

@@ -198,3 +198,12 @@ export function appendHistory(companyId: string, threadId: string, ascending: re
   for (let i = entry.rows.length - 1; i >= 0; i--) newestFirst.push(entry.rows[i]!);
   rememberHistory(companyId, threadId, newestFirst, entry.complete);
 }
+
+/**
+ * Drops the thread's entry after some of its messages were deleted (the cache is append-only): the
+ * thread's next run here reads it again. Another process's entry stays until it is evicted.
+ */
+export function forgetHistory(companyId: string, threadId: string): void {
+  const entry = entries.get(threadId);
+  if (entry && entry.companyId === companyId) remove(entry);
+}

@@ -58,7 +58,43 @@ async function claimAndRead(ctx: RunContext): Promise<{ rows: HistoryRow[]; comp
   return { rows: fresh, complete: cached.complete };
 }
 
+/**
+ * A page of a response's chain (RunContext.previousRunId): the messages of the runs it follows on
+ * the thread they share, newest first, below `beforeSeq`. The chain is walked by primary key on
+ * each page (a few rows per response); the messages are read along the (thread_id, seq) index.
+ */
+function chainPage(ctx: RunContext, previousRunId: string, beforeSeq: number | null, limit: number) {
+  return db.execute(sql`
+    WITH RECURSIVE chain(id, prev, depth) AS (
+      SELECT id, previous_run_id, 0 FROM runs
+      WHERE id = ${previousRunId} AND company_id = ${ctx.companyId} AND thread_id = ${ctx.threadId}
+      UNION ALL
+      SELECT r.id, r.previous_run_id, c.depth + 1 FROM runs r JOIN chain c ON r.id = c.prev
+      WHERE r.company_id = ${ctx.companyId} AND c.depth < 100000)
+    SELECT seq, role, content, extra, tokens FROM messages
+    WHERE thread_id = ${ctx.threadId} AND run_id IN (SELECT id FROM chain)
+      ${beforeSeq === null ? sql`` : sql`AND seq < ${beforeSeq}`}
+    ORDER BY seq DESC LIMIT ${limit}`) as unknown as Promise<HistoryRow[]>;
+}
+
+/**
+ * The newest page of a response's chain. A persistent response claims the thread first, reading
+ * no page of it (the thread may hold other chains: forks) and skipping the history cache, which
+ * holds whole threads.
+ */
+async function chainRows(ctx: RunContext, previousRunId: string): Promise<{ rows: HistoryRow[]; complete: boolean }> {
+  if (ctx.persistent) await claimThread(ctx, 0);
+  const rows = await chainPage(ctx, previousRunId, null, FIRST_PAGE);
+  return { rows, complete: rows.length < FIRST_PAGE };
+}
+
+/** Tokens of a message not stored yet (a response's input), as the budget counts a row. */
+function pendingTokens(m: ChatMessage): number {
+  return messageTexts(m).reduce((sum, t) => sum + countTextTokens(t), 0);
+}
+
 async function olderRows(ctx: RunContext, beforeSeq: number, limit: number): Promise<HistoryRow[]> {
+  if (ctx.previousRunId) return chainPage(ctx, ctx.previousRunId, beforeSeq, limit);
   return (await db.execute(sql`
     SELECT seq, role, content, extra, tokens FROM messages
     WHERE thread_id = ${ctx.threadId} AND seq < ${beforeSeq}
@@ -120,11 +156,13 @@ async function restoreImages(ctx: RunContext, messages: ChatMessage[]): Promise<
 export const historyStage: Stage = {
   name: "history",
   async run(ctx) {
-    if (!ctx.persistent) return;
+    if (!ctx.persistent && !ctx.previousRunId) return;
     const started = performance.now();
     // Claiming writes the run row: only for a call the rate limiter admitted.
     await ctx.admitted;
-    const known = await claimAndRead(ctx);
+    // A response's input: stored with its run, sent after the history, and it must fit whole.
+    const pending = ctx.messages;
+    const known = ctx.previousRunId ? await chainRows(ctx, ctx.previousRunId) : await claimAndRead(ctx);
     const window = ctx.model.model.contextWindow;
     // The answer's room: the request's cap, else the model's declared maximum (bounded by the
     // default cap); a model that declares none keeps a quarter of its window (a small local
@@ -149,6 +187,18 @@ export const historyStage: Stage = {
     const picked: HistoryRow[] = [];
     let used = 0;
     let text = system + tools;
+    for (const m of pending) {
+      const t = pendingTokens(m);
+      used += t + PER_MESSAGE + imageCount(m.content) * MAX_IMAGE_TOKENS;
+      text += t;
+    }
+    if (pending.length > 0 && used > budget) {
+      throw new AppError(
+        "invalid_request",
+        `The input needs ${used} tokens; model '${ctx.requestedModel}' has room for ${Math.max(0, budget)} (a context window of ${window} tokens, ${cap} kept for the answer). Shorten the input.`,
+        { param: "input", wireCode: "context_length_exceeded" },
+      );
+    }
     let full = false;
     // Everything read (and cached) of the thread, newest first, contiguous.
     const read = known.rows;
@@ -171,10 +221,12 @@ export const historyStage: Stage = {
       complete = rows.length < NEXT_PAGE;
       for (const row of rows) read.push(row);
     }
-    rememberHistory(ctx.companyId, ctx.threadId, read, complete);
+    // A chain is a subset of the thread: the cache holds whole threads only.
+    if (!ctx.previousRunId) rememberHistory(ctx.companyId, ctx.threadId, read, complete);
     const newest = read[0];
-    const total = newest ? newest.seq + 1 : 0;
-    if (newest && picked.length === 0) {
+    // A chain counts what was read of it (all of it when complete), not the thread's other chains.
+    const total = ctx.previousRunId ? read.length : newest ? newest.seq + 1 : 0;
+    if (newest && picked.length === 0 && pending.length === 0) {
       throw new AppError(
         "invalid_request",
         `The thread's newest message needs ${textTokens(newest) + PER_MESSAGE} tokens; model '${ctx.requestedModel}' has room for ${Math.max(0, budget)} (a context window of ${window} tokens, ${cap} kept for the answer). Shorten the message.`,
@@ -183,12 +235,16 @@ export const historyStage: Stage = {
     }
     const messages = picked.reverse().map(toMessage);
     await restoreImages(ctx, messages);
-    ctx.messages = messages;
+    ctx.messages = [...messages, ...pending];
     // Exact o200k count of the prompt's texts (the hold and the bill use it: no second tokenizing pass).
     ctx.promptTextTokens = text;
     addStep(ctx, STEP_TYPE.history, started, {
       messages_in_thread: total,
       messages_sent: picked.length,
+      ...(pending.length ? { input_messages: pending.length } : {}),
+      ...(ctx.previousRunId
+        ? { previous_response_id: ctx.previousRunId, chain_messages_read: read.length, chain_complete: complete }
+        : {}),
       messages_left_out: total - picked.length,
       history_tokens: used,
       budget_tokens: budget,

@@ -68,8 +68,11 @@ export const inputGuardrailsStage: Stage<Ctx> = {
         if (next !== m) replaced.set(m, next);
         return next;
       });
-      if (ctx.persistent) ctx.messages = redacted;
-      else {
+      if (ctx.persistent) {
+        ctx.messages = redacted;
+        // A response's input is stored with its run: as redacted, like a completion's.
+        if (ctx.inputMessages.length) ctx.inputMessages = ctx.inputMessages.map((m) => replaced.get(m) ?? m);
+      } else {
         ctx.inputMessages = redacted;
         ctx.messages = ctx.messages.map((m) => replaced.get(m) ?? m);
       }

@@ -16,6 +16,10 @@ import { stageCallsMicro, type ExecutedToolCall, type ServerTool, type Stage, ty
 import { addStep, STEP_TYPE } from "../steps";
 import { callModelStage, type ModelStageContext } from "./call-model";
 
+/** Whether `name` is one of the request's own tools (not executed here). */
+const clientTool = (ctx: Ctx, name: string) =>
+  ctx.clientTools === true && ctx.tools?.some((t) => t.function.name === name);
+
 /** What the tool loop reads and writes: the model stage's part (it calls the model again) and its own. */
 type Ctx = ModelStageContext & ToolLoopOutput;
 
@@ -226,6 +230,9 @@ export const toolLoopStage: Stage<Ctx> = {
     let modelMicro = ctx.costMicro - stageCallsMicro(ctx);
     let text = ctx.content;
     while (ctx.toolCalls.length > 0) {
+      // A call of one of the request's own tools (a response's function tools) goes back to the
+      // caller with the round's other calls; the caller's results continue the run later.
+      if (ctx.toolCalls.some((c) => !ctx.serverTools!.has(c.function.name) && clientTool(ctx, c.function.name))) break;
       if (rounds >= env.TOOL_MAX_STEPS) {
         addStep(ctx, STEP_TYPE.tool_call, performance.now(), {
           step_cap_reached: env.TOOL_MAX_STEPS,

@@ -31,7 +31,8 @@ async function activeTools(companyId: string, names: string[]): Promise<ServerTo
 export const toolsStage: Stage<RunRequest & RunPrompt & ProfilesOutput & ToolsOutput & RunOutcome> = {
   name: "tools",
   async run(ctx) {
-    if (!ctx.persistent) return;
+    // Runs (a response with store:false too); completions pass their request's tools through.
+    if (!ctx.persistent && !ctx.ephemeral) return;
     const choice = ctx.runToolChoice;
     if (choice === "none") return;
     const forced = choice && typeof choice === "object" ? choice.function.name : undefined;
@@ -64,12 +65,21 @@ export const toolsStage: Stage<RunRequest & RunPrompt & ProfilesOutput & ToolsOu
       ctx.toolsSkipped = `the model '${ctx.requestedModel}' does not support tools`;
       return;
     }
+    // A response's own function tools (ctx.tools, returned to the caller) are offered beside them;
+    // a client tool of the same name hides the company's.
+    const client = ctx.clientTools ? (ctx.tools ?? []) : [];
+    const clientNames = new Set(client.map((t) => t.function.name));
+    for (const n of clientNames) byName.delete(n);
     ctx.serverTools = byName;
-    ctx.toolsMissing = names.filter((n) => !byName.has(n));
-    ctx.tools = [...byName.values()].map((t): ToolDefinition => ({
-      type: "function",
-      function: { name: t.name, description: t.description, parameters: t.jsonSchema },
-    }));
-    ctx.toolChoice = choice && choice !== "auto" ? choice : undefined;
+    ctx.toolsMissing = names.filter((n) => !byName.has(n) && !clientNames.has(n));
+    ctx.tools = [
+      ...client,
+      ...[...byName.values()].map((t): ToolDefinition => ({
+        type: "function",
+        function: { name: t.name, description: t.description, parameters: t.jsonSchema },
+      })),
+    ];
+    if (!(ctx.clientTools && ctx.toolChoice !== undefined))
+      ctx.toolChoice = choice && choice !== "auto" ? choice : undefined;
   },
 };
