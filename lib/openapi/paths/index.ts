@@ -6,6 +6,7 @@ import { registerKnowledgePaths } from "./knowledge";
 import { registerMessagesPaths } from "./messages";
 import { registerProfilePaths } from "./profiles";
 import { registerPublicPaths } from "./public";
+import { registerResponsesPaths } from "./responses";
 import { registerSdkPaths } from "./sdk";
 import { registerThreadPaths } from "./threads";
 import { registerToolPaths } from "./tools";
@@ -17,6 +18,7 @@ import { registerToolPaths } from "./tools";
  */
 export const PATH_FAMILIES: ((registry: OpenAPIRegistry) => void)[] = [
   registerChatPaths,
+  registerResponsesPaths,
   registerMessagesPaths,
   registerThreadPaths,
   registerProfilePaths,
