@@ -27,6 +27,8 @@ import { workerCount } from "./worker-count.mjs";
 const FAST_ROUTES = [
   { method: "POST", path: "/v1/chat/completions" },
   { method: "POST", path: "/v1/threads/[threadId]/runs" },
+  { method: "POST", path: "/v1/responses" },
+  { method: "POST", path: "/v1/messages" },
   { method: "POST", path: "/v1/public/triggers/[companyId]/[secret]" },
   // Here for its Content-Encoding, which Next.js would drop (the widget script is sent compressed).
   { method: "GET", path: "/v1/sdk/sdui-embed.js" },
