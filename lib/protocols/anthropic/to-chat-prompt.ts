@@ -1,3 +1,4 @@
+import type { CompletionRequest } from "@/lib/completions/run-completion";
 import type { ChatMessage, ContentPart, ToolCall, ToolDefinition } from "@/lib/providers/types";
 import type {
   AnthropicInputMessage,
@@ -11,19 +12,15 @@ import type {
   ToolUseBlock,
 } from "./schemas";
 
-/** An Anthropic request in the pipeline's chat terms (OpenAI Chat Completions' format). */
-export interface ChatPrompt {
-  /** The request's `system`, then each mid-conversation system message: the prompt's instruction layers. */
-  instructions: string[];
-  /** The conversation, system messages lifted out. */
-  messages: ChatMessage[];
-  /** The conversation as the thread stores it: `system` first, system messages in place. */
-  inputMessages: ChatMessage[];
-  tools?: ToolDefinition[];
-  toolChoice?: unknown;
-  params: Record<string, unknown>;
-  maxOutputTokens?: number;
-}
+/**
+ * An Anthropic request in the pipeline's chat terms (OpenAI Chat Completions' format): its
+ * `system` and each mid-conversation system message become instruction layers, and the thread
+ * stores the conversation with `system` first and system messages in place.
+ */
+export type ChatPrompt = Pick<
+  CompletionRequest,
+  "instructions" | "messages" | "inputMessages" | "tools" | "toolChoice" | "params" | "maxOutputTokens"
+>;
 
 const isType =
   <B extends ContentBlock>(type: string) =>
