@@ -68,11 +68,12 @@ function comparable(a: Answer) {
     "keep-alive",
     "connection",
     "vary",
+    "request-id",
   ])
     delete headers[h];
   const body = a.body
     .replace(/"id":"[^"]*"/g, '"id":"<id>"')
-    .replace(/"created":\d+/g, '"created":0')
+    .replace(/"created(_at)?":\d+/g, '"created":0')
     .replace(/req_[A-Za-z0-9_-]+/g, "<request id>");
   return { status: a.status, headers, body };
 }
@@ -82,13 +83,13 @@ const auth = () => ({ authorization: `Bearer ${key}` });
 describe("fast lane and Next.js router give the same answers", () => {
   it("the fast lane is on (a Next.js upgrade that changed its route modules would turn it off)", () => {
     expect(fast.stderr()).toContain(
-      "(fast lane: POST /v1/chat/completions, POST /v1/threads/[threadId]/runs, POST /v1/public/triggers/[companyId]/[secret], GET /v1/sdk/sdui-embed.js)",
+      "(fast lane: POST /v1/chat/completions, POST /v1/threads/[threadId]/runs, POST /v1/responses, POST /v1/messages, POST /v1/public/triggers/[companyId]/[secret], GET /v1/sdk/sdui-embed.js)",
     );
     expect(fast.stderr()).not.toContain("fast lane off");
     expect(routed.stderr()).toContain("(fast lane: off)");
   });
 
-  const cases: [string, () => { body?: string; headers?: Record<string, string> }][] = [
+  const cases: [string, () => { body?: string; headers?: Record<string, string>; path?: string }][] = [
     [
       "a completion",
       () => ({
@@ -126,6 +127,33 @@ describe("fast lane and Next.js router give the same answers", () => {
       () => ({
         headers: auth(),
         body: JSON.stringify({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] }),
+      }),
+    ],
+    [
+      "a response",
+      () => ({
+        path: "/v1/responses",
+        headers: auth(),
+        body: JSON.stringify({ model: "local-chat-latest", input: "Say hi" }),
+      }),
+    ],
+    [
+      "an Anthropic message with x-api-key",
+      () => ({
+        path: "/v1/messages",
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({
+          model: "local-chat-latest",
+          max_tokens: 64,
+          messages: [{ role: "user", content: "Hi" }],
+        }),
+      }),
+    ],
+    [
+      "an Anthropic message without a key (401 in Anthropic's shape)",
+      () => ({
+        path: "/v1/messages",
+        body: JSON.stringify({ model: "local-chat-latest", max_tokens: 64, messages: [] }),
       }),
     ],
   ];
