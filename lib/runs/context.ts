@@ -95,6 +95,12 @@ export interface RunRequest {
    */
   readonly ephemeral?: boolean;
   /**
+   * A persistent run on a thread its own final statement makes (a non-streaming response outside a
+   * conversation): nobody knows the thread's id before it is stored, so the run claims nothing and
+   * reads no history; the thread, its input, answer and run are written at once, as a completion's.
+   */
+  readonly newThread?: boolean;
+  /**
    * The request carries its own function tools (Responses API): their calls are returned to the
    * caller, never executed, and the assistant's calls are stored with the thread so the caller's
    * results can follow them.
@@ -128,7 +134,7 @@ export interface RunPrompt {
 interface RunThread {
   /** The caller's; the history stage's claim replaces it with the stored thread's. */
   source: ThreadSource;
-  /** The run row exists (the history stage claimed the thread): a failure from here on is stored. */
+  /** The history stage claimed the thread (or the run makes its own, newThread): a failure from here on is stored. */
   claimed?: boolean;
 }
 
