@@ -128,6 +128,8 @@ export interface RunPrompt {
   maxOutputTokens?: number;
   /** o200k tokens of the prompt's texts, counted by the CPU worker that parsed a large body and kept current by the stages. */
   promptTextTokens?: number;
+  /** Tokens of input messages the history stage counted, stored with them (a redacted copy is counted again). */
+  inputTokens?: Map<ChatMessage, number>;
 }
 
 /** The thread the run belongs to. */

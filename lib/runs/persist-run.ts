@@ -17,6 +17,9 @@ import { env } from "@/lib/env";
 /** Token count stored with the run's answer for later runs' history budgets (lib/threads/message-tokens.ts). */
 function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
   if (!ctx.persistent) return null;
+  // An input message the history stage counted (role and texts, as below).
+  const counted = ctx.inputTokens?.get(m);
+  if (counted !== undefined) return counted;
   const text = typeof m.content === "string" ? m.content : "";
   const tools = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
   // A response's input with content parts: counted as lib/threads/message-tokens.ts counts them.

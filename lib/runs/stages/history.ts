@@ -200,8 +200,10 @@ export const historyStage: Stage = {
     const picked: HistoryRow[] = [];
     let used = 0;
     let text = system + tools;
+    ctx.inputTokens = new Map();
     for (const m of pending) {
       const t = pendingTokens(m);
+      ctx.inputTokens.set(m, t);
       used += t + PER_MESSAGE + imageCount(m.content) * MAX_IMAGE_TOKENS;
       text += t;
     }
