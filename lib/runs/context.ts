@@ -95,6 +95,12 @@ export interface RunRequest {
    */
   readonly ephemeral?: boolean;
   /**
+   * A persistent run on a thread its own final statement makes (a non-streaming response outside a
+   * conversation): nobody knows the thread's id before it is stored, so the run claims nothing and
+   * reads no history; the thread, its input, answer and run are written at once, as a completion's.
+   */
+  readonly newThread?: boolean;
+  /**
    * The request carries its own function tools (Responses API): their calls are returned to the
    * caller, never executed, and the assistant's calls are stored with the thread so the caller's
    * results can follow them.
@@ -122,13 +128,15 @@ export interface RunPrompt {
   maxOutputTokens?: number;
   /** o200k tokens of the prompt's texts, counted by the CPU worker that parsed a large body and kept current by the stages. */
   promptTextTokens?: number;
+  /** Tokens of input messages the history stage counted, stored with them (a redacted copy is counted again). */
+  inputTokens?: Map<ChatMessage, number>;
 }
 
 /** The thread the run belongs to. */
 interface RunThread {
   /** The caller's; the history stage's claim replaces it with the stored thread's. */
   source: ThreadSource;
-  /** The run row exists (the history stage claimed the thread): a failure from here on is stored. */
+  /** The history stage claimed the thread (or the run makes its own, newThread): a failure from here on is stored. */
   claimed?: boolean;
 }
 

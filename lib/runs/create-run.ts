@@ -31,6 +31,8 @@ export interface RunCall {
   runId?: string;
   /** A front door's translation of its request (lib/protocols/): the context fields it sets beyond RunInput's. */
   protocol?: ProtocolFields;
+  /** The model the front door already resolved for `input.model` (its checks came first). */
+  model?: RunContext["model"];
 }
 
 /** What a front door (Responses API) sets on a run beyond RunInput: its thread mode, input and tools. */
@@ -41,6 +43,7 @@ export type ProtocolFields = Partial<
     | "persistent"
     | "previousRunId"
     | "ephemeral"
+    | "newThread"
     | "clientTools"
     | "answerMessageId"
     | "requestEcho"
@@ -128,7 +131,7 @@ async function storeEarlyFailure(ctx: RunContext, err: unknown): Promise<void> {
  * a cancel here or elsewhere can stop it; `done` settles when it is stored.
  */
 async function startRun(call: RunCall, abort: AbortController, done: Promise<unknown>): Promise<RunContext> {
-  const model = await resolveModel({ companyId: call.auth.companyId, slug: call.input.model });
+  const model = call.model ?? (await resolveModel({ companyId: call.auth.companyId, slug: call.input.model }));
   const ctx = buildContext(call, model, abort.signal);
   trackRun(
     ctx.runId,

@@ -17,6 +17,9 @@ import { env } from "@/lib/env";
 /** Token count stored with the run's answer for later runs' history budgets (lib/threads/message-tokens.ts). */
 function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
   if (!ctx.persistent) return null;
+  // An input message the history stage counted (role and texts, as below).
+  const counted = ctx.inputTokens?.get(m);
+  if (counted !== undefined) return counted;
   const text = typeof m.content === "string" ? m.content : "";
   const tools = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
   // A response's input with content parts: counted as lib/threads/message-tokens.ts counts them.
@@ -73,6 +76,8 @@ export interface PersistJob {
   request?: Record<string, unknown> | null;
   /** A run on a persistent thread: its row exists (in_progress) and is updated; see RunContext.persistent. */
   persistent: boolean;
+  /** A persistent run whose thread this statement makes (RunContext.newThread), as a completion's. */
+  newThread?: boolean;
   status: RunStatus;
   requestedModel: string;
   stream: boolean;
@@ -124,6 +129,7 @@ function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
     previousRunId: ctx.previousRunId ?? null,
     request: ctx.requestEcho ?? null,
     persistent: ctx.persistent === true,
+    newThread: ctx.newThread === true,
     status,
     requestedModel: ctx.requestedModel,
     stream: ctx.stream,
@@ -151,7 +157,8 @@ function persistJob(ctx: RunContext, status: RunStatus): PersistJob {
  * run id: when the run is already stored (`run_row` writes nothing), nothing else is written and
  * `stored` reads 0.
  *
- * A completion inserts its run and its throwaway thread, messages numbered from 0. A run on a
+ * A completion inserts its run and its throwaway thread, messages numbered from 0, and so does a
+ * run on a thread it makes (RunContext.newThread). A run on a
  * persistent thread inserts its run row and deletes its active_runs row (lib/runs/claim-thread.ts),
  * which releases the thread, and appends its answer with seqs reserved from threads.next_seq, as
  * lib/threads/add-messages.ts does. A row the reconciler or a forced cancel stored without
@@ -174,7 +181,7 @@ function recordSql(job: PersistJob): SQL {
               ${toStorableJson(job.citations ?? [])}::jsonb, ${toStorableJson(job.steps ?? [])}::jsonb,
               ${job.previousRunId ?? null}, ${job.request ? toStorableJson(job.request) : null}::jsonb,
               ${ended} - make_interval(secs => ${job.latencyMs / 1000}), ${ended})`;
-  if (job.persistent) {
+  if (job.persistent && !job.newThread) {
     return sql`
     run_row AS (
       ${insertRun}
@@ -207,10 +214,10 @@ function recordSql(job: PersistJob): SQL {
       SELECT ${job.threadId}, ${job.companyId}, ${job.source}::thread_source, ${n} WHERE EXISTS (SELECT 1 FROM run_row)
       RETURNING id),
     run_messages AS (
-      INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq)
-      SELECT x.id, ${job.companyId}, ${job.threadId}, x.role, x.content, x.extra, x.run_id, x.seq
+      INSERT INTO messages (id, company_id, thread_id, role, content, extra, run_id, seq, tokens)
+      SELECT x.id, ${job.companyId}, ${job.threadId}, x.role, x.content, x.extra, x.run_id, x.seq, x.tokens
       FROM jsonb_to_recordset(${messages}::jsonb)
-        AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int)
+        AS x(id text, role text, content jsonb, extra jsonb, run_id text, seq int, tokens int)
       WHERE EXISTS (SELECT 1 FROM run_row)
       RETURNING id)`;
 }
@@ -221,7 +228,7 @@ function recordSql(job: PersistJob): SQL {
  * answer, so the thread's next run reads no row for it.
  */
 const storedSql = (job: PersistJob) =>
-  job.persistent && !job.ephemeral
+  job.persistent && !job.newThread && !job.ephemeral
     ? sql`(SELECT count(*) FROM run_row)::int AS stored, (SELECT base FROM run_seq) AS base`
     : sql`(SELECT count(*) FROM run_row)::int AS stored`;
 

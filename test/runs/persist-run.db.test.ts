@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { LEDGER_KIND, RUN_STATUS, THREAD_SOURCE } from "@/db/enums";
-import { companies, ledgerEntries, messages, runs } from "@/db/schema";
+import { companies, ledgerEntries, messages, runs, threads } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { ledgerIdForRun, writeRun, type PersistJob } from "@/lib/runs/persist-run";
 import { makeCompany, makeThread } from "../support/factories";
@@ -84,5 +84,38 @@ describe("persisting a run", () => {
         .from(messages)
         .where(and(eq(messages.threadId, thread.id), eq(messages.runId, j.runId))),
     ).toHaveLength(1);
+  });
+
+  it("a run on a thread it makes (a plain stored response): thread, input, answer, run and bill in one statement, once", async () => {
+    const co = await makeCompany(db, { creditsOt: 100 });
+    const threadId = newId("thread");
+    const base = job(co.id, threadId);
+    const j = job(co.id, threadId, {
+      source: THREAD_SOURCE.responses,
+      newThread: true,
+      hold: null,
+      messages: [
+        { id: newId("message"), role: "user", content: "hi", extra: {}, run_id: base.runId, seq: 0, tokens: 5 },
+        { ...base.messages[0]!, run_id: base.runId, seq: 1 },
+      ],
+      runId: base.runId,
+      entry: base.entry,
+    });
+    expect(await writeRun(j)).toMatchObject({ already: false });
+    const [thread] = await db.select().from(threads).where(eq(threads.id, threadId));
+    expect(thread).toMatchObject({ companyId: co.id, source: THREAD_SOURCE.responses, nextSeq: 2 });
+    const stored = await db.select().from(messages).where(eq(messages.threadId, threadId)).orderBy(messages.seq);
+    expect(stored.map((m) => [m.seq, m.role, m.runId, m.tokens])).toEqual([
+      [0, "user", j.runId, 5],
+      [1, "assistant", j.runId, 3],
+    ]);
+    expect(await db.select().from(runs).where(eq(runs.id, j.runId))).toHaveLength(1);
+
+    // A retry (a lost acknowledgement) writes and bills nothing more.
+    expect(await writeRun(j)).toMatchObject({ already: true });
+    expect(await db.select().from(messages).where(eq(messages.threadId, threadId))).toHaveLength(2);
+    const bills = await db.select().from(ledgerEntries).where(eq(ledgerEntries.id, j.entry.id!));
+    expect(bills).toHaveLength(1);
+    expect(bills[0]!.amountMicro).toBe(-2 * OT);
   });
 });

@@ -74,7 +74,11 @@ async function threadMode(
     return { threadId: thread.id, persistent: true, source: thread.source };
   }
   if (ephemeral) return { threadId: newId("thread"), persistent: false, ephemeral, source: THREAD_SOURCE.responses };
-  // Making the thread is the call's first side effect: only once the rate limiter admitted it.
+  // Answered only once stored, its thread is known to nobody before: the run's final statement makes it.
+  if (!input.stream)
+    return { threadId: newId("thread"), persistent: true, newThread: true, source: THREAD_SOURCE.responses };
+  // A stream names its thread in its first event, while the run is active: the thread is made
+  // first, its claim visible. Its first side effect: only once the rate limiter admitted the call.
   await admitted;
   const thread = await createThread(db, { companyId, input: { metadata: {} }, source: THREAD_SOURCE.responses });
   return { threadId: thread.id, persistent: true, source: THREAD_SOURCE.responses };
@@ -101,7 +105,7 @@ async function toRunCall(call: ResponseCall): Promise<RunCall> {
   const { input, auth } = call;
   const { instructions, messages } = toChatMessages(input.input);
   const clientTools = toClientTools(input.tools);
-  // Refused before a thread is made for it (the run resolves the model again, from the same caches).
+  // Refused before a thread is made for it; the run takes this resolution.
   const model = await resolveModel({ companyId: auth.companyId, slug: input.model });
   if (clientTools.length && !model.model.supportsTools)
     throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, {
@@ -133,6 +137,7 @@ async function toRunCall(call: ResponseCall): Promise<RunCall> {
     signal: call.signal,
     admitted: call.admitted,
     runId,
+    model,
     protocol: {
       ...fields,
       clientTools: clientTools.length > 0,

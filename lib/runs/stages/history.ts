@@ -88,6 +88,15 @@ async function chainRows(ctx: RunContext, previousRunId: string): Promise<{ rows
   return { rows, complete: rows.length < FIRST_PAGE };
 }
 
+/**
+ * A thread the run's final statement makes (RunContext.newThread): no other run can know it, so
+ * there is nothing to claim or read. Admitted, the run is stored whatever happens, as a claimed one.
+ */
+function newThread(ctx: RunContext): { rows: HistoryRow[]; complete: boolean } {
+  ctx.claimed = true;
+  return { rows: [], complete: true };
+}
+
 /** Tokens of a message not stored yet (a response's input), as the budget counts a row. */
 function pendingTokens(m: ChatMessage): number {
   return messageTexts(m).reduce((sum, t) => sum + countTextTokens(t), 0);
@@ -162,7 +171,11 @@ export const historyStage: Stage = {
     await ctx.admitted;
     // A response's input: stored with its run, sent after the history, and it must fit whole.
     const pending = ctx.messages;
-    const known = ctx.previousRunId ? await chainRows(ctx, ctx.previousRunId) : await claimAndRead(ctx);
+    const known = ctx.previousRunId
+      ? await chainRows(ctx, ctx.previousRunId)
+      : ctx.newThread
+        ? newThread(ctx)
+        : await claimAndRead(ctx);
     const window = ctx.model.model.contextWindow;
     // The answer's room: the request's cap, else the model's declared maximum (bounded by the
     // default cap); a model that declares none keeps a quarter of its window (a small local
@@ -187,8 +200,10 @@ export const historyStage: Stage = {
     const picked: HistoryRow[] = [];
     let used = 0;
     let text = system + tools;
+    ctx.inputTokens = new Map();
     for (const m of pending) {
       const t = pendingTokens(m);
+      ctx.inputTokens.set(m, t);
       used += t + PER_MESSAGE + imageCount(m.content) * MAX_IMAGE_TOKENS;
       text += t;
     }
@@ -222,7 +237,7 @@ export const historyStage: Stage = {
       for (const row of rows) read.push(row);
     }
     // A chain is a subset of the thread: the cache holds whole threads only.
-    if (!ctx.previousRunId) rememberHistory(ctx.companyId, ctx.threadId, read, complete);
+    if (!ctx.previousRunId && !ctx.newThread) rememberHistory(ctx.companyId, ctx.threadId, read, complete);
     const newest = read[0];
     // A chain counts what was read of it (all of it when complete), not the thread's other chains.
     const total = ctx.previousRunId ? read.length : newest ? newest.seq + 1 : 0;
