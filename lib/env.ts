@@ -61,8 +61,8 @@ const ServerEnv = DatabaseEnv.extend({
   JOBS_IDLE_CHECK_S: intWithDefault(5, 1, 3600),
   /** Idle poll interval of a job worker; a fallback, since producers wake workers in every process. */
   JOBS_POLL_S: intWithDefault(2, 1, 3600),
-  /** Documents one worker process indexes at once. */
-  KNOWLEDGE_WORKER_CONCURRENCY: intWithDefault(2, 1, 32),
+  /** Documents one process indexes at once; 0 leaves indexing to other processes (`npm run worker`). */
+  KNOWLEDGE_WORKER_CONCURRENCY: intWithDefault(2, 0, 32),
   /**
    * Inbound webhooks: accepted events per minute per endpoint (the endpoint's own limit wins),
    * rotated-secret grace, and `webhook-event` job expiry, retries (then `dead`) and per-process
