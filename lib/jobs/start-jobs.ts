@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type PgBoss from "pg-boss";
 import { randomUUID } from "node:crypto";
 import { db, sql as pg } from "@/db/client";
-import { dbState, isConnectionError } from "@/db/resilience";
+import { dbState, isConnectionError, isTransientConflict } from "@/db/resilience";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { bossStarted, getBoss, JOBS_SCHEMA, stopBoss } from "./boss";
@@ -19,14 +19,29 @@ import { definedQueues, type JobRun, type QueueDefinition } from "./queues";
 const g = globalThis as { __cockpitQueuesReady?: WeakMap<PgBoss, Promise<void>>; __cockpitWorkers?: Promise<void> };
 const ready = (g.__cockpitQueuesReady ??= new WeakMap());
 
+/**
+ * pg-boss's create_queue attaches a partition to one shared table: processes creating queues at once
+ * (a fresh database, several servers and a worker) can deadlock, and the loser, rolled back, tries again.
+ */
+async function createQueue(boss: PgBoss, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await boss.createQueue(name);
+    } catch (err) {
+      if (!isTransientConflict(err) || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, attempt * 20 + Math.random() * 50));
+    }
+  }
+}
+
 /** Creates the defined queues (and their dead letter queues first) once per started pg-boss; idempotent in SQL too. */
 export function ensureQueues(boss: PgBoss): Promise<void> {
   let done = ready.get(boss);
   if (!done) {
     done = (async () => {
       for (const q of definedQueues()) {
-        if (q.deadLetter) await boss.createQueue(q.deadLetter.name);
-        await boss.createQueue(q.name);
+        if (q.deadLetter) await createQueue(boss, q.deadLetter.name);
+        await createQueue(boss, q.name);
       }
     })();
     done.catch(() => ready.delete(boss));

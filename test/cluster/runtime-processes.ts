@@ -17,8 +17,13 @@ export function processRuntime(
   logDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-cluster-logs-")),
 ): ClusterRuntime {
   const apps = new Map<number, ChildProcess>();
+  const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
   let worker: ChildProcess | undefined;
   fs.mkdirSync(logDir, { recursive: true });
+  // A driver that dies leaves no server behind.
+  process.once("exit", () => {
+    for (const child of [...apps.values(), ...(worker ? [worker] : [])]) if (!exited(child)) child.kill("SIGKILL");
+  });
 
   const launch = (name: string, args: string[], env: ClusterEnv): ChildProcess => {
     const { HOST: _inherited, ...inherited } = process.env;
@@ -30,8 +35,6 @@ export function processRuntime(
     fs.closeSync(log);
     return child;
   };
-
-  const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
   const stop = (child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> =>
     new Promise((resolve) => {
