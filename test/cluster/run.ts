@@ -156,7 +156,10 @@ async function main(): Promise<void> {
     if (flag("--keep")) console.log(`database kept: ${dbName}`);
     else await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
     await admin.end();
-    console.log(`process logs: ${logDir}; whole run ${Math.round((Date.now() - started) / 1000)} s`);
+    const passed = checks.length > 0 && checks.every((c) => c.ok);
+    // The uploads, data dirs and logs stay for a failed run only.
+    if (passed) fs.rmSync(work, { recursive: true, force: true });
+    console.log(`${passed ? "" : `process logs: ${logDir}; `}whole run ${Math.round((Date.now() - started) / 1000)} s`);
   }
 }
 
