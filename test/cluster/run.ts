@@ -97,6 +97,8 @@ async function startRedis(): Promise<{ port: number; db: number; stop: () => Pro
       });
     return { port, db: 0, stop };
   }
+  if (!(await accepts(6379)))
+    throw new Error("the cluster test needs redis-server installed or a Redis on 127.0.0.1:6379");
   return { port: 6379, db: 11, stop: async () => {} };
 }
 
