@@ -67,7 +67,7 @@ async function consumeInStore(
   const circuit = redisCircuit();
   if (redis && circuit && (await circuit.useRedis())) {
     try {
-      return await settle(redis.consume(subject, n));
+      return await settle(circuit.run(redis.consume(subject, n)));
     } catch (err) {
       circuit.trip(err);
     }

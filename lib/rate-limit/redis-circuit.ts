@@ -3,9 +3,15 @@ import Redis from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { withinDeadline } from "./deadline";
 
 /** Longest a rate-limit command waits for Redis; a blackholed Redis would otherwise hold every call until TCP gives up. */
 const REDIS_COMMAND_TIMEOUT_MS = 250;
+/**
+ * ioredis's own timeout, behind the deadline above (its timer would fire before the reply that a
+ * busy process has not read yet) and alone for the sign-in throttle, which can afford it.
+ */
+const REDIS_COMMAND_BACKSTOP_MS = 1_000;
 /** While the circuit is open and the connection looks alive, how often a probe tries Redis. */
 const REDIS_PROBE_EVERY_MS = 250;
 /** Cap of the reconnect backoff: Redis is back in use at most about this long after it returns. */
@@ -42,7 +48,7 @@ export class RedisCircuit {
     this.client = new Redis(url, {
       // Without a connection a command fails at once instead of queueing behind the reconnect.
       enableOfflineQueue: false,
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      commandTimeout: REDIS_COMMAND_BACKSTOP_MS,
       connectTimeout: 1_000,
       // How long a connection being replaced may take to close (FIN) before it is destroyed: a
       // silent peer never answers the FIN, and the reconnect waits for the close.
@@ -76,6 +82,11 @@ export class RedisCircuit {
   async useRedis(): Promise<boolean> {
     if (this.state === "connecting") await this.settled;
     return this.state === "closed";
+  }
+
+  /** A Redis command of the rate limits, failed when Redis has not answered within its deadline. */
+  run<T>(command: Promise<T>): Promise<T> {
+    return withinDeadline(command, REDIS_COMMAND_TIMEOUT_MS, "Redis command timed out");
   }
 
   get status(): "up" | "down" {
@@ -128,7 +139,7 @@ export class RedisCircuit {
     if (this.state === "open" && Date.now() - this.openedAt < this.holdMs) return;
     this.probing = true;
     try {
-      await this.probeLimiter.consume("probe", 1);
+      await this.run(this.probeLimiter.consume("probe", 1));
       this.close();
     } catch (err) {
       this.trip(err);

@@ -579,7 +579,7 @@ async function run(ctx: { work: string; logDir: string; cleanups: (() => Promise
   const disruptions = guard(
     "disruptions",
     (async () => {
-      await Promise.all([waitDone(0.3), sideChecks]);
+      await Promise.all([waitDone(0.2), sideChecks]);
       const slow = Promise.all(lingering.map((c) => callOne(c, 1)));
       const deadline = Date.now() + 10_000;
       while (lingering.some((c) => !reachedUpstream.has(c.marker)) && Date.now() < deadline) await sleep(20);
@@ -595,7 +595,8 @@ async function run(ctx: { work: string; logDir: string; cleanups: (() => Promise
       appBackAt[1] = events.ready;
       inRotation[1] = true;
 
-      await waitDone(0.6);
+      // Before the balance runs out (about half way), so paid calls are answered and billed through the cut.
+      await waitDone(0.38);
       proxy.disable();
       events.cutStart = Date.now();
       await sleep(REDIS_CUT_MS);
