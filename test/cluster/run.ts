@@ -966,9 +966,29 @@ async function run(ctx: { work: string; logDir: string; cleanups: (() => Promise
       table(rows),
       `timeline: apps and worker up in ${bootMs} ms; load ${at(events.loadEnd)}; SIGTERM app 1 at ${at(events.sigterm)}, exited ${at(events.exit)}, ready ${at(events.ready)}; Redis cut ${at(events.cutStart)}–${at(events.cutEnd)}; settled ${at(events.settled)}`,
       `throughput ${Math.round((outcomes.length / (events.loadEnd! - events.loadStart!)) * 1000)} req/s; upstream requests ${fake.requests.length}`,
+      storeSwitches(ctx.logDir, at),
       "",
     ].join("\n"),
   );
+}
+
+/** The apps' switches of rate-limit store, from their logs (plain processes only: containers log elsewhere). */
+function storeSwitches(logDir: string, at: (t: number) => string): string {
+  if (!fs.existsSync(logDir)) return "rate-limit store switches: no logs here";
+  const lines: string[] = [];
+  for (const file of fs
+    .readdirSync(logDir)
+    .filter((f) => f.startsWith("app-"))
+    .sort()) {
+    for (const line of fs.readFileSync(path.join(logDir, file), "utf8").split("\n")) {
+      if (!line.includes('"rate_limit_store"')) continue;
+      const entry = JSON.parse(line) as { time: number; redis: string; err?: { message?: string } };
+      lines.push(
+        `${file.replace(".log", "")} ${entry.redis} at ${at(entry.time)}${entry.err ? ` (${entry.err.message})` : ""}`,
+      );
+    }
+  }
+  return `rate-limit store switches: ${lines.length ? lines.join("; ") : "none"}`;
 }
 
 // Interrupted: exit through the `exit` handlers, which kill the processes this run started.
