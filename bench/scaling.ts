@@ -1,10 +1,15 @@
 /**
- * How far one host and one PostgreSQL primary go (docs/operations.md, Scaling). Chat completions
- * (JSON, persistence, rate limit and billing on) through 1, 2 and 4 server processes
- * (WEB_CONCURRENCY) on one database, measured in turns `--repeat` times, the order rotated each
- * repetition. The database is an embedded PostgreSQL of the bench's own, so its CPU and its WAL
- * are the calls' alone: per answered call its CPU time and WAL bytes, hence the bills per second
- * one database core sustains with our statements.
+ * How far one host and one PostgreSQL primary go (docs/operations.md, Scaling), and what metrics
+ * and traces cost. Chat completions (JSON, persistence, rate limit and billing on) through each
+ * setup on one database, measured in turns `--repeat` times, the order rotated each repetition:
+ *
+ *   1, 2 and 4 processes    WEB_CONCURRENCY, metrics on (the default)
+ *   1 process, metrics off  METRICS_PORT=0: the metrics goal compares it with "1 process"
+ *   1 process, traces on    OTLP/HTTP to a sink in this process that answers every export
+ *
+ * The database is an embedded PostgreSQL of the bench's own, so its CPU and its WAL are the calls'
+ * alone: per answered call its CPU time and WAL bytes, hence the bills per second one database
+ * core sustains with our statements.
  *
  *   npm run bench:scaling -- [--processes 1,2,4] [--connections 32] [--duration 6] [--warmup 2] [--repeat 3]
  *
@@ -13,6 +18,8 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -23,14 +30,22 @@ import { cleanupStack } from "./lib/cleanups";
 import { provisionDatabase } from "./lib/db";
 import { measure, type Measurement } from "./lib/measure";
 import { RssSampler } from "./lib/proc";
-import { appEnv, prepareBuild, ROOT, startNext } from "./lib/server";
+import { appEnv, freePort, prepareBuild, ROOT, startNext } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
 
 const RESULTS_DIR = path.join(ROOT, "bench/results");
 const BODY = JSON.stringify({ model: MODEL_SLUG, messages: [{ role: "user", content: "Say hello." }] });
 const log = (m: string) => process.stderr.write(`[scaling] ${m}\n`);
 
+/** One way of running the server; `processes` is its WEB_CONCURRENCY. */
+interface Setup {
+  id: string;
+  processes: number;
+  env: Record<string, string>;
+}
+
 interface Row {
+  setup: string;
   processes: number;
   repetition: number;
   rps: number;
@@ -70,8 +85,48 @@ export interface ScalingOptions {
   name: string;
 }
 
+/** Metrics on at most this much below off, in req/s at 32 connections (median of the repetitions' ratios). */
+const METRICS_COST_MAX_PCT = 3;
+
+const plural = (n: number) => `${n} process${n === 1 ? "" : "es"}`;
+
+function setups(processes: number[], traceSink: string, metricsPort: () => Promise<number>): Promise<Setup[]> {
+  const withMetrics = async (n: number): Promise<Setup> => ({
+    id: plural(n),
+    processes: n,
+    env: { METRICS_PORT: String(await metricsPort()) },
+  });
+  return Promise.all([
+    ...processes.map(withMetrics),
+    Promise.resolve({ id: "1 process, metrics off", processes: 1, env: { METRICS_PORT: "0" } }),
+    withMetrics(1).then((s) => ({
+      ...s,
+      id: "1 process, traces on",
+      env: { ...s.env, OTEL_EXPORTER_OTLP_ENDPOINT: traceSink, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" },
+    })),
+  ]);
+}
+
+/** An OTLP/HTTP receiver that takes every export and counts them (the traces bench row's collector). */
+async function startTraceSink(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
+  let exports = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      exports++;
+      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exports: () => exports,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boolean }> {
-  const counts = o.processes;
   const repeat = o.repeat;
   const connections = o.connections;
   const { stack, runAll } = cleanupStack(log);
@@ -93,10 +148,15 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-scaling-"));
     stack.push({ name: "data dir", fn: () => fs.rmSync(dataDir, { recursive: true, force: true }) });
 
+    const sink = await startTraceSink();
+    stack.push({ name: "trace sink", fn: () => sink.close() });
+    const all = await setups(o.processes, sink.url, freePort);
+
     let answered = 0;
     for (let rep = 1; rep <= repeat; rep++) {
-      const order = counts.map((_, i) => counts[(i + rep - 1) % counts.length]!);
-      for (const n of order) {
+      const order = all.map((_, i) => all[(i + rep - 1) % all.length]!);
+      for (const setup of order) {
+        const n = setup.processes;
         const server = await startNext({
           appRoot: build.appRoot,
           env: {
@@ -104,6 +164,7 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
             OPENAI_API_KEY: "sk-bench",
             OPENAI_BASE_URL: up.openaiBase,
             WEB_CONCURRENCY: String(n),
+            ...setup.env,
           },
         });
         const rss = new RssSampler(server.pid).start();
@@ -123,7 +184,7 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
           const m: Measurement = await measure(
             { server, rss, db },
             {
-              label: `${n} processes`,
+              label: setup.id,
               path: "/v1/chat/completions",
               method: "POST",
               headers: { "content-type": "application/json" },
@@ -141,8 +202,9 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
           const calls = m.total + m.warmupRequests;
           answered += m.ok2xx + m.warmupRequests;
           if (m.non2xx || m.errors)
-            invalid.push(`${n} processes, repetition ${rep}: ${m.non2xx} non-2xx, ${m.errors} errors`);
+            invalid.push(`${setup.id}, repetition ${rep}: ${m.non2xx} non-2xx, ${m.errors} errors`);
           rows.push({
+            setup: setup.id,
             processes: n,
             repetition: rep,
             rps: m.rps,
@@ -156,7 +218,7 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
             otherCores: m.otherCores,
           });
           log(
-            `${n} processes, repetition ${rep}: ${fmt(m.rps, 0)} req/s, gateway ${fmt(m.serverCpuMsPerReq, 3)} ms CPU/call, ` +
+            `${setup.id}, repetition ${rep}: ${fmt(m.rps, 0)} req/s, gateway ${fmt(m.serverCpuMsPerReq, 3)} ms CPU/call, ` +
               `database ${fmt(m.dbCpuMsPerReq, 3)} ms CPU/call, ${fmt(Number(bytes) / Math.max(1, calls), 0)} WAL bytes/call`,
           );
         } finally {
@@ -189,11 +251,13 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
       `disk bytes per call: ${JSON.stringify(diskBytesPerCall, (_k, v: unknown) => (typeof v === "number" ? Math.round(v) : v))}`,
     );
 
-    const byCount = counts.map((n) => rows.filter((r) => r.processes === n));
-    const summary = byCount.map((rs) => {
+    if (sink.exports() === 0) invalid.push("traces on: the sink received no export");
+    const summary = all.map(({ id, processes }) => {
+      const rs = rows.filter((r) => r.setup === id);
       const db = median(rs.map((r) => r.dbCpuMsPerReq ?? Number.NaN));
       return {
-        processes: rs[0]!.processes,
+        setup: id,
+        processes,
         rps: median(rs.map((r) => r.rps)),
         rpsSpread: spread(rs.map((r) => r.rps)),
         p50Ms: median(rs.map((r) => r.p50Ms)),
@@ -204,9 +268,36 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
         peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
       };
     });
+    // Each repetition's pair was measured minutes apart at most: the ratio is taken within it.
+    const costPct = (variant: string) =>
+      Array.from({ length: repeat }, (_, i) => {
+        const on = rows.find((r) => r.setup === variant && r.repetition === i + 1);
+        const off = rows.find((r) => r.setup === "1 process, metrics off" && r.repetition === i + 1);
+        return on && off ? (1 - on.rps / off.rps) * 100 : Number.NaN;
+      });
+    const metricsCost = costPct(plural(1));
+    const tracesCost = costPct("1 process, traces on");
+    const verdicts = [
+      {
+        name: `metrics on: req/s below metrics off @${connections}c (repetitions: ${metricsCost.map((c) => fmt(c, 1)).join(", ")})`,
+        value: median(metricsCost),
+        unit: "%",
+        target: `<= ${METRICS_COST_MAX_PCT} %`,
+        result: median(metricsCost) <= METRICS_COST_MAX_PCT ? "PASS" : "MISS",
+      },
+      {
+        name: `metrics and traces on: req/s below metrics off @${connections}c (repetitions: ${tracesCost.map((c) => fmt(c, 1)).join(", ")})`,
+        value: median(tracesCost),
+        unit: "%",
+        target: "reported",
+        result: "–",
+      },
+    ];
+    for (const v of verdicts) log(`${v.name}: ${fmt(v.value, 1)} % (${v.target}) ${v.result}`);
+
     const table = renderTable(
       [
-        "processes",
+        "setup",
         "req/s (median)",
         "spread",
         "p50 ms",
@@ -217,7 +308,7 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
         "peak RSS MiB",
       ],
       summary.map((s) => [
-        String(s.processes),
+        s.setup,
         fmt(s.rps, 0),
         s.rpsSpread,
         fmt(s.p50Ms, 1),
@@ -239,6 +330,8 @@ export async function runScalingBench(o: ScalingOptions): Promise<{ valid: boole
       repeat,
       rows,
       summary,
+      verdicts,
+      traceExports: sink.exports(),
       ledger: { entries, answered, allowance },
       diskBytesPerCall,
       invalid,
