@@ -20,6 +20,8 @@ function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
   // An input message the history stage counted (role and texts, as below).
   const counted = ctx.inputTokens?.get(m);
   if (counted !== undefined) return counted;
+  // A thread this statement makes is in no history cache: a continuation counts the answer when it reads it.
+  if (ctx.newThread) return null;
   const text = typeof m.content === "string" ? m.content : "";
   const tools = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
   // A response's input with content parts: counted as lib/threads/message-tokens.ts counts them.
