@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { and, eq, lt } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
-import { ledgerEntries } from "@/db/schema";
+import { ledgerEntries, runs, webhookEventRuns } from "@/db/schema";
+import { createAgent } from "@/lib/agents";
+import { createProfile, CreateProfileInput } from "@/lib/profiles";
+import { createWebhook, triggerPath } from "@/lib/webhooks";
 import { getBoss, stopBoss } from "@/lib/jobs/boss";
 import { sseData, useGateway } from "../support/gateway";
 import { freePort, startNextServer, type RunningServer } from "../support/next-server";
@@ -29,10 +32,7 @@ beforeAll(async () => {
 });
 const gw = useGateway({
   env: metricsEnv,
-  fake: {
-    usage: () => USAGE,
-    toolCall: (body) => ({ name: body.tools[0].function.name, arguments: { a: 1, b: 2 } }),
-  },
+  fake: { usage: () => USAGE },
 });
 Object.assign(metricsEnv, {
   REDIS_URL: "redis://127.0.0.1:6379",
@@ -258,35 +258,90 @@ describe("GET /metrics after traffic", () => {
   });
 });
 
-describe("METRICS_PORT under WEB_CONCURRENCY=2 and set to 0", () => {
-  let cluster: RunningServer;
-  let off: RunningServer;
-  let port: number;
+describe("the jobs thread's work", () => {
+  it("is in the server's scrape: a webhook's run, served on the jobs thread, counted and billed", async () => {
+    const company = await makeCompany(db, { creditsOt: 1000 });
+    const profile = await createProfile(db, {
+      companyId: company.id,
+      input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
+    });
+    const agent = await createAgent(db, {
+      companyId: company.id,
+      input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] },
+    });
+    const { secret } = await createWebhook(db, { companyId: company.id, agentId: agent.id });
+    const base = metricsUrl(metricsEnv.METRICS_PORT!);
+    const openaiOk = { provider: "openai", model: "gpt-4o-mini", outcome: "ok" };
+    const before = await scrape(base);
+    const calls = gw.fake.requests.length;
 
-  beforeAll(async () => {
-    port = await freePort();
-    [cluster, off] = await Promise.all([
-      startNextServer({ ...gw.env, WEB_CONCURRENCY: "2", METRICS_PORT: String(port) }),
-      startNextServer({ ...gw.env, METRICS_PORT: "0" }),
-    ]);
+    const res = await fetch(`${gw.server.url}${triggerPath(company.id, secret)}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ event_topic: "orders.created", payload: { n: 1 } }),
+    });
+    expect(res.status).toBe(202);
+    const eventId = ((await res.json()) as { id: string }).id;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const [done] = await db
+        .select({ status: runs.status })
+        .from(webhookEventRuns)
+        .innerJoin(runs, eq(runs.id, webhookEventRuns.runId))
+        .where(eq(webhookEventRuns.eventId, eventId));
+      if (done && done.status !== "in_progress" && done.status !== "queued") break;
+      if (Date.now() > deadline) throw new Error("the webhook's run did not end");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const charged = async () =>
+      (
+        await db
+          .select()
+          .from(ledgerEntries)
+          .where(and(eq(ledgerEntries.companyId, company.id), lt(ledgerEntries.amountMicro, 0)))
+      ).reduce((n, e) => n - e.amountMicro, 0);
+    const upstreamCalls = gw.fake.requests.length - calls;
+    expect(upstreamCalls).toBeGreaterThan(0);
+    const after = await scrapeUntil(
+      base,
+      (x) =>
+        total(x, "cockpit_upstream_requests_total", openaiOk) -
+          total(before, "cockpit_upstream_requests_total", openaiOk) >=
+        upstreamCalls,
+    );
+    expect(
+      total(after, "cockpit_upstream_requests_total", openaiOk) -
+        total(before, "cockpit_upstream_requests_total", openaiOk),
+    ).toBe(upstreamCalls);
+    const billed = (x: Scrape) => total(x, "cockpit_billed_ot_total", { kind: "model" });
+    expect(billed(after) - billed(before)).toBeCloseTo((await charged()) / 1e6, 6);
   });
-  afterAll(async () => {
-    await Promise.all([cluster?.stop(), off?.stop()]);
+});
+
+describe("METRICS_PORT under WEB_CONCURRENCY=2 and set to 0", () => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
   });
 
   it("the cluster primary reports every worker's requests, summed", async () => {
+    const port = await freePort();
+    const cluster = (server = await startNextServer({ ...gw.env, WEB_CONCURRENCY: "2", METRICS_PORT: String(port) }));
     const co = await makeCompany(db);
     const { secret } = await makeKey(db, { companyId: co.id, rateLimitPerMinute: 10_000 });
-    const n = 60;
-    // Separate connections, so the primary's round robin spreads them over both workers.
-    const statuses = await Promise.all(
-      Array.from({ length: n }, () =>
+    const n = 40;
+    // A new connection each, so the primary's round robin spreads them over both workers.
+    const statuses: number[] = [];
+    for (let i = 0; i < n; i += 4) {
+      const batch = Array.from({ length: 4 }, () =>
         fetch(`${cluster.url}/v1/me`, { headers: { authorization: `Bearer ${secret}`, connection: "close" } }).then(
           async (r) => (await r.text(), r.status),
         ),
-      ),
-    );
-    expect(statuses.every((x) => x === 200)).toBe(true);
+      );
+      statuses.push(...(await Promise.all(batch)));
+    }
+    expect(statuses).toEqual(Array(n).fill(200));
     expect(cluster.output().match(/ready on http/g)?.length).toBe(2);
     const s = await scrapeUntil(
       metricsUrl(port),
@@ -303,6 +358,7 @@ describe("METRICS_PORT under WEB_CONCURRENCY=2 and set to 0", () => {
   });
 
   it("METRICS_PORT=0: no listener but the server's own, and nothing said about metrics", async () => {
+    const off = (server = await startNextServer({ ...gw.env, METRICS_PORT: "0" }));
     const me = await fetch(`${off.url}/api/health`);
     expect(me.status).toBe(200);
     expect(listeningPorts(off.pid)).toEqual([off.port]);

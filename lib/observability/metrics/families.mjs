@@ -35,7 +35,22 @@ const SANDBOX_WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
  * @property {() => "up" | "down"} [database] the database breaker's state
  * @property {() => "up" | "down" | "off"} [redis] the Redis circuit's state
  * @property {() => { processes: number, busy: number, booting: number, waiting: number } | undefined} [sandbox] the sandbox pool's counts, once it exists
+ * @property {() => Promise<unknown[]>} [jobsThread] the jobs thread's families (`getMetricsAsJSON()`), while it runs
  */
+
+/** The jobs thread's families, asked for on each scrape: they count what its jobs (webhook runs) do. */
+class JobsThreadRegistry extends client.Registry {
+  /** @param {MetricsProbes} probes */
+  constructor(probes) {
+    super();
+    this.probes = probes;
+  }
+
+  /** @returns {Promise<any>} */
+  async getMetricsAsJSON() {
+    return (await this.probes.jobsThread?.()) ?? [];
+  }
+}
 
 /**
  * Collect callbacks run on every scrape; a failing probe must not fail the scrape, so its family
@@ -50,11 +65,12 @@ async function quietly(fn) {
   }
 }
 
-/** @param {{ clusterWorker?: boolean }} opts */
+/** @param {{ clusterWorker?: boolean, processWide?: boolean }} opts */
 function createFamilies(opts) {
   const registry = new client.Registry();
   /** @type {MetricsProbes} */
   const probes = {};
+  const jobsThread = new JobsThreadRegistry(probes);
   const registers = [registry];
   // One read of the queue tables serves both queue families of a scrape.
   /** @type {{ at: number, rows: Promise<JobQueueDepth[]> } | null} */
@@ -220,15 +236,28 @@ function createFamilies(opts) {
     return model;
   };
 
-  client.collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  // Process-wide (CPU, memory, handles): once per process, not again in its jobs thread.
+  if (opts.processWide !== false) client.collectDefaultMetrics({ register: registry, prefix: PREFIX });
   if (opts.clusterWorker) {
-    // Answers the cluster primary's scrape requests (prom-client's cluster protocol) with this registry.
-    client.AggregatorRegistry.setRegistries([registry]);
+    // Answers the cluster primary's scrape requests (prom-client's cluster protocol) with these registries.
+    client.AggregatorRegistry.setRegistries([registry, jobsThread]);
     new client.AggregatorRegistry();
   }
 
+  /** The exposition of this process: its families plus its jobs thread's, summed. */
+  const exposition = async () => {
+    const thread = await jobsThread.getMetricsAsJSON();
+    if (thread.length === 0) return registry.metrics();
+    const own = await registry.getMetricsAsJSON();
+    // Families only this thread has are kept as they are (a process-wide gauge's aggregator may be "omit").
+    const shared = new Set(thread.map((/** @type {{ name: string }} */ m) => m.name));
+    for (const m of own) if (!shared.has(m.name)) Object.assign(m, { aggregator: "first" });
+    return client.AggregatorRegistry.aggregate([own, thread]).metrics();
+  };
+
   return {
     registry,
+    exposition,
     probes,
     httpRequests,
     httpDuration,
@@ -245,8 +274,9 @@ function createFamilies(opts) {
 /** @typedef {ReturnType<typeof createFamilies>} MetricFamilies */
 
 /**
- * This process's families, made on the first call (later calls return the same ones).
- * @param {{ clusterWorker?: boolean }} [opts] clusterWorker: answer the cluster primary's scrapes
+ * This thread's families, made on the first call (later calls return the same ones).
+ * @param {{ clusterWorker?: boolean, processWide?: boolean }} [opts] clusterWorker: answer the
+ *   cluster primary's scrapes; processWide false: no process metrics (a worker thread's families)
  * @returns {MetricFamilies}
  */
 export function processMetrics(opts = {}) {

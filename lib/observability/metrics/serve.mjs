@@ -60,6 +60,12 @@ async function listenForScrapes({ port, hostname, registry }) {
   return server;
 }
 
+/** This process's families (its jobs thread's included) as a scrape source. */
+function processRegistry() {
+  const m = processMetrics();
+  return { metrics: m.exposition, contentType: m.registry.contentType };
+}
+
 /** Methods kept as label values; any other is `other`. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 /** What a request answered with nothing is counted as (nginx's "client closed request"). */
@@ -103,7 +109,7 @@ function httpRecorder(dir) {
  */
 export async function serveProcessMetrics({ port, hostname }) {
   if (port === 0) return null;
-  const server = await listenForScrapes({ port, hostname, registry: processMetrics().registry });
+  const server = await listenForScrapes({ port, hostname, registry: processRegistry() });
   return scrapeUrl(server);
 }
 
@@ -126,7 +132,7 @@ export async function startServerMetrics({ port, hostname, dir, role, say }) {
     processMetrics({ clusterWorker: true });
     return httpRecorder(dir);
   }
-  const registry = role === "primary" ? clusterRegistry() : processMetrics().registry;
+  const registry = role === "primary" ? clusterRegistry() : processRegistry();
   const server = await listenForScrapes({ port, hostname, registry });
   say(`metrics on ${scrapeUrl(server)}`);
   return role === "primary" ? null : httpRecorder(dir);
