@@ -249,7 +249,8 @@ function createFamilies(opts) {
     const thread = await jobsThread.getMetricsAsJSON();
     if (thread.length === 0) return registry.metrics();
     const own = await registry.getMetricsAsJSON();
-    // Families only this thread has are kept as they are (a process-wide gauge's aggregator may be "omit").
+    // Families the jobs thread lacks (the process-wide ones) pass through unchanged: summing a
+    // single reading is right, but some of them declare the aggregator "omit".
     const shared = new Set(thread.map((/** @type {{ name: string }} */ m) => m.name));
     for (const m of own) if (!shared.has(m.name)) Object.assign(m, { aggregator: "first" });
     return client.AggregatorRegistry.aggregate([own, thread]).metrics();
