@@ -251,6 +251,41 @@ describe("GET /metrics after traffic", () => {
     expect(() => parsePrometheusText(text.replace(bucket, bucket.replace(/ \d+$/, " 1000000")))).toThrow(/cumulative/);
   });
 
+  it("counts a client that leaves: 499 before any answer, and its upstream attempt cancelled", async () => {
+    const { key } = await gw.tenant();
+    const base = metricsUrl(metricsEnv.METRICS_PORT!);
+    const cancelled = { provider: "openai", model: "gpt-4o-mini", outcome: "cancelled" };
+    const left = { route: "/v1/chat/completions", method: "POST", status: "499" };
+    const before = await scrape(base);
+    const leave = async (body: Record<string, unknown>, afterMs: number) => {
+      const controller = new AbortController();
+      const res = fetch(`${gw.server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], ...body }),
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(), afterMs);
+      await res.then((r) => r.text()).catch(() => undefined);
+    };
+    // Gone while the upstream has not answered: no status was ever sent.
+    gw.fake.queue.push({ kind: "delay", ms: 3_000 });
+    await leave({}, 500);
+    // Gone in the middle of a stream: answered 200, the upstream stream stopped.
+    gw.fake.queue.push({ kind: "slow-stream", chunks: 50, intervalMs: 100 });
+    await leave({ stream: true }, 800);
+    const delta = (x: Scrape, family: string, labels: Record<string, string>) =>
+      total(x, family, labels) - total(before, family, labels);
+    const after = await scrapeUntil(
+      base,
+      (x) =>
+        delta(x, "cockpit_upstream_requests_total", cancelled) >= 2 &&
+        delta(x, "cockpit_http_requests_total", left) >= 1,
+    );
+    expect(delta(after, "cockpit_http_requests_total", left)).toBe(1);
+    expect(delta(after, "cockpit_upstream_requests_total", cancelled)).toBe(2);
+  });
+
   it("listens on METRICS_PORT beside the server's port; anything but GET /metrics is a 404", async () => {
     expect(listeningPorts(gw.server.pid).sort()).toEqual([gw.server.port, Number(metricsEnv.METRICS_PORT)].sort());
     expect((await fetch(`${metricsUrl(metricsEnv.METRICS_PORT!)}/`)).status).toBe(404);
