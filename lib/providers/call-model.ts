@@ -55,6 +55,7 @@ async function withRetries<T>(
   target: ModelTarget,
   opts: CallOptions,
   attempt: (upstreamId: string, startedMs: number) => Promise<T>,
+  streamed = false,
 ): Promise<T> {
   const { signal } = opts;
   let last: UpstreamError | undefined;
@@ -62,7 +63,11 @@ async function withRetries<T>(
     for (let i = 0; i <= env.UPSTREAM_RETRIES; i++) {
       const startedMs = performance.now();
       try {
-        return await attempt(upstreamId, startedMs);
+        const result = await attempt(upstreamId, startedMs);
+        // A stream's attempt resolves at its first chunk; streamModel records how it ends.
+        if (streamed) observeFirstToken(target.group.id, upstreamId, startedMs);
+        else observeUpstream(target.group.id, upstreamId, "ok", startedMs);
+        return result;
       } catch (err) {
         observeUpstream(target.group.id, upstreamId, failedOutcome(err, signal.aborted), startedMs);
         if (signal.aborted || !(err instanceof UpstreamError)) throw err;
@@ -90,11 +95,7 @@ export async function completeModel(
   opts: CallOptions,
 ): Promise<ChatResult> {
   const adapter = adapterFor(target.group);
-  return withRetries(target, opts, async (model, startedMs) => {
-    const result = await adapter.complete({ ...req, model }, opts);
-    observeUpstream(target.group.id, model, "ok", startedMs);
-    return result;
-  });
+  return withRetries(target, opts, (model) => adapter.complete({ ...req, model }, opts));
 }
 
 /**
@@ -107,20 +108,23 @@ export async function* streamModel(
   opts: CallOptions,
 ): AsyncIterable<ChatChunk> {
   const adapter = adapterFor(target.group);
-  const { iterator, first, model, startedMs } = await withRetries(target, opts, async (model, startedMs) => {
-    const it = adapter.stream({ ...req, model }, opts)[Symbol.asyncIterator]();
-    try {
-      const first = await it.next();
-      observeFirstToken(target.group.id, model, startedMs);
-      return { iterator: it, first, model, startedMs };
-    } catch (err) {
-      // Broken after its 200 but before its first chunk: the client got nothing, so retry like a
-      // failed request. HTTP errors (status set) keep their own retryability.
-      if (err instanceof UpstreamError && err.status === null && !err.retryable)
-        throw new UpstreamError(err.provider, null, err.message, true);
-      throw err;
-    }
-  });
+  const { iterator, first, model, startedMs } = await withRetries(
+    target,
+    opts,
+    async (model, startedMs) => {
+      const it = adapter.stream({ ...req, model }, opts)[Symbol.asyncIterator]();
+      try {
+        return { iterator: it, first: await it.next(), model, startedMs };
+      } catch (err) {
+        // Broken after its 200 but before its first chunk: the client got nothing, so retry like a
+        // failed request. HTTP errors (status set) keep their own retryability.
+        if (err instanceof UpstreamError && err.status === null && !err.retryable)
+          throw new UpstreamError(err.provider, null, err.message, true);
+        throw err;
+      }
+    },
+    true,
+  );
   // A consumer that stops reading (the client left) leaves it "cancelled".
   let outcome: UpstreamOutcome = "cancelled";
   try {
@@ -144,9 +148,5 @@ export async function embedModel(
   req: Omit<EmbeddingRequest, "model">,
   opts: CallOptions,
 ): Promise<EmbeddingResult> {
-  return withRetries(target, opts, async (model, startedMs) => {
-    const result = await embedOpenAi(target.group, { ...req, model }, opts.signal);
-    observeUpstream(target.group.id, model, "ok", startedMs);
-    return result;
-  });
+  return withRetries(target, opts, (model) => embedOpenAi(target.group, { ...req, model }, opts.signal));
 }
