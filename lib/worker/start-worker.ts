@@ -7,7 +7,7 @@ import { startKnowledgeWorker } from "@/lib/knowledge/jobs/worker";
 import { log } from "@/lib/log";
 import { reportOnScrape } from "@/lib/observability/metrics/record";
 import { sandboxPool } from "@/lib/process-channels.mjs";
-import { redisState } from "@/lib/rate-limit/limiter";
+import { redisStateIfUsed } from "@/lib/rate-limit/redis-circuit";
 import { recoverJournals } from "@/lib/persistence/bill-journal";
 import { failRunsOfGoneOwners, failStaleRuns } from "@/lib/runs/reconcile-runs";
 // Registers the run writer of the bill journal, so adopted entries can be written.
@@ -64,7 +64,7 @@ export async function startWorker(): Promise<() => Promise<void>> {
   reportOnScrape({
     jobQueues: queueDepths,
     database: dbState,
-    redis: redisState,
+    redis: redisStateIfUsed,
     sandbox: () => sandboxPool.get()?.stats(),
   });
   await Promise.all([gone.first, expired.first]);

@@ -33,7 +33,7 @@ const SANDBOX_WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
  * @typedef {object} MetricsProbes
  * @property {() => Promise<JobQueueDepth[]>} [jobQueues] read from pg-boss's tables by the process running the job workers
  * @property {() => "up" | "down"} [database] the database breaker's state
- * @property {() => "up" | "down" | "off"} [redis] the Redis circuit's state
+ * @property {() => "up" | "down" | "off" | undefined} [redis] the Redis circuit's state (undefined: not used yet)
  * @property {() => { processes: number, busy: number, booting: number, waiting: number } | undefined} [sandbox] the sandbox pool's counts, once it exists
  * @property {() => Promise<unknown[]>} [jobsThread] the jobs thread's families (`getMetricsAsJSON()`), while it runs
  */
