@@ -13,6 +13,7 @@ import { storableContent } from "@/lib/threads/storable-content";
 import { countRepeatedTextTokens, countTextTokens } from "@/lib/providers/tokens";
 import { messageTexts } from "@/lib/threads/message-tokens";
 import { env } from "@/lib/env";
+import { countRunBill } from "@/lib/observability/metrics/record";
 
 /** Token count stored with the run's answer for later runs' history budgets (lib/threads/message-tokens.ts). */
 function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
@@ -287,6 +288,7 @@ export async function writeRun(job: PersistJob): Promise<PersistOutcome> {
     { companyId: job.companyId, costMicro: job.costMicro, billable: job.billable, entry: job.entry, hold: job.hold },
     { ctes: recordSql(job), writtenNow: sql`EXISTS (SELECT 1 FROM run_row)`, columns: storedSql(job) },
   );
+  countRunBill(job, outcome);
   return { ...outcome, ...firstSeqOf(row) };
 }
 
