@@ -17,7 +17,11 @@ handleProcessFaults("worker");
 
 const releaseDatabase = await attachDatabase();
 // Before the worker starts, so its job queues and breakers report to this listener.
-const metricsAt = await serveProcessMetrics({ port: env.METRICS_PORT, hostname: env.HOST });
+const metricsAt = await serveProcessMetrics({
+  port: env.METRICS_PORT,
+  hostname: env.HOST,
+  warn: (message) => log.warn(message),
+});
 if (metricsAt) log.info({ metrics: metricsAt }, "metrics listening");
 const stop = await startWorker();
 log.info("worker started");

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import net, { type AddressInfo } from "node:net";
 import { and, eq, lt } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
@@ -398,6 +399,21 @@ describe("METRICS_PORT under WEB_CONCURRENCY=2 and set to 0", () => {
     expect(me.status).toBe(200);
     expect(listeningPorts(off.pid)).toEqual([off.port]);
     expect(off.output()).not.toContain("metrics on");
+  });
+
+  it("a METRICS_PORT another process holds: the server starts without metrics and says so", async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const held = (holder.address() as AddressInfo).port;
+    try {
+      const second = (server = await startNextServer({ ...gw.env, METRICS_PORT: String(held) }));
+      expect((await fetch(`${second.url}/api/health`)).status).toBe(200);
+      expect(listeningPorts(second.pid)).toEqual([second.port]);
+      expect(second.output()).toContain(`METRICS_PORT ${held}`);
+      expect(second.output()).toContain("metrics are off in this process");
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 });
 

@@ -24,11 +24,13 @@ export function metricsPort(value) {
 }
 
 /**
- * Listens for scrapes. Resolves with the server once bound; a port in use rejects.
- * @param {{ port: number, hostname: string, registry: { metrics(): Promise<string>, contentType: string } | { clusterMetrics(): Promise<string>, contentType: string } }} opts
- * @returns {Promise<http.Server>}
+ * Listens for scrapes. Resolves with the server once bound, or with null when the port is in use
+ * (another process of this host has it: the call goes on without metrics, said by `warn`); any
+ * other failure rejects.
+ * @param {{ port: number, hostname: string, warn: (message: string) => void, registry: { metrics(): Promise<string>, contentType: string } | { clusterMetrics(): Promise<string>, contentType: string } }} opts
+ * @returns {Promise<http.Server | null>}
  */
-async function listenForScrapes({ port, hostname, registry }) {
+async function listenForScrapes({ port, hostname, registry, warn }) {
   const collect = "clusterMetrics" in registry ? () => registry.clusterMetrics() : () => registry.metrics();
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0];
@@ -50,14 +52,23 @@ async function listenForScrapes({ port, hostname, registry }) {
   await new Promise((resolve, reject) => {
     /** @param {Error} err */
     const fail = (err) =>
-      reject(new Error(`METRICS_PORT ${port} on ${hostname}: ${err.message} (another port, or 0 to turn metrics off)`));
+      reject(
+        Object.assign(
+          new Error(`METRICS_PORT ${port} on ${hostname}: ${err.message} (another port, or 0 to turn metrics off)`),
+          { code: /** @type {NodeJS.ErrnoException} */ (err).code },
+        ),
+      );
     server.once("error", fail);
     server.listen(port, hostname, () => {
       server.off("error", fail);
       resolve(undefined);
     });
+  }).catch((/** @type {Error & { code?: string }} */ err) => {
+    if (err.code !== "EADDRINUSE") throw err;
+    warn(`${err.message}: metrics are off in this process`);
+    return null;
   });
-  return server;
+  return server.listening ? server : null;
 }
 
 /** This process's families (its jobs thread's included) as a scrape source. */
@@ -103,14 +114,14 @@ function httpRecorder(dir) {
 
 /**
  * This process's families served on `port` (0: off, null returned), for a process that is not
- * the server script (the worker). Resolves with the scrape URL.
- * @param {{ port: number, hostname: string }} opts
+ * the server script (the worker). Resolves with the scrape URL, or null when off or the port is taken.
+ * @param {{ port: number, hostname: string, warn: (message: string) => void }} opts
  * @returns {Promise<string | null>}
  */
-export async function serveProcessMetrics({ port, hostname }) {
+export async function serveProcessMetrics({ port, hostname, warn }) {
   if (port === 0) return null;
-  const server = await listenForScrapes({ port, hostname, registry: processRegistry() });
-  return scrapeUrl(server);
+  const server = await listenForScrapes({ port, hostname, warn, registry: processRegistry() });
+  return server && scrapeUrl(server);
 }
 
 /** @param {http.Server} server */
@@ -133,7 +144,8 @@ export async function startServerMetrics({ port, hostname, dir, role, say }) {
     return httpRecorder(dir);
   }
   const registry = role === "primary" ? clusterRegistry() : processRegistry();
-  const server = await listenForScrapes({ port, hostname, registry });
+  const server = await listenForScrapes({ port, hostname, registry, warn: say });
+  if (!server) return null;
   say(`metrics on ${scrapeUrl(server)}`);
   return role === "primary" ? null : httpRecorder(dir);
 }
