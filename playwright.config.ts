@@ -71,7 +71,8 @@ export default defineConfig({
     // (DATABASE_URL, AUTH_SECRET, AUTH_TRUST_HOST); the server migrates the database itself.
     command: `node scripts/server/main.mjs -p ${PORT}`,
     // The widget test watches a token renewal: 5 s tokens (CONTRACT's 300 s otherwise).
-    env: { SDK_TOKEN_TTL_S: process.env.SDK_TOKEN_TTL_S || "5" },
+    // No metrics listener: the browser tests do not scrape, and port 9464 may be another server's.
+    env: { SDK_TOKEN_TTL_S: process.env.SDK_TOKEN_TTL_S || "5", METRICS_PORT: process.env.METRICS_PORT || "0" },
     url: `${BASE_URL}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,

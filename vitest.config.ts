@@ -38,6 +38,9 @@ export default defineConfig({
         test: {
           name: "http",
           include: ["test/**/*.http.test.ts"],
+          // Inherited by the servers and workers the tests spawn: side by side they would all want
+          // port 9464. A test of the metrics passes its own.
+          env: { METRICS_PORT: "0" },
           globalSetup: ["test/support/global-setup.ts"],
           environment: "node",
           testTimeout: 120_000,

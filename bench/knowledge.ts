@@ -32,6 +32,7 @@ import { porterStem } from "../lib/knowledge/porter";
 import { createCompany, createKey } from "./lib/admin";
 import { loadCranfield, quality, type Cranfield, type Quality } from "./lib/cranfield";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
+import { rssKb } from "./lib/proc";
 import { appEnv, cleanEnv, prepareBuild, ROOT, startNext, type NextServer } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
 
@@ -224,8 +225,15 @@ export async function runKnowledgeBench(
 
     // (b) latency and (c) throughput: one company grown to each size.
     const latTenant = await tenant("latency");
-    const latency: { chunks: number; coldMs: number; p50Ms: number; p95Ms: number; meanMs: number; queries: number }[] =
-      [];
+    const latency: {
+      chunks: number;
+      coldMs: number;
+      cacheRssMb: number;
+      p50Ms: number;
+      p95Ms: number;
+      meanMs: number;
+      queries: number;
+    }[] = [];
     const synth: unknown[] = [];
     for (const size of o.sizes) {
       log(`growing the latency company to ${size} chunks`);
@@ -244,9 +252,12 @@ export async function runKnowledgeBench(
         (await sqlc`SELECT count(*)::int AS n FROM knowledge_chunks WHERE company_id = ${latTenant.companyId}`) as unknown as [
           { n: number },
         ];
+      // The first search loads the company's chunks into the process's cache: its RSS growth is the cache's memory.
+      const rssBeforeKb = rssKb(server.pid);
       let t = performance.now();
       await searchHttp(latTenant, cran.queries[0]!.text, 10);
       const coldMs = performance.now() - t;
+      const cacheRssMb = (rssKb(server.pid) - rssBeforeKb) / 1024;
       const times: number[] = [];
       for (let i = 0; i < o.latencyQueries; i++) {
         t = performance.now();
@@ -257,13 +268,14 @@ export async function runKnowledgeBench(
       latency.push({
         chunks: n,
         coldMs,
+        cacheRssMb,
         p50Ms: pct(times, 50),
         p95Ms: pct(times, 95),
         meanMs: times.reduce((a, b) => a + b, 0) / times.length,
         queries: times.length,
       });
       log(
-        `${n} chunks: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms (first query, cache load: ${coldMs.toFixed(0)} ms)`,
+        `${n} chunks: p50 ${pct(times, 50).toFixed(1)} ms, p95 ${pct(times, 95).toFixed(1)} ms (first query, cache load: ${coldMs.toFixed(0)} ms, RSS +${cacheRssMb.toFixed(1)} MiB)`,
       );
     }
     const biggest = latency.at(-1);

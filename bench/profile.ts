@@ -4,6 +4,9 @@
  * (self time by package/area and by function, inclusive time of a few app functions).
  *
  *   npx tsx bench/profile.ts --path /v1/me --connections 32 --duration 10 [--redis] [--keys 2]
+ *   npx tsx bench/profile.ts --path /v1/responses --body '{"model":"gpt-4.1-mini","input":"Hi"}'
+ *
+ * --body: POST it (JSON); the server's OpenAI group then points at the benchmarks' fake upstream.
  *
  * The profile spans the whole server life (start-up and warm-up included, a few % of samples);
  * the .cpuprofile stays in bench/results/profiles/ for DevTools / speedscope.
@@ -12,7 +15,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createCompany, createKeys } from "./lib/admin";
+import { startUpstream } from "./completions";
+import { admin, createCompany, createKeys } from "./lib/admin";
 import { summarizeProfile } from "./lib/cpuprofile";
 import { provisionDatabase, type BenchDatabase } from "./lib/db";
 import { measure } from "./lib/measure";
@@ -29,6 +33,7 @@ const { values: flags } = parseArgs({
     warmup: { type: "string", default: "3" },
     redis: { type: "boolean", default: false },
     keys: { type: "string", default: "3" },
+    body: { type: "string" },
     top: { type: "string", default: "30" },
     /** Only summarise an existing .cpuprofile. */
     summarize: { type: "string" },
@@ -107,16 +112,22 @@ async function profileOnce(appRoot: string): Promise<void> {
   fs.mkdirSync(profDir, { recursive: true });
   let db: BenchDatabase | undefined;
   let server: NextServer | undefined;
+  let upstream: Awaited<ReturnType<typeof startUpstream>> | undefined;
   let requests = 0;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-bench-data-"));
   try {
     db = await provisionDatabase({ serverUrl: process.env.DATABASE_URL || undefined });
     const companyId = await createCompany(db.url, "Bench profile");
     const keys = flags.path!.startsWith("/v1/") ? await createKeys(db.url, companyId, Number(flags.keys)) : [];
+    if (flags.body) {
+      upstream = await startUpstream();
+      await admin(db.url, ["credits", "grant", "--company", companyId, "--amount", "100000000", "--note", "profile"]);
+    }
     server = await startNext({
       appRoot,
       env: {
         ...appEnv(db.url, dataDir),
+        ...(upstream ? { OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: upstream.openaiBase } : {}),
         ...(flags.redis ? { REDIS_URL: "redis://127.0.0.1:6379" } : {}),
       },
       nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}`],
@@ -131,6 +142,7 @@ async function profileOnce(appRoot: string): Promise<void> {
         durationS: Number(flags.duration),
         warmupS: Number(flags.warmup),
         rotateHeaders: keys.map((k) => ({ authorization: `Bearer ${k.secret}` })),
+        ...(flags.body ? { method: "POST", body: flags.body, headers: { "content-type": "application/json" } } : {}),
       },
     );
     rss.stop();
@@ -142,6 +154,8 @@ async function profileOnce(appRoot: string): Promise<void> {
     );
   } finally {
     await server?.stop(20_000);
+    upstream?.rss.stop();
+    await upstream?.service.stop();
     await db?.cleanup();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -25,6 +25,8 @@
  * --db-fault-only (only bench/db-fault.ts: throughput, errors and billing of chat completions while
  * PostgreSQL is cut for 10 s in the middle of the run; with --fault-duration S (60), --fault-clients N
  * (20), --fault-mode down|blackhole (down), and --database-in-place as above),
+ * --scaling-only (only bench/scaling.ts: chat completions through 1, 2 and 4 server processes on one
+ * embedded database; the database's CPU and WAL bytes per call),
  * --sandbox-only (only bench/sandbox.ts: tool-call latency through the warm Python sandbox pool with
  * 4 companies at once, the pool's memory and cold-start times; with --sandbox-duration S (10)),
  * --knowledge-only (only bench/knowledge.ts: Cranfield retrieval quality vs MiniSearch through the search
@@ -67,6 +69,7 @@ import { fmt, renderTable } from "./lib/table";
 import { runBodyFloodBench } from "./body-flood";
 import { runCompletionsBench } from "./completions";
 import { FAULT_MODES, runDbFaultBench, type FaultMode } from "./db-fault";
+import { runScalingBench } from "./scaling";
 import { runSandboxBench } from "./sandbox";
 import { runKnowledgeBench } from "./knowledge";
 import { runSdkBench } from "./sdk";
@@ -104,6 +107,8 @@ const { values: flags } = parseArgs({
     "sandbox-duration": { type: "string", default: "10" },
     /** Only the knowledge bench (bench/knowledge.ts): Cranfield quality vs MiniSearch, search latency at 10k/100k chunks, indexing throughput. */
     "knowledge-only": { type: "boolean", default: false },
+    /** Only the scaling bench (bench/scaling.ts): 1, 2 and 4 server processes on one database; database CPU and WAL per call. */
+    "scaling-only": { type: "boolean", default: false },
     /** Only the widget bench (bench/widget.ts). */
     "widget-only": { type: "boolean", default: false },
     "widget-runs": { type: "string", default: "10" },
@@ -318,6 +323,19 @@ function dbFault() {
   });
 }
 
+function scaling() {
+  return runScalingBench({
+    processes: [1, 2, 4],
+    connections: Math.max(...CONNECTIONS),
+    durationS: 6,
+    warmupS: WARMUP_S,
+    repeat: 3,
+    keys: 8,
+    isolatedBuild: flags["isolated-build"],
+    name: "scaling",
+  });
+}
+
 function sandbox() {
   return runSandboxBench({ durationS: Number(flags["sandbox-duration"]), quietWaitS: Number(flags["quiet-wait"]) });
 }
@@ -356,6 +374,7 @@ async function main(): Promise<number> {
   if (flags["body-flood-only"]) return (await bodyFlood()).valid ? 0 : 1;
   if (flags["db-fault-only"]) return (await dbFault()).valid ? 0 : 1;
   if (flags["sandbox-only"]) return (await sandbox()).valid ? 0 : 1;
+  if (flags["scaling-only"]) return (await scaling()).valid ? 0 : 1;
   if (flags["knowledge-only"]) return (await knowledge()).valid ? 0 : 1;
   if (flags["sdk-only"]) return (await sdk()).valid ? 0 : 1;
   if (flags["widget-only"]) return (await widget()).valid ? 0 : 1;
@@ -611,6 +630,7 @@ async function main(): Promise<number> {
   const completions = await runCompletionsBench({ isolatedBuild: flags["isolated-build"] });
   const flood = await bodyFlood();
   const fault = await dbFault();
+  const scalingResult = await scaling();
   const sandboxResult = await sandbox();
   const kn = await knowledge();
   const sdkResult = await sdk();
@@ -619,6 +639,7 @@ async function main(): Promise<number> {
     completions.valid &&
     flood.valid &&
     fault.valid &&
+    scalingResult.valid &&
     kn.valid &&
     sandboxResult.valid &&
     sdkResult.valid &&

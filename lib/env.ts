@@ -37,6 +37,9 @@ const ServerEnv = DatabaseEnv.extend({
   LOGIN_THROTTLE_WINDOW_S: intWithDefault(900, 1, 86_400),
   // Read by the production server (scripts/server/main.mjs) too; validated here so `npm start` fails at boot.
   WEB_CONCURRENCY: intWithDefault(1, 1, 64),
+  // Prometheus scrape port (GET /metrics), bound on HOST's address; 0 turns metrics off. Read by
+  // the server script too (lib/observability/metrics/serve.mjs, same rule).
+  METRICS_PORT: intWithDefault(9464, 0, 65535),
   FAST_LANE: z.preprocess(emptyAsUndefined, z.enum(["0", "1"]).default("1")),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,

@@ -94,3 +94,10 @@ export const billJournal = channel("bill-journal");
  * @type {Channel<true>}
  */
 export const dbHealthLogger = channel("db-health-logger");
+
+/**
+ * The process's Prometheus metric families, set by whoever serves /metrics (the server script, the
+ * worker) and unset while METRICS_PORT=0: lib/observability/metrics.
+ * @type {Channel<import("./observability/metrics/families.mjs").MetricFamilies>}
+ */
+export const metrics = channel("metrics");

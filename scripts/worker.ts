@@ -3,7 +3,9 @@
  * an embedded-database user, so the database stays up for it and stops when it stops last.
  */
 import { attachDatabase } from "@/db/ensure";
+import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { serveProcessMetrics } from "@/lib/observability/metrics/serve.mjs";
 import { runShutdownHooks } from "@/lib/shutdown";
 import { handleProcessFaults } from "@/lib/worker/handle-process-faults";
 import { startWorker } from "@/lib/worker/start-worker";
@@ -14,6 +16,13 @@ const SHUTDOWN_HOOKS_MS = 3_000;
 handleProcessFaults("worker");
 
 const releaseDatabase = await attachDatabase();
+// Before the worker starts, so its job queues and breakers report to this listener.
+const metricsAt = await serveProcessMetrics({
+  port: env.METRICS_PORT,
+  hostname: env.HOST,
+  warn: (message) => log.warn(message),
+});
+if (metricsAt) log.info({ metrics: metricsAt }, "metrics listening");
 const stop = await startWorker();
 log.info("worker started");
 const keepAlive = setInterval(() => {}, 1 << 30);

@@ -10,6 +10,7 @@ import { canonicalJson } from "./canonical-json";
 import { isUniqueViolation } from "@/db/pg-errors";
 import { charge } from "./charge";
 import { usageCostMicro } from "./rates";
+import { countBilled } from "@/lib/observability/metrics/record";
 import type { UsageEventInput } from "./schemas";
 
 async function findByIdempotencyKey(db: DbOrTx, companyId: string, key: string) {
@@ -50,7 +51,7 @@ export async function recordUsage(
   const costMicro = usageCostMicro(input.source, input.duration_s);
   const id = newId("usage");
   try {
-    return await db.transaction(async (tx) => {
+    const recorded = await db.transaction(async (tx) => {
       const entry = await charge(tx, {
         companyId,
         costMicro,
@@ -81,6 +82,8 @@ export async function recordUsage(
         .returning();
       return { event: event!, replayed: false };
     });
+    countBilled("usage_event", costMicro);
+    return recorded;
   } catch (err) {
     if (idempotencyKey && isUniqueViolation(err)) {
       const existing = await findByIdempotencyKey(db, companyId, idempotencyKey);

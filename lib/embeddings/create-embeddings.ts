@@ -7,6 +7,7 @@ import { newId } from "@/lib/ids";
 import { EMBEDDINGS_SOURCE } from "@/lib/knowledge/embed/bill-embedding";
 import { embeddingCostMicro, holdEmbedding } from "@/lib/knowledge/embed/hold-embedding";
 import { embeddingSpec, MODEL_KIND, resolveModel, type EmbeddingSpec, type ResolvedModel } from "@/lib/models";
+import { countEmbeddingBill } from "@/lib/observability/metrics/record";
 import { embedModel } from "@/lib/providers/call-model";
 import { countInputTokens } from "./count-tokens";
 import { embedLocal } from "./embed-local";
@@ -72,9 +73,10 @@ export async function createEmbeddings(call: EmbeddingsCall) {
   try {
     const result = await embed(model, inputs, input);
     const promptTokens = result.promptTokens ?? counted;
+    const costMicro = embeddingCostMicro(price, promptTokens);
     const billed = await billCall({
       companyId: auth.companyId,
-      costMicro: embeddingCostMicro(price, promptTokens),
+      costMicro,
       billable: true,
       hold,
       entry: {
@@ -93,6 +95,7 @@ export async function createEmbeddings(call: EmbeddingsCall) {
       },
     });
     drawn = billed.drawnMicro;
+    if (!billed.already) countEmbeddingBill(model.slug, promptTokens, billed.chargedMicro ?? costMicro);
     return embeddingListStream({
       model: model.slug,
       vectors: result.vectors,

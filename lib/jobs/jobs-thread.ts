@@ -4,6 +4,7 @@ import { isMainThread, Worker } from "node:worker_threads";
 import { currentLeaseOwner, type LeaseOwner } from "@/lib/billing/lease-owner";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { metricsOn, scrapeJobsThread } from "@/lib/observability/metrics/jobs-thread-scrape";
 import { adoptJobsThreadJournal } from "@/lib/persistence/bill-journal";
 
 /**
@@ -23,6 +24,8 @@ export interface JobsThreadData {
   nice: number;
   /** The main thread's NOTIFY token (lib/jobs/start-jobs.ts): its own wake-ups reach the thread by message. */
   wakeToken: string;
+  /** The process serves metrics: the thread keeps families for its scrapes. */
+  metrics: boolean;
 }
 export type JobsThreadMessage = { type: "wake"; queue: string } | { type: "stop" };
 
@@ -59,9 +62,11 @@ function spawn(file: string): Running {
     owner: currentLeaseOwner(),
     nice: JOBS_THREAD_NICE,
     wakeToken: g.__cockpitJobsWake?.token ?? "",
+    metrics: metricsOn(),
   };
   // The server's V8 flags are the process's; the thread takes none of its own.
   const worker = new Worker(file, { workerData: data, execArgv: [], stdout: false, stderr: false });
+  scrapeJobsThread(worker);
   const exited = new Promise<void>((resolve) => {
     worker.once("exit", (code) => {
       if (state.running?.worker === worker) state.running = undefined;

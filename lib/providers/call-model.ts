@@ -2,6 +2,12 @@ import "server-only";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import {
+  failedOutcome,
+  observeFirstToken,
+  observeUpstream,
+  type UpstreamOutcome,
+} from "@/lib/observability/metrics/record";
 import type { ProviderGroupConfig } from "./config";
 import { embedOpenAi, type EmbeddingRequest, type EmbeddingResult } from "./openai/embeddings";
 import { adapterFor } from "./registry";
@@ -48,15 +54,22 @@ function toBadGateway(err: UpstreamError, upstreamIds: string[]): AppError {
 async function withRetries<T>(
   target: ModelTarget,
   opts: CallOptions,
-  attempt: (upstreamId: string) => Promise<T>,
+  attempt: (upstreamId: string, startedMs: number) => Promise<T>,
+  streamed = false,
 ): Promise<T> {
   const { signal } = opts;
   let last: UpstreamError | undefined;
   for (const upstreamId of target.upstreamIds) {
     for (let i = 0; i <= env.UPSTREAM_RETRIES; i++) {
+      const startedMs = performance.now();
       try {
-        return await attempt(upstreamId);
+        const result = await attempt(upstreamId, startedMs);
+        // A stream's attempt resolves at its first chunk; streamModel records how it ends.
+        if (streamed) observeFirstToken(target.group.id, upstreamId, startedMs);
+        else observeUpstream(target.group.id, upstreamId, "ok", startedMs);
+        return result;
       } catch (err) {
+        observeUpstream(target.group.id, upstreamId, failedOutcome(err, signal.aborted), startedMs);
         if (signal.aborted || !(err instanceof UpstreamError)) throw err;
         last = err;
         log.warn(
@@ -95,25 +108,37 @@ export async function* streamModel(
   opts: CallOptions,
 ): AsyncIterable<ChatChunk> {
   const adapter = adapterFor(target.group);
-  const { iterator, first } = await withRetries(target, opts, async (model) => {
-    const it = adapter.stream({ ...req, model }, opts)[Symbol.asyncIterator]();
-    try {
-      return { iterator: it, first: await it.next() };
-    } catch (err) {
-      // Broken after its 200 but before its first chunk: the client got nothing, so retry like a
-      // failed request. HTTP errors (status set) keep their own retryability.
-      if (err instanceof UpstreamError && err.status === null && !err.retryable)
-        throw new UpstreamError(err.provider, null, err.message, true);
-      throw err;
-    }
-  });
-  if (first.done) return;
-  yield first.value;
+  const { iterator, first, model, startedMs } = await withRetries(
+    target,
+    opts,
+    async (model, startedMs) => {
+      const it = adapter.stream({ ...req, model }, opts)[Symbol.asyncIterator]();
+      try {
+        return { iterator: it, first: await it.next(), model, startedMs };
+      } catch (err) {
+        // Broken after its 200 but before its first chunk: the client got nothing, so retry like a
+        // failed request. HTTP errors (status set) keep their own retryability.
+        if (err instanceof UpstreamError && err.status === null && !err.retryable)
+          throw new UpstreamError(err.provider, null, err.message, true);
+        throw err;
+      }
+    },
+    true,
+  );
+  // A consumer that stops reading (the client left) leaves it "cancelled".
+  let outcome: UpstreamOutcome = "cancelled";
   try {
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    if (!first.done) {
+      yield first.value;
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    }
+    outcome = "ok";
   } catch (err) {
+    outcome = failedOutcome(err, opts.signal.aborted);
     if (err instanceof UpstreamError) throw toBadGateway(err, target.upstreamIds);
     throw err;
+  } finally {
+    observeUpstream(target.group.id, model, outcome, startedMs);
   }
 }
 

@@ -169,3 +169,9 @@ export function redisCircuit(): RedisCircuit | undefined {
 export function redisState(): "up" | "down" | "off" {
   return redisCircuit()?.status ?? "off";
 }
+
+/** redisState() without opening a connection: undefined while this process has not used Redis. */
+export function redisStateIfUsed(): "up" | "down" | "off" | undefined {
+  if (!env.REDIS_URL) return "off";
+  return holder.__cockpitRedisCircuit?.status;
+}

@@ -133,14 +133,17 @@ async function storeEarlyFailure(ctx: RunContext, err: unknown): Promise<void> {
 async function startRun(call: RunCall, abort: AbortController, done: Promise<unknown>): Promise<RunContext> {
   const model = call.model ?? (await resolveModel({ companyId: call.auth.companyId, slug: call.input.model }));
   const ctx = buildContext(call, model, abort.signal);
-  trackRun(
-    ctx.runId,
-    () => {
-      ctx.stopReason ??= "cancelled";
-      abort.abort(new Error("run cancelled"));
-    },
-    done,
-  );
+  // Only a run that claims its thread (an active_runs row) can be cancelled by POST …/cancel: a
+  // response on a thread its final statement makes, or one with store:false, is not tracked.
+  if (!ctx.newThread && !ctx.ephemeral)
+    trackRun(
+      ctx.runId,
+      () => {
+        ctx.stopReason ??= "cancelled";
+        abort.abort(new Error("run cancelled"));
+      },
+      done,
+    );
   try {
     await prepare(ctx);
   } catch (err) {

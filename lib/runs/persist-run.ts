@@ -13,6 +13,7 @@ import { storableContent } from "@/lib/threads/storable-content";
 import { countRepeatedTextTokens, countTextTokens } from "@/lib/providers/tokens";
 import { messageTexts } from "@/lib/threads/message-tokens";
 import { env } from "@/lib/env";
+import { countRunBill } from "@/lib/observability/metrics/record";
 
 /** Token count stored with the run's answer for later runs' history budgets (lib/threads/message-tokens.ts). */
 function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
@@ -20,6 +21,8 @@ function answerTokens(ctx: RunContext, m: ChatMessage): number | null {
   // An input message the history stage counted (role and texts, as below).
   const counted = ctx.inputTokens?.get(m);
   if (counted !== undefined) return counted;
+  // A thread this statement makes is in no history cache: a continuation counts the answer when it reads it.
+  if (ctx.newThread) return null;
   const text = typeof m.content === "string" ? m.content : "";
   const tools = m.tool_calls ? JSON.stringify(m.tool_calls) : "";
   // A response's input with content parts: counted as lib/threads/message-tokens.ts counts them.
@@ -285,6 +288,7 @@ export async function writeRun(job: PersistJob): Promise<PersistOutcome> {
     { companyId: job.companyId, costMicro: job.costMicro, billable: job.billable, entry: job.entry, hold: job.hold },
     { ctes: recordSql(job), writtenNow: sql`EXISTS (SELECT 1 FROM run_row)`, columns: storedSql(job) },
   );
+  countRunBill(job, outcome);
   return { ...outcome, ...firstSeqOf(row) };
 }
 

@@ -1,6 +1,7 @@
 import os from "node:os";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { observeSandboxWait, type SandboxWaitOutcome } from "@/lib/observability/metrics/record";
 import { probeLayers, type SandboxLayers } from "./layers";
 import { logLayers } from "./log-layers";
 import { SandboxProcess, type CallOutcome } from "./process";
@@ -76,7 +77,15 @@ export class SandboxPool {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<CallOutcome> {
-    const proc = await this.acquire(companyId, signal);
+    const waitStart = performance.now();
+    let proc: SandboxProcess;
+    try {
+      proc = await this.acquire(companyId, signal);
+    } catch (err) {
+      observeSandboxWait(waitStart, waitOutcome(err));
+      throw err;
+    }
+    observeSandboxWait(waitStart, "acquired");
     try {
       return await proc.call(request, timeoutMs, signal);
     } finally {
@@ -477,6 +486,11 @@ export class SandboxPool {
     }
     this.pump();
   }
+}
+
+function waitOutcome(err: unknown): SandboxWaitOutcome {
+  if (err instanceof QueueTimeoutError) return "timeout";
+  return err instanceof CallAbortedError ? "cancelled" : "unavailable";
 }
 
 function setNice(pid: number, nice: number): boolean {

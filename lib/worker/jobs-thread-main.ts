@@ -9,6 +9,9 @@ import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { notifyLocalWorker, startJobs } from "@/lib/jobs/start-jobs";
 import { log } from "@/lib/log";
+import { processMetrics } from "@/lib/observability/metrics/families.mjs";
+import { answerScrapes } from "@/lib/observability/metrics/jobs-thread-scrape";
+import { sandboxPool } from "@/lib/process-channels.mjs";
 import { handleProcessFaults } from "./handle-process-faults";
 import { runShutdownHooks } from "@/lib/shutdown";
 // Registers the run writer of the bill journal.
@@ -31,6 +34,13 @@ if (data.nice > 0) {
 // A database outage does not end the thread: pg-boss's stray rejections are logged, and the
 // driver's writes to a closed connection renew the pools.
 handleProcessFaults("jobs thread");
+
+// Its families are summed into the process's by the main thread's scrapes (no process-wide ones here).
+if (data.metrics && parentPort) {
+  const families = processMetrics({ processWide: false });
+  families.probes.sandbox = () => sandboxPool.get()?.stats();
+  answerScrapes(parentPort, () => families.registry.getMetricsAsJSON());
+}
 
 const stopJobs = startJobs();
 let stopping = false;

@@ -2,8 +2,12 @@ import "server-only";
 import { db } from "@/db/client";
 import { dbState, isConnectionError } from "@/db/resilience";
 import { reconcileReservations, releaseLeasesOfGoneOwners } from "@/lib/billing";
+import { queueDepths } from "@/lib/jobs/queue-depths";
 import { startKnowledgeWorker } from "@/lib/knowledge/jobs/worker";
 import { log } from "@/lib/log";
+import { reportOnScrape } from "@/lib/observability/metrics/record";
+import { sandboxPool } from "@/lib/process-channels.mjs";
+import { redisStateIfUsed } from "@/lib/rate-limit/redis-circuit";
 import { recoverJournals } from "@/lib/persistence/bill-journal";
 import { failRunsOfGoneOwners, failStaleRuns } from "@/lib/runs/reconcile-runs";
 // Registers the run writer of the bill journal, so adopted entries can be written.
@@ -56,6 +60,13 @@ export async function startWorker(): Promise<() => Promise<void>> {
     return reconcileReservations(db);
   });
   const stopJobs = startKnowledgeWorker();
+  // Read on each scrape when this process serves /metrics (its job queues, breakers, sandbox pool).
+  reportOnScrape({
+    jobQueues: queueDepths,
+    database: dbState,
+    redis: redisStateIfUsed,
+    sandbox: () => sandboxPool.get()?.stats(),
+  });
   await Promise.all([gone.first, expired.first]);
   return () => {
     clearInterval(gone.timer);

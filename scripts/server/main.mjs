@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
 import { redactSecrets } from "../../lib/log-redact.mjs";
 import { graceEnd, requestPeer, serverInstance, shutdownHooks } from "../../lib/process-channels.mjs";
+import { metricsPort, startServerMetrics } from "../../lib/observability/metrics/serve.mjs";
 import { buildJobsThread } from "./jobs-thread-build.mjs";
 import { workerCount } from "./worker-count.mjs";
 
@@ -53,6 +54,7 @@ function positiveInt(name, fallback) {
 const REQUEST_TIMEOUT_MS = positiveInt("REQUEST_TIMEOUT_MS", 60_000);
 const HEADERS_TIMEOUT_MS = Math.min(positiveInt("HEADERS_TIMEOUT_MS", 20_000), REQUEST_TIMEOUT_MS);
 const SHUTDOWN_GRACE_MS = positiveInt("SHUTDOWN_GRACE_MS", 30_000);
+const METRICS_PORT = metricsPort(process.env.METRICS_PORT);
 /** How long the calls cancelled at the grace's end may take to store and bill what they generated. */
 const SHUTDOWN_CANCEL_MS = 5_000;
 /** How long the app's shutdown hooks (lib/shutdown.ts: releasing credit leases) may take. */
@@ -107,6 +109,8 @@ function options() {
 /** One server process: Next.js plus the fast lane on one listening socket (shared under cluster). */
 async function serve() {
   const { port, hostname } = options();
+  const role = cluster.isWorker ? "worker" : "single";
+  const metrics = await startServerMetrics({ port: METRICS_PORT, hostname, dir: process.cwd(), role, say });
   // next() reads NODE_ENV while loading; `next start` forces production the same way.
   Object.assign(process.env, { NODE_ENV: "production" });
   const dir = process.cwd();
@@ -126,7 +130,9 @@ async function serve() {
   };
   const server = http.createServer(deadlines, (req, res) => {
     inFlight++;
+    const started = metrics ? performance.now() : 0;
     res.once("close", () => {
+      metrics?.observe(req, res, started);
       if (--inFlight === 0) onIdle();
     });
     if (refuseMalformedPath(req, res)) return;
@@ -275,8 +281,16 @@ async function prepareJobsThread() {
 async function main() {
   const count = workerCount(process.env.WEB_CONCURRENCY);
   if (cluster.isPrimary) await prepareJobsThread();
-  if (count > 1 && cluster.isPrimary) supervise(count);
-  else await serve();
+  if (count > 1 && cluster.isPrimary) {
+    await startServerMetrics({
+      port: METRICS_PORT,
+      hostname: options().hostname,
+      dir: process.cwd(),
+      role: "primary",
+      say,
+    });
+    supervise(count);
+  } else await serve();
 }
 
 main().catch((err) => {

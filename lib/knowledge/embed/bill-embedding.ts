@@ -4,6 +4,7 @@ import type { DbOrTx } from "@/db/types";
 import { billWithHold } from "@/lib/billing/bill-with-hold";
 import type { CreditHold } from "@/lib/billing/lease";
 import { log } from "@/lib/log";
+import { countEmbeddingBill } from "@/lib/observability/metrics/record";
 
 /** The ledger `source` of every embedding call, knowledge's and POST /v1/embeddings' (kind `usage`). */
 export const EMBEDDINGS_SOURCE = "embeddings";
@@ -42,6 +43,7 @@ export async function billEmbedding(tx: DbOrTx, bill: EmbeddingBill): Promise<nu
       metadata: bill.metadata,
     },
   });
+  if (r.entry) countEmbeddingBill(bill.model, bill.tokens, -r.entry.amountMicro);
   const unbilled = r.entry?.metadata.cost_micro_unbilled;
   if (unbilled)
     log.warn(
