@@ -4,6 +4,7 @@
  */
 import { attachDatabase } from "@/db/ensure";
 import { log } from "@/lib/log";
+import { startTracing } from "@/lib/observability/tracing/start.mjs";
 import { runShutdownHooks } from "@/lib/shutdown";
 import { handleProcessFaults } from "@/lib/worker/handle-process-faults";
 import { startWorker } from "@/lib/worker/start-worker";
@@ -13,6 +14,7 @@ const SHUTDOWN_HOOKS_MS = 3_000;
 
 handleProcessFaults("worker");
 
+await startTracing();
 const releaseDatabase = await attachDatabase();
 const stop = await startWorker();
 log.info("worker started");

@@ -9,6 +9,7 @@ import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { notifyLocalWorker, startJobs } from "@/lib/jobs/start-jobs";
 import { log } from "@/lib/log";
+import { startTracing } from "@/lib/observability/tracing/start.mjs";
 import { handleProcessFaults } from "./handle-process-faults";
 import { runShutdownHooks } from "@/lib/shutdown";
 // Registers the run writer of the bill journal.
@@ -32,6 +33,8 @@ if (data.nice > 0) {
 // driver's writes to a closed connection renew the pools.
 handleProcessFaults("jobs thread");
 
+// Its own provider: a thread shares no globals with the main thread's.
+void startTracing().catch((err: unknown) => log.warn({ err }, "jobs thread: tracing did not start"));
 const stopJobs = startJobs();
 let stopping = false;
 parentPort?.on("message", (message: JobsThreadMessage) => {

@@ -1,0 +1,38 @@
+import { TRACING } from "@/lib/observability/tracing/tracer";
+import { UpstreamSpan } from "@/lib/observability/tracing/upstream-span";
+import type { ProviderGroupConfig } from "./config";
+import type { ChatChunk, ProviderAdapter } from "./types";
+
+/** `adapter` with a client span per call when traced; off, `adapter` itself. */
+export function tracedAdapter(group: ProviderGroupConfig, adapter: ProviderAdapter): ProviderAdapter {
+  if (!TRACING) return adapter;
+  return {
+    async complete(req, opts) {
+      const span = new UpstreamSpan(group, req);
+      try {
+        const result = await adapter.complete(req, opts);
+        span.end(result);
+        return result;
+      } catch (err) {
+        span.fail(err);
+        throw err;
+      }
+    },
+    stream: (req, opts) => traceStream(new UpstreamSpan(group, req), adapter.stream(req, opts)),
+  };
+}
+
+/** The stream passed through; its span ends when the stream does (finished, failed or abandoned). */
+async function* traceStream(span: UpstreamSpan, stream: AsyncIterable<ChatChunk>): AsyncIterable<ChatChunk> {
+  try {
+    for await (const chunk of stream) {
+      span.chunk(chunk);
+      yield chunk;
+    }
+  } catch (err) {
+    span.fail(err);
+    throw err;
+  } finally {
+    span.end();
+  }
+}
