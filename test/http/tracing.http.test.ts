@@ -1,5 +1,11 @@
 import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/db/client";
+import { webhookEvents } from "@/db/schema";
+import { createAgent } from "@/lib/agents";
+import { createProfile, CreateProfileInput } from "@/lib/profiles";
+import { createWebhook, triggerPath } from "@/lib/webhooks";
 import { sseData, useGateway, type Gateway } from "../support/gateway";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
 
@@ -214,6 +220,51 @@ describe("traces over http/protobuf (the default), message content off", () => {
     expect(Number(client.endNs - client.startNs) / 1e6).toBeGreaterThanOrEqual(250);
     for (const k of CONTENT_KEYS) expect(client.attributes[k]).toBeUndefined();
     expect(id).toMatch(/^chatcmpl-/);
+  });
+
+  it("a webhook event's run (jobs thread): a job span is the root, its steps and upstream calls under it", async () => {
+    const { companyId, key } = await gw.tenant();
+    const profile = await createProfile(db, {
+      companyId,
+      input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
+    });
+    const agent = await createAgent(db, {
+      companyId,
+      input: { name: "Agent", conductor_profile_id: profile.id, topics: [] },
+    });
+    const { secret } = await createWebhook(db, { companyId, agentId: agent.id });
+    const res = await fetch(`${gw.server.url}${triggerPath(companyId, secret)}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ event_topic: "orders.created", payload: { order: 42 } }),
+    });
+    expect(res.status).toBe(202);
+    const eventId = (await res.json()).id as string;
+    const deadline = Date.now() + 30_000;
+    while ((await db.select().from(webhookEvents).where(eq(webhookEvents.id, eventId)))[0]!.status !== "done") {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const thread = (await gw.call(key, "GET", "/v1/threads?source=webhook")).json.data[0];
+    const run = (await gw.call(key, "GET", `/v1/threads/${thread.id}/runs`)).json.data[0];
+    const steps = (await gw.call(key, "GET", `/v1/threads/${thread.id}/runs/${run.id}/steps?limit=100`)).json.data;
+
+    const spans = await otlp().waitFor((all) => {
+      const first = all.find((s) => s.attributes["cockpit.run.id"] === run.id);
+      const t = first ? inTrace(all, first.traceId) : [];
+      return t.some((s) => s.kind === CLIENT) && t.filter((s) => s.name.startsWith("step ")).length === steps.length
+        ? t
+        : undefined;
+    });
+    const job = spans.find((s) => s.name.startsWith("job "))!;
+    expect(job.parentSpanId).toBe("");
+    expect(job.attributes["cockpit.job.queue"]).toBeTypeOf("string");
+    const stepSpans = spans.filter((s) => s.name.startsWith("step "));
+    for (const s of stepSpans) expect(s.parentSpanId).toBe(job.spanId);
+    const model = stepSpans.find((s) => s.name === "step model_call")!;
+    const client = spans.find((s) => s.kind === CLIENT)!;
+    expect(client.parentSpanId).toBe(model.spanId);
+    expect(client.attributes["gen_ai.usage.input_tokens"]).toBe(run.usage.prompt_tokens);
   });
 
   it("a trigger secret in a path is not exported", async () => {
