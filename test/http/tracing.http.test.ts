@@ -222,6 +222,40 @@ describe("traces over http/protobuf (the default), message content off", () => {
     expect(id).toMatch(/^chatcmpl-/);
   });
 
+  it("a client leaving mid-stream: the upstream span ends then, as failed; the server span says the client left", async () => {
+    const { key } = await gw.tenant();
+    gw.fake.queue.push({ kind: "slow-stream", chunks: 50, intervalMs: 100 });
+    const abort = new AbortController();
+    const res = await fetch(`${gw.server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        stream: true,
+        messages: [{ role: "user", content: "go on forever" }],
+      }),
+      signal: abort.signal,
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    abort.abort();
+    await reader.closed.catch(() => {});
+    const server = await otlp().waitFor((all) =>
+      all.find(
+        (s) =>
+          s.kind === SERVER &&
+          s.attributes["http.route"] === "/v1/chat/completions" &&
+          s.endNs > 0n &&
+          s.attributes["error.type"],
+      ),
+    );
+    expect(server.attributes["error.type"]).toBe("client_closed");
+    const client = await otlp().waitFor((all) => inTrace(all, server.traceId).find((s) => s.kind === CLIENT));
+    expect(client.statusCode).toBe(2);
+    // Ended when the client left, not after the 5 s the whole stream would take.
+    expect(Number(client.endNs - client.startNs) / 1e6).toBeLessThan(4000);
+  });
+
   it("a webhook event's run (jobs thread): a job span is the root, its steps and upstream calls under it", async () => {
     const { companyId, key } = await gw.tenant();
     const profile = await createProfile(db, {

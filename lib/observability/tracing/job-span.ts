@@ -1,5 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { gatewayTracer, TRACING } from "./tracer";
+import { errorMessage } from "./error-message";
 
 /**
  * A queue's job handler that, when traced, runs each job in the root span of its own trace
@@ -24,7 +25,7 @@ export function inJobSpans<J extends { id: string; retryCount: number }>(
       () => span.end(),
       (err: unknown) => {
         span.setAttribute("error.type", err instanceof Error ? err.name : "unknown");
-        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(err) });
         span.end();
         throw err;
       },

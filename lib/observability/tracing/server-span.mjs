@@ -63,8 +63,8 @@ export function traceRequests(dispatch, server) {
     if (req.socket.remoteAddress) attributes[ATTR_CLIENT_ADDRESS] = req.socket.remoteAddress;
     const span = tracer.startSpan(route ? `${method} ${route}` : method, { kind: SpanKind.SERVER, attributes }, parent);
     res.once("close", () => {
-      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
-      if (res.statusCode >= 500) {
+      if (res.headersSent) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
+      if (res.headersSent && res.statusCode >= 500) {
         span.setAttribute(ATTR_ERROR_TYPE, String(res.statusCode));
         span.setStatus({ code: SpanStatusCode.ERROR });
       } else if (!res.writableFinished) span.setAttribute(ATTR_ERROR_TYPE, "client_closed");

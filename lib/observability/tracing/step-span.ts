@@ -1,5 +1,6 @@
 import { context, createContextKey, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import { gatewayTracer, TRACING } from "./tracer";
+import { errorMessage } from "./error-message";
 
 /** A step span started before its step is recorded, so the calls the step makes are its children. */
 interface OpenStep {
@@ -35,7 +36,7 @@ export function inStepSpans<C>(
         if (!open.ended) {
           open.span.setStatus({
             code: SpanStatusCode.ERROR,
-            message: err instanceof Error ? err.message : String(err),
+            message: errorMessage(err),
           });
           open.span.end();
         }

@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Span } from "@opentelemetry/api";
 import { CAPTURE_CONTENT, gatewayTracer } from "./tracer";
+import { errorMessage } from "./error-message";
 
 /** The parts of the provider layer's types (lib/providers/types.ts) a span reads. */
 interface WireToolCall {
@@ -183,7 +184,7 @@ export class UpstreamSpan {
       "error.type",
       typeof status === "number" ? String(status) : err instanceof Error ? err.name : "unknown",
     );
-    this.span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(err) });
     this.span.end();
   }
 }
