@@ -18,12 +18,19 @@ export function tracedAdapter(group: ProviderGroupConfig, adapter: ProviderAdapt
         throw err;
       }
     },
-    stream: (req, opts) => traceStream(new UpstreamSpan(group, req), adapter.stream(req, opts)),
+    stream: (req, opts) => traceStream(new UpstreamSpan(group, req), adapter.stream(req, opts), opts.signal),
   };
 }
 
 /** The stream passed through; its span ends when the stream does (finished, failed or abandoned). */
-async function* traceStream(span: UpstreamSpan, stream: AsyncIterable<ChatChunk>): AsyncIterable<ChatChunk> {
+async function* traceStream(
+  span: UpstreamSpan,
+  stream: AsyncIterable<ChatChunk>,
+  signal: AbortSignal,
+): AsyncIterable<ChatChunk> {
+  // A reader that stops reading does not always return the stream; the call's abort still ends it.
+  const onAbort = () => span.fail(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
     for await (const chunk of stream) {
       span.chunk(chunk);
@@ -33,6 +40,7 @@ async function* traceStream(span: UpstreamSpan, stream: AsyncIterable<ChatChunk>
     span.fail(err);
     throw err;
   } finally {
+    signal.removeEventListener("abort", onAbort);
     span.end();
   }
 }
