@@ -348,3 +348,20 @@ describe("traces over http/json, message content captured", () => {
     ]);
   });
 });
+
+describe("traces with WEB_CONCURRENCY=2", () => {
+  const { gw, otlp } = tracedGateway({ WEB_CONCURRENCY: "2" });
+
+  it("each server process exports its own requests' spans", async () => {
+    for (let i = 0; i < 8; i++) {
+      const res = await fetch(`${gw.server.url}/api/health`, { headers: { connection: "close" } });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    const pids = await otlp().waitFor((all) => {
+      const found = new Set(all.filter((s) => s.attributes["http.route"] === "/api/health").map((s) => s.pid));
+      return found.size === 2 ? found : undefined;
+    });
+    expect(pids.has(gw.server.pid)).toBe(false);
+  });
+});

@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 /** A span as the receiver decoded it, from either OTLP/HTTP encoding. */
 export interface ReceivedSpan {
   service: string;
+  /** The exporting process's `process.pid` resource attribute. */
+  pid: number;
   traceId: string;
   spanId: string;
   /** "" for a root span. */
@@ -92,11 +94,14 @@ const jsonAttrs = (kvs: JsonKv[] | undefined) =>
 function fromJson(body: any): ReceivedSpan[] {
   const out: ReceivedSpan[] = [];
   for (const rs of body.resourceSpans ?? []) {
-    const service = String(jsonAttrs(rs.resource?.attributes)["service.name"] ?? "");
+    const resource = jsonAttrs(rs.resource?.attributes);
+    const service = String(resource["service.name"] ?? "");
+    const pid = Number(resource["process.pid"]);
     for (const ss of rs.scopeSpans ?? [])
       for (const s of ss.spans ?? [])
         out.push({
           service,
+          pid,
           traceId: s.traceId,
           spanId: s.spanId,
           parentSpanId: s.parentSpanId ?? "",
@@ -173,13 +178,16 @@ function fromProtobuf(body: Buffer): ReceivedSpan[] {
   for (const rs of all(fields(body), 1)) {
     const rsf = fields(rs.bytes!);
     const resource = one(rsf, 1);
-    const service = String(protoAttrs(resource ? all(fields(resource.bytes!), 1) : [])["service.name"] ?? "");
+    const attrs = protoAttrs(resource ? all(fields(resource.bytes!), 1) : []);
+    const service = String(attrs["service.name"] ?? "");
+    const pid = Number(attrs["process.pid"]);
     for (const ss of all(rsf, 2))
       for (const sp of all(fields(ss.bytes!), 2)) {
         const f = fields(sp.bytes!);
         const status = one(f, 15);
         out.push({
           service,
+          pid,
           traceId: one(f, 1)!.bytes!.toString("hex"),
           spanId: one(f, 2)!.bytes!.toString("hex"),
           parentSpanId: one(f, 4)?.bytes?.toString("hex") ?? "",
