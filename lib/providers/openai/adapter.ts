@@ -139,7 +139,10 @@ export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
           const usage = fromWireUsage(chunk.usage);
           if (usage) out.usage = usage;
           if (out.content !== undefined || out.toolCalls || out.finishReason || out.usage) {
-            if (!named && chunk.model) [out.model, named] = [chunk.model, true];
+            if (!named && chunk.model) {
+              out.model = chunk.model;
+              named = true;
+            }
             yield out;
           }
         }
