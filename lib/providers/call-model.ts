@@ -3,8 +3,9 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { ProviderGroupConfig } from "./config";
-import { embedOpenAi, type EmbeddingRequest, type EmbeddingResult } from "./openai/embeddings";
+import type { EmbeddingRequest, EmbeddingResult } from "./openai/embeddings";
 import { adapterFor } from "./registry";
+import { embedTraced } from "./traced-adapter";
 import { UpstreamError, type CallOptions, type ChatChunk, type ChatRequest, type ChatResult } from "./types";
 
 export interface ModelTarget {
@@ -123,5 +124,5 @@ export async function embedModel(
   req: Omit<EmbeddingRequest, "model">,
   opts: CallOptions,
 ): Promise<EmbeddingResult> {
-  return withRetries(target, opts, (model) => embedOpenAi(target.group, { ...req, model }, opts.signal));
+  return withRetries(target, opts, (model) => embedTraced(target.group, { ...req, model }, opts.signal));
 }

@@ -1,6 +1,7 @@
 import { TRACING } from "@/lib/observability/tracing/tracer";
-import { UpstreamSpan } from "@/lib/observability/tracing/upstream-span";
+import { traceEmbeddings, UpstreamSpan } from "@/lib/observability/tracing/upstream-span";
 import type { ProviderGroupConfig } from "./config";
+import { embedOpenAi } from "./openai/embeddings";
 import type { ChatChunk, ProviderAdapter } from "./types";
 
 /** `adapter` with a client span per call when traced; off, `adapter` itself. */
@@ -44,3 +45,8 @@ async function* traceStream(
     span.end();
   }
 }
+
+/** The embeddings call, with a client span per request when traced; off, embedOpenAi itself. */
+export const embedTraced: typeof embedOpenAi = TRACING
+  ? (group, req, signal) => traceEmbeddings(group, req, () => embedOpenAi(group, req, signal))
+  : embedOpenAi;

@@ -33,15 +33,18 @@ if (data.nice > 0) {
 // driver's writes to a closed connection renew the pools.
 handleProcessFaults("jobs thread");
 
-// Its own provider: a thread shares no globals with the main thread's.
-void startTracing().catch((err: unknown) => log.warn({ err }, "jobs thread: tracing did not start"));
-const stopJobs = startJobs();
+// Its own tracer provider (a thread shares no globals with the main thread), registered before the
+// first job: a job started earlier would have no span for its run's spans to hang on.
+const jobs = startTracing()
+  .catch((err: unknown) => log.warn({ err }, "jobs thread: tracing did not start"))
+  .then(() => startJobs());
 let stopping = false;
 parentPort?.on("message", (message: JobsThreadMessage) => {
   if (message.type === "wake") notifyLocalWorker(message.queue);
   else if (message.type === "stop" && !stopping) {
     stopping = true;
-    void stopJobs()
+    void jobs
+      .then((stopJobs) => stopJobs())
       .catch((err: unknown) => log.warn({ err }, "jobs thread: job workers did not stop cleanly"))
       .then(() => runShutdownHooks((err) => log.warn({ err }, "jobs thread: shutdown hook failed")))
       .finally(() => process.exit(0));

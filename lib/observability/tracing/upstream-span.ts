@@ -54,6 +54,21 @@ const REQUEST_PARAMS: Record<string, string> = {
 
 const servers = new Map<string, { address: string; port: number }>();
 
+/** The attributes every upstream span starts with: operation, provider, model and server. */
+function baseAttributes(operation: string, group: { id: string; baseUrl: string | null }, model: string): Attributes {
+  const attributes: Attributes = {
+    "gen_ai.operation.name": operation,
+    "gen_ai.provider.name": PROVIDER_NAMES[group.id] ?? group.id,
+    "gen_ai.request.model": model,
+  };
+  const server = group.baseUrl ? serverOf(group.baseUrl) : undefined;
+  if (server) {
+    attributes["server.address"] = server.address;
+    attributes["server.port"] = server.port;
+  }
+  return attributes;
+}
+
 /** Host and port of a group's base URL (never its path or credentials), parsed once. */
 function serverOf(baseUrl: string): { address: string; port: number } | undefined {
   let server = servers.get(baseUrl);
@@ -109,16 +124,7 @@ export class UpstreamSpan {
 
   constructor(group: { id: string; baseUrl: string | null }, req: UpstreamRequest) {
     this.requestModel = req.model;
-    const attributes: Attributes = {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": PROVIDER_NAMES[group.id] ?? group.id,
-      "gen_ai.request.model": req.model,
-    };
-    const server = group.baseUrl ? serverOf(group.baseUrl) : undefined;
-    if (server) {
-      attributes["server.address"] = server.address;
-      attributes["server.port"] = server.port;
-    }
+    const attributes = baseAttributes("chat", group, req.model);
     if (req.maxOutputTokens !== undefined) attributes["gen_ai.request.max_tokens"] = req.maxOutputTokens;
     for (const [field, name] of Object.entries(REQUEST_PARAMS)) {
       const value = req.params[field];
@@ -179,12 +185,36 @@ export class UpstreamSpan {
   fail(err: unknown): void {
     if (this.ended) return;
     this.ended = true;
-    const status = (err as { status?: unknown } | null)?.status;
-    this.span.setAttribute(
-      "error.type",
-      typeof status === "number" ? String(status) : err instanceof Error ? err.name : "unknown",
-    );
-    this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(err) });
-    this.span.end();
+    endFailed(this.span, err);
+  }
+}
+
+function endFailed(span: Span, err: unknown): void {
+  const status = (err as { status?: unknown } | null)?.status;
+  span.setAttribute(
+    "error.type",
+    typeof status === "number" ? String(status) : err instanceof Error ? err.name : "unknown",
+  );
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(err) });
+  span.end();
+}
+
+/** `call` (one upstream embeddings request) in a client span with the GenAI conventions. */
+export async function traceEmbeddings<R extends { promptTokens: number | null }>(
+  group: { id: string; baseUrl: string | null },
+  req: { model: string; dimensions?: number },
+  call: () => Promise<R>,
+): Promise<R> {
+  const attributes = baseAttributes("embeddings", group, req.model);
+  if (req.dimensions !== undefined) attributes["gen_ai.embeddings.dimension.count"] = req.dimensions;
+  const span = gatewayTracer().startSpan(`embeddings ${req.model}`, { kind: SpanKind.CLIENT, attributes });
+  try {
+    const result = await call();
+    if (result.promptTokens !== null) span.setAttribute("gen_ai.usage.input_tokens", result.promptTokens);
+    span.end();
+    return result;
+  } catch (err) {
+    endFailed(span, err);
+    throw err;
   }
 }
