@@ -7,6 +7,7 @@ import { createAgent } from "@/lib/agents";
 import { createProfile, CreateProfileInput } from "@/lib/profiles";
 import { createWebhook, triggerPath } from "@/lib/webhooks";
 import { sseData, useGateway, type Gateway } from "../support/gateway";
+import { upload, waitForDocument } from "../support/knowledge";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
 
 /**
@@ -60,7 +61,7 @@ async function addTool(gw: Gateway, key: string) {
 }
 
 describe("traces over http/protobuf (the default), message content off", () => {
-  const { gw, otlp } = tracedGateway({});
+  const { gw, otlp } = tracedGateway({ EMBEDDING_MODEL: "openai:text-embedding-3-small", EMBEDDING_PRICE_PER_M: "" });
 
   it("a run with a tool call: server span continuing traceparent, step spans as the steps API, client spans under their steps", async () => {
     const { key } = await gw.tenant();
@@ -322,6 +323,48 @@ describe("traces over http/protobuf (the default), message content off", () => {
       "gen_ai.embeddings.dimension.count": 6,
       "gen_ai.usage.input_tokens": res.json.usage.prompt_tokens,
     });
+  });
+
+  it("knowledge embeddings: indexing's under its job span, a run's query under its retrieval step", async () => {
+    const { key } = await gw.tenant();
+    const collectionId = (await gw.call(key, "POST", "/v1/knowledge", { name: "Plant", description: "" })).json.id;
+    const up = await upload(gw.server.url, key, collectionId, {
+      name: "valves.txt",
+      bytes: "The spare valve key for turbine nine hangs in locker forty-two.",
+    });
+    expect(up.status).toBe(202);
+    expect((await waitForDocument(gw.server.url, key, collectionId, up.json.id)).status).toBe("ready");
+    const isEmbedding = (s: ReceivedSpan) =>
+      s.kind === CLIENT && s.attributes["gen_ai.operation.name"] === "embeddings";
+    const indexing = await otlp().waitFor((all) => {
+      const jobs = all.filter((s) => s.name.startsWith("job ") && s.attributes["cockpit.job.id"] !== undefined);
+      const embed = all.find((s) => isEmbedding(s) && jobs.some((j) => j.spanId === s.parentSpanId));
+      return embed && { embed, job: jobs.find((j) => j.spanId === embed.parentSpanId)! };
+    });
+    expect(indexing.job.parentSpanId).toBe("");
+    expect(indexing.embed.attributes).toMatchObject({
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "text-embedding-3-small",
+      "gen_ai.usage.input_tokens": expect.any(Number),
+    });
+
+    const profile = (
+      await gw.call(key, "POST", "/v1/profiles", { name: "plant", knowledge_base_ids: [collectionId], use_kb: true })
+    ).json;
+    const threadId = await gw.thread(key, [{ role: "user", content: "Where is the spare valve key?" }]);
+    const run = await gw.call(key, "POST", `/v1/threads/${threadId}/runs`, {
+      model: "local-mini",
+      profile_ids: [profile.id],
+    });
+    expect(run.status, JSON.stringify(run.json)).toBe(200);
+    const query = gw.fake.requests.filter((r) => r.path.startsWith("/v1/embeddings")).at(-1)!;
+    const { step, embed } = await otlp().waitFor((all) => {
+      const retrieval = all.find((s) => s.name === "step retrieval" && s.attributes["cockpit.run.id"] === run.json.id);
+      const call = retrieval && all.find((s) => isEmbedding(s) && s.parentSpanId === retrieval.spanId);
+      return call && { step: retrieval, embed: call };
+    });
+    expect(step.attributes["cockpit.step.type"]).toBe("retrieval");
+    expect(embed.attributes["gen_ai.usage.input_tokens"]).toBe(query.usage!.prompt);
   });
 
   it("a trigger secret in a path is not exported", async () => {
