@@ -6,6 +6,8 @@
  * server script (outside the Next.js bundle) and the worker; the app's spans reach the same
  * provider through @opentelemetry/api's process-wide registration.
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { shutdownHooks } from "../../process-channels.mjs";
 
 // Read before the app and lib/env.ts load (the server script runs outside the bundle).
@@ -25,15 +27,23 @@ const tracingConfigured = () => Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT);
 export async function startTracing() {
   if (!tracingConfigured()) return null;
   const json = env.OTEL_EXPORTER_OTLP_PROTOCOL === "http/json";
-  const [{ NodeSDK }, { W3CTraceContextPropagator }, { ProxyTracerProvider, trace }, { OTLPTraceExporter }] =
-    await Promise.all([
-      import("@opentelemetry/sdk-node"),
-      import("@opentelemetry/core"),
-      import("@opentelemetry/api"),
-      json ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
-    ]);
+  const [
+    { NodeSDK },
+    { W3CTraceContextPropagator },
+    { ProxyTracerProvider, trace },
+    { defaultResource, resourceFromAttributes },
+    { OTLPTraceExporter },
+  ] = await Promise.all([
+    import("@opentelemetry/sdk-node"),
+    import("@opentelemetry/core"),
+    import("@opentelemetry/api"),
+    import("@opentelemetry/resources"),
+    json ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
+  ]);
+  const version = serviceVersion();
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME || "cockpit-gateway",
+    resource: defaultResource().merge(resourceFromAttributes(version ? { "service.version": version } : {})),
     // The exporter reads the endpoint (appending /v1/traces), OTEL_EXPORTER_OTLP_HEADERS and the timeout.
     traceExporter: new OTLPTraceExporter(),
     textMapPropagator: new W3CTraceContextPropagator(),
@@ -55,4 +65,13 @@ export async function startTracing() {
   shutdownHooks.getOrInit(() => []).push(() => sdk.shutdown());
   const { traceRequests } = await import("./server-span.mjs");
   return { traceRequests };
+}
+
+/** The gateway's version (package.json in the directory it runs from), for `service.version`. */
+function serviceVersion() {
+  try {
+    return String(JSON.parse(readFileSync(path.join(process.cwd(), "package.json"), "utf8")).version ?? "");
+  } catch {
+    return "";
+  }
 }
