@@ -431,3 +431,17 @@ describe("traces with WEB_CONCURRENCY=2", () => {
     expect(pids.has(gw.server.pid)).toBe(false);
   });
 });
+
+describe("traces pending at shutdown", () => {
+  // Batches wait far longer than the test: only the shutdown's flush can deliver them.
+  const { gw, otlp } = tracedGateway({ OTEL_BSP_SCHEDULE_DELAY: "600000" });
+
+  it("SIGTERM flushes the spans not yet exported", async () => {
+    const res = await fetch(`${gw.server.url}/api/ready`);
+    await res.text();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(otlp().spans.filter((s) => s.attributes["http.route"] === "/api/ready")).toEqual([]);
+    await gw.server.stop();
+    expect(otlp().spans.filter((s) => s.attributes["http.route"] === "/api/ready")).toHaveLength(1);
+  });
+});
