@@ -142,6 +142,22 @@ const ServerEnv = DatabaseEnv.extend({
   TOOL_MAX_CALLS_PER_RUN: intWithDefault(32, 1, 1024),
   /** O₮ billed per CPU-second of company tools' Python, as the host counts it; 0 bills nothing. */
   TOOL_CPU_OT_PER_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0).max(1_000_000).default(0)),
+  // OpenTelemetry traces (lib/observability/tracing; start.mjs reads them before the app loads).
+  /** OTLP/HTTP collector base URL (`/v1/traces` is appended); unset: tracing off. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["http/protobuf", "http/json"]).default("http/protobuf"),
+  ),
+  OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().default("cockpit-gateway")),
+  /** Prompts and answers in the upstream spans (`gen_ai.input.messages`, `gen_ai.output.messages`). */
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: z.preprocess(
+    (v) => (typeof v === "string" && v !== "" ? v.toLowerCase() : undefined),
+    z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true"),
+  ),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalUrl,
   OPENROUTER_API_KEY: optionalString,

@@ -6,6 +6,7 @@ import { attachDatabase } from "@/db/ensure";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { serveProcessMetrics } from "@/lib/observability/metrics/serve.mjs";
+import { startTracing } from "@/lib/observability/tracing/start.mjs";
 import { runShutdownHooks } from "@/lib/shutdown";
 import { handleProcessFaults } from "@/lib/worker/handle-process-faults";
 import { startWorker } from "@/lib/worker/start-worker";
@@ -15,6 +16,7 @@ const SHUTDOWN_HOOKS_MS = 3_000;
 
 handleProcessFaults("worker");
 
+await startTracing();
 const releaseDatabase = await attachDatabase();
 // Before the worker starts, so its job queues and breakers report to this listener.
 const metricsAt = await serveProcessMetrics({

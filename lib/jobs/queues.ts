@@ -1,5 +1,7 @@
 import "server-only";
 import type PgBoss from "pg-boss";
+import { inJobSpans } from "@/lib/observability/tracing/job-span";
+import { TRACING } from "@/lib/observability/tracing/tracer";
 
 /** A job as handlers see it (pg-boss with metadata: how many retries it has had, out of how many). */
 export interface JobRun<T> {
@@ -34,7 +36,9 @@ const g = globalThis as { __cockpitQueues?: Map<string, QueueDefinition<object>>
 const registry = (g.__cockpitQueues ??= new Map());
 
 export function defineQueue<T extends object>(queue: QueueDefinition<T>): QueueDefinition<T> {
-  registry.set(queue.name, queue as unknown as QueueDefinition<object>);
+  // Traced, each job is the root span of its own trace.
+  const served = TRACING ? { ...queue, handle: inJobSpans(queue.name, queue.handle) } : queue;
+  registry.set(queue.name, served as unknown as QueueDefinition<object>);
   return queue;
 }
 

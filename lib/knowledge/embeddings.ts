@@ -2,6 +2,8 @@ import "server-only";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { providerGroup } from "@/lib/models/provider-groups";
+import { TRACING } from "@/lib/observability/tracing/tracer";
+import { traceEmbeddings } from "@/lib/observability/tracing/upstream-span";
 import { postJson } from "@/lib/providers/http";
 import { embedOffline, normalize, OFFLINE_DIM, OFFLINE_MODEL } from "./embed/offline";
 import { embeddingMicroPerM } from "./embed/pricing";
@@ -30,6 +32,35 @@ const offline: Embedder = {
 const BATCH = 256;
 /** Requested `dimensions` for models that take it: the search cache holds float32 vectors per company. */
 const PROVIDER_DIM = 512;
+
+interface EmbeddingsCall {
+  group: { id: string; baseUrl: string; apiKey: string };
+  request: { model: string; input: string[]; dimensions?: number };
+  signal: AbortSignal;
+}
+
+/** One request to the provider's `/embeddings`, with the input tokens it reported (null: none, or not a count). */
+async function postEmbeddingsOnce({ group, request, signal }: EmbeddingsCall) {
+  const res = await postJson({
+    provider: group.id,
+    url: `${group.baseUrl}/embeddings`,
+    headers: { authorization: `Bearer ${group.apiKey}` },
+    body: request,
+    signal,
+    secrets: [group.apiKey],
+  });
+  const body = (await res.body.json()) as {
+    data?: { index: number; embedding: number[] }[];
+    usage?: { prompt_tokens?: unknown };
+  };
+  const used = body.usage?.prompt_tokens;
+  return { body, promptTokens: typeof used === "number" && Number.isSafeInteger(used) && used >= 0 ? used : null };
+}
+
+/** Traced, each request is a GenAI client span. */
+const postEmbeddings: typeof postEmbeddingsOnce = TRACING
+  ? (call) => traceEmbeddings(call.group, call.request, () => postEmbeddingsOnce(call))
+  : postEmbeddingsOnce;
 
 /**
  * A provider group's OpenAI-compatible `/embeddings` with its base URL and key, billed at
@@ -65,21 +96,12 @@ export function providerEmbedder(
       // Null as soon as one call reports no usage: the caller then bills its own count of every input.
       let tokens: number | null = 0;
       for (let i = 0; i < texts.length; i += BATCH) {
-        const res = await postJson({
-          provider: groupId!,
-          url: `${baseUrl}/embeddings`,
-          headers: { authorization: `Bearer ${apiKey}` },
-          body: { model, input: texts.slice(i, i + BATCH), ...dimensions },
+        const { body, promptTokens } = await postEmbeddings({
+          group: { id: groupId!, baseUrl, apiKey },
+          request: { model, input: texts.slice(i, i + BATCH), ...dimensions },
           signal: signal ?? AbortSignal.timeout(env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS),
-          secrets: [apiKey],
         });
-        const body = (await res.body.json()) as {
-          data?: { index: number; embedding: number[] }[];
-          usage?: { prompt_tokens?: unknown };
-        };
-        const used = body.usage?.prompt_tokens;
-        tokens =
-          tokens !== null && typeof used === "number" && Number.isSafeInteger(used) && used >= 0 ? tokens + used : null;
+        tokens = tokens !== null && promptTokens !== null ? tokens + promptTokens : null;
         const data = [...(body.data ?? [])].sort((a, b) => a.index - b.index);
         if (data.length !== Math.min(BATCH, texts.length - i))
           throw new AppError(

@@ -9,8 +9,9 @@ import {
   type UpstreamOutcome,
 } from "@/lib/observability/metrics/record";
 import type { ProviderGroupConfig } from "./config";
-import { embedOpenAi, type EmbeddingRequest, type EmbeddingResult } from "./openai/embeddings";
+import type { EmbeddingRequest, EmbeddingResult } from "./openai/embeddings";
 import { adapterFor } from "./registry";
+import { embedTraced } from "./traced-adapter";
 import { UpstreamError, type CallOptions, type ChatChunk, type ChatRequest, type ChatResult } from "./types";
 
 export interface ModelTarget {
@@ -148,5 +149,5 @@ export async function embedModel(
   req: Omit<EmbeddingRequest, "model">,
   opts: CallOptions,
 ): Promise<EmbeddingResult> {
-  return withRetries(target, opts, (model) => embedOpenAi(target.group, { ...req, model }, opts.signal));
+  return withRetries(target, opts, (model) => embedTraced(target.group, { ...req, model }, opts.signal));
 }

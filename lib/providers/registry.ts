@@ -3,6 +3,7 @@ import { anthropicAdapter } from "./anthropic/adapter";
 import type { ProviderGroupConfig } from "./config";
 import { localAdapter } from "./local/adapter";
 import { openAiAdapter } from "./openai/adapter";
+import { tracedAdapter } from "./traced-adapter";
 import type { ProviderAdapter } from "./types";
 
 const adapters = new Map<string, ProviderAdapter>();
@@ -15,8 +16,8 @@ export function adapterFor(group: ProviderGroupConfig): ProviderAdapter {
       group.protocol === "local"
         ? localAdapter
         : group.protocol === "anthropic"
-          ? anthropicAdapter(group)
-          : openAiAdapter(group);
+          ? tracedAdapter(group, anthropicAdapter(group))
+          : tracedAdapter(group, openAiAdapter(group));
     adapters.set(group.id, adapter);
   }
   return adapter;

@@ -61,6 +61,8 @@ export interface ChatRequest {
 }
 
 export interface ChatResult {
+  /** The model the provider says answered, when it says. */
+  model?: string;
   content: string | null;
   toolCalls: ToolCall[];
   finishReason: string;
@@ -68,6 +70,8 @@ export interface ChatResult {
 }
 
 export interface ChatChunk {
+  /** The model the provider says answers, when it says (OpenAI: on the first chunk passed on). */
+  model?: string;
   content?: string;
   toolCalls?: ToolCallDelta[];
   finishReason?: string;

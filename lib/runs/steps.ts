@@ -1,3 +1,6 @@
+import { traceStep } from "@/lib/observability/tracing/step-span";
+import { TRACING } from "@/lib/observability/tracing/tracer";
+
 /** CONTRACT 6 run-step types. */
 export const STEP_TYPE = {
   profiles: "profiles",
@@ -23,6 +26,7 @@ export interface RunStep {
 export interface StepLog {
   steps: RunStep[];
   readonly startedAt: number;
+  readonly runId?: string;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -32,12 +36,14 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
  * the steps are written with the run in the statement that stores it.
  */
 export function addStep(ctx: StepLog, type: StepType, started: number, detail: Record<string, unknown>): void {
-  ctx.steps.push({
+  const step = {
     type,
     offset_ms: round(started - ctx.startedAt),
     duration_ms: round(performance.now() - started),
     detail,
-  });
+  };
+  ctx.steps.push(step);
+  if (TRACING) traceStep(step, started, ctx.steps.length - 1, ctx.runId);
 }
 
 /**

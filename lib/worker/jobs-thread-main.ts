@@ -11,6 +11,7 @@ import { notifyLocalWorker, startJobs } from "@/lib/jobs/start-jobs";
 import { log } from "@/lib/log";
 import { processMetrics } from "@/lib/observability/metrics/families.mjs";
 import { answerScrapes } from "@/lib/observability/metrics/jobs-thread-scrape";
+import { startTracing } from "@/lib/observability/tracing/start.mjs";
 import { sandboxPool } from "@/lib/process-channels.mjs";
 import { handleProcessFaults } from "./handle-process-faults";
 import { runShutdownHooks } from "@/lib/shutdown";
@@ -42,13 +43,18 @@ if (data.metrics && parentPort) {
   answerScrapes(parentPort, () => families.registry.getMetricsAsJSON());
 }
 
-const stopJobs = startJobs();
+// Its own tracer provider (a thread shares no globals with the main thread), registered before the
+// first job: a job started earlier would have no span for its run's spans to hang on.
+const jobs = startTracing()
+  .catch((err: unknown) => log.warn({ err }, "jobs thread: tracing did not start"))
+  .then(() => startJobs());
 let stopping = false;
 parentPort?.on("message", (message: JobsThreadMessage) => {
   if (message.type === "wake") notifyLocalWorker(message.queue);
   else if (message.type === "stop" && !stopping) {
     stopping = true;
-    void stopJobs()
+    void jobs
+      .then((stopJobs) => stopJobs())
       .catch((err: unknown) => log.warn({ err }, "jobs thread: job workers did not stop cleanly"))
       .then(() => runShutdownHooks((err) => log.warn({ err }, "jobs thread: shutdown hook failed")))
       .finally(() => process.exit(0));

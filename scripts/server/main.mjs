@@ -19,6 +19,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
 import { redactSecrets } from "../../lib/log-redact.mjs";
+import { startTracing } from "../../lib/observability/tracing/start.mjs";
 import { graceEnd, requestPeer, serverInstance, shutdownHooks } from "../../lib/process-channels.mjs";
 import { metricsPort, startServerMetrics } from "../../lib/observability/metrics/serve.mjs";
 import { buildJobsThread } from "./jobs-thread-build.mjs";
@@ -109,6 +110,7 @@ function options() {
 /** One server process: Next.js plus the fast lane on one listening socket (shared under cluster). */
 async function serve() {
   const { port, hostname } = options();
+  const tracing = await startTracing();
   const role = cluster.isWorker ? "worker" : "single";
   const metrics = await startServerMetrics({ port: METRICS_PORT, hostname, dir: process.cwd(), role, say });
   // next() reads NODE_ENV while loading; `next start` forces production the same way.
@@ -128,6 +130,15 @@ async function serve() {
     headersTimeout: HEADERS_TIMEOUT_MS,
     connectionsCheckingInterval: 1000,
   };
+  /** @type {(req: http.IncomingMessage, res: http.ServerResponse, handler: ReturnType<typeof fastHandlerFor>) => void} */
+  const serveRequest = (req, res, handler) => {
+    if (handler)
+      serveFetch(handler, req, res, origin, (err) =>
+        say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+      );
+    else handle(req, res);
+  };
+  const dispatch = tracing ? tracing.traceRequests(serveRequest, { dir, hostname, port }) : serveRequest;
   const server = http.createServer(deadlines, (req, res) => {
     inFlight++;
     const started = metrics ? performance.now() : 0;
@@ -136,14 +147,7 @@ async function serve() {
       if (--inFlight === 0) onIdle();
     });
     if (refuseMalformedPath(req, res)) return;
-    const handler = fastHandlerFor(fast, req);
-    peer.run({ address: req.socket.remoteAddress ?? null }, () => {
-      if (handler)
-        serveFetch(handler, req, res, origin, (err) =>
-          say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
-        );
-      else handle(req, res);
-    });
+    peer.run({ address: req.socket.remoteAddress ?? null }, dispatch, req, res, fastHandlerFor(fast, req));
   });
   await new Promise((resolve, reject) => {
     server.once("error", reject);

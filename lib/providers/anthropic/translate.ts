@@ -150,6 +150,7 @@ export function fromAnthropicUsage(u: AnthropicUsage | undefined): Usage | null 
 }
 
 export function fromAnthropicResponse(json: {
+  model?: string;
   content?: Block[];
   stop_reason?: string;
   usage?: AnthropicUsage;
@@ -166,6 +167,7 @@ export function fromAnthropicResponse(json: {
       });
   }
   return {
+    ...(json.model ? { model: json.model } : {}),
     content: text.length ? text.join("") : toolCalls.length ? null : "",
     toolCalls,
     finishReason: finishReason(json.stop_reason),

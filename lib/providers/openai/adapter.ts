@@ -57,6 +57,7 @@ export function fromWireUsage(u: WireUsage | null | undefined): Usage | null {
 }
 
 interface WireResponse {
+  model?: string;
   choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string | null }[];
   usage?: WireUsage;
 }
@@ -65,6 +66,7 @@ interface WireResponse {
 export function fromWireResponse(json: WireResponse): ChatResult {
   const choice = json.choices?.[0];
   return {
+    ...(json.model ? { model: json.model } : {}),
     content: choice?.message?.content ?? null,
     toolCalls: choice?.message?.tool_calls ?? [],
     finishReason: choice?.finish_reason ?? "stop",
@@ -73,6 +75,7 @@ export function fromWireResponse(json: WireResponse): ChatResult {
 }
 
 interface WireChunk {
+  model?: string;
   choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
   usage?: WireUsage | null;
   error?: { message?: string };
@@ -108,6 +111,7 @@ export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
     async *stream(req, opts): AsyncIterable<ChatChunk> {
       const res = await call(req, opts, true);
       let finished = false;
+      let named = false;
       try {
         for await (const event of sseEvents(res.body)) {
           if (event.data === "[DONE]") return;
@@ -134,7 +138,13 @@ export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
           }
           const usage = fromWireUsage(chunk.usage);
           if (usage) out.usage = usage;
-          if (out.content !== undefined || out.toolCalls || out.finishReason || out.usage) yield out;
+          if (out.content !== undefined || out.toolCalls || out.finishReason || out.usage) {
+            if (!named && chunk.model) {
+              out.model = chunk.model;
+              named = true;
+            }
+            yield out;
+          }
         }
       } catch (err) {
         if (opts.signal.aborted) throw err;

@@ -3,6 +3,7 @@ import { completeModel, streamModel } from "@/lib/providers/call-model";
 import { countPromptTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatChunk, ToolCall } from "@/lib/providers/types";
 import { microToOt } from "@/lib/billing/money";
+import { inStepSpans } from "@/lib/observability/tracing/step-span";
 import {
   stageCallsMicro,
   type GuardrailsOutput,
@@ -155,3 +156,5 @@ export const callModelStage: Stage<Ctx> = {
     }
   },
 };
+// Traced, the upstream calls' spans are children of their model_call step's.
+callModelStage.run = inStepSpans(STEP_TYPE.model_call, callModelStage.run);

@@ -13,6 +13,7 @@ import { countPromptTokens, countTextTokens } from "@/lib/providers/tokens";
 import type { ChatMessage, ContentPart } from "@/lib/providers/types";
 import type { MultimodalOutput, RunBill, RunOutcome, RunPrompt, RunRequest, Stage } from "../context";
 import { addStep, STEP_TYPE } from "../steps";
+import { inStepSpans } from "@/lib/observability/tracing/step-span";
 
 /** What the multimodal stage reads and writes. */
 type Ctx = RunRequest & RunPrompt & MultimodalOutput & RunBill & RunOutcome;
@@ -263,3 +264,5 @@ function replaceImages(ctx: Ctx, images: FoundImage[], texts: string[]): void {
   // A large body's text tokens were counted by the CPU worker before the images became text.
   if (ctx.promptTextTokens !== undefined) ctx.promptTextTokens += added;
 }
+// Traced, the vision model's calls are children of the multimodal step's span.
+multimodalStage.run = inStepSpans(STEP_TYPE.multimodal, multimodalStage.run, (ctx) => hasImages(ctx.messages));

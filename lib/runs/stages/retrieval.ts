@@ -10,6 +10,7 @@ import type { Passage } from "@/lib/providers/types";
 import type { ProfilesOutput, RetrievalOutput, RunBill, RunOutcome, RunPrompt, RunRequest, Stage } from "../context";
 import { contextLayer } from "../model-request";
 import { addStep, STEP_TYPE } from "../steps";
+import { inStepSpans } from "@/lib/observability/tracing/step-span";
 
 /** What the retrieval stage reads and writes. */
 type Ctx = RunRequest & RunPrompt & ProfilesOutput & RetrievalOutput & RunBill & RunOutcome;
@@ -202,3 +203,5 @@ export const retrievalStage: Stage<Ctx> = {
     });
   },
 };
+// Traced, the query's embedding call is a child of the retrieval step's span.
+retrievalStage.run = inStepSpans(STEP_TYPE.retrieval, retrievalStage.run, willRetrieve);
