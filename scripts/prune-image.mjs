@@ -6,10 +6,13 @@
  *   which one file is served (Scalar's standalone bundle, kept); package.json and the lockfile are
  *   restored unchanged. The embedded database goes too: the image needs DATABASE_URL;
  * - source maps (Node reads none without --enable-source-maps), Next.js's development and
- *   experimental server runtimes, and files no Node process loads (browser bundles, TypeScript sources).
+ *   experimental server runtimes, and files no Node process loads (browser bundles, TypeScript sources);
+ * - SWC, Next.js's compiler: the server needs it only to load next.config.ts, which becomes
+ *   next.config.mjs here (without SWC, Next.js would try to download it at start).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 
 /** Dependencies the running server never loads (next.config.ts and postcss.config.mjs use them at build time). */
@@ -57,7 +60,20 @@ function walk(root, visit) {
   }
 }
 
+/** next.config.ts as JavaScript, which Next.js loads without compiling. */
+function compileNextConfig() {
+  createRequire(path.join(dir, "package.json"))("esbuild").buildSync({
+    entryPoints: [path.join(dir, "next.config.ts")],
+    outfile: path.join(dir, "next.config.mjs"),
+    format: "esm",
+    platform: "node",
+    logLevel: "warning",
+  });
+  fs.rmSync(path.join(dir, "next.config.ts"));
+}
+
 function main() {
+  compileNextConfig();
   pruneDependencies();
   for (const p of UNUSED) fs.rmSync(path.join(dir, p), { recursive: true, force: true });
   for (const root of [".next", "node_modules"])

@@ -8,7 +8,8 @@
  * the image. Prints the measurements and ends with `N passed, N failed`.
  *
  * Env: CONTAINER_IMAGE (tag, default cockpit-gateway:test), CONTAINER_PG_URL (a server's maintenance
- * database), SEED_NODE_IMAGE_SCRIPT (default ../shared/tools/seed-node-image.sh), KUBECTL.
+ * database), SEED_NODE_IMAGE_SCRIPT (default ../shared/tools/seed-node-image.sh), KUBECTL, CONTAINER_KEEP=1
+ * (leaves the containers running, for a look at a failure).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -17,9 +18,10 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
+import { Agent, fetch as undiciFetch, type RequestInit } from "undici";
 import { startFakeUpstream, type FakeUpstream } from "../test/support/fake-upstream";
 import { freePort } from "../test/support/next-server";
-import { containerRuntime, docker, type ContainerRuntime } from "../test/cluster/runtime-containers";
+import { containerRuntime, dockerAsync, type ContainerRuntime } from "../test/cluster/runtime-containers";
 
 const IMAGE = process.env.CONTAINER_IMAGE || "cockpit-gateway:test";
 const BASE_IMAGE = "node:20-bookworm-slim";
@@ -33,6 +35,13 @@ const LOAD_CLIENTS = 12;
 /** How long each upstream answer takes: calls are in flight when the replica is stopped. */
 const UPSTREAM_DELAY_MS = 800;
 const GRACE_MS = 20_000;
+
+/**
+ * Connections kept idle shorter than the server's keep-alive (5 s): a POST sent on a socket the
+ * server is closing fails without reaching it, and is not retried.
+ */
+const agent = new Agent({ keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 });
+const fetch = (url: string, init: RequestInit = {}) => undiciFetch(url, { ...init, dispatcher: agent });
 
 const repo = process.cwd();
 const results: { name: string; ok: boolean; detail: string }[] = [];
@@ -96,8 +105,15 @@ function redisReachable(): Promise<boolean> {
 }
 
 /** `npm run admin -- …` inside a container: its one JSON object. */
-function admin<T>(container: string, args: string[]): T {
-  const out = docker(["exec", container, "npm", "run", "--silent", "admin", "--", ...args]);
+/** `docker args…`: its stdout, or throws with its stderr. Never blocks: the fake upstream lives in this process. */
+async function docker(args: string[], timeoutMs?: number): Promise<string> {
+  const res = await dockerAsync(args, timeoutMs);
+  if (res.code !== 0) throw new Error(`docker ${args.join(" ")} failed (${res.code}): ${res.stderr}`);
+  return res.stdout;
+}
+
+async function admin<T>(container: string, args: string[]): Promise<T> {
+  const out = await docker(["exec", container, "npm", "run", "--silent", "admin", "--", ...args]);
   return JSON.parse(out.split("\n").at(-1)!) as T;
 }
 
@@ -144,7 +160,7 @@ async function waitFor(what: () => Promise<boolean> | boolean, timeoutMs: number
   }
 }
 
-function health(container: string): string {
+function health(container: string): Promise<string> {
   return docker(["inspect", "-f", "{{if .State.Health}}{{.State.Health.Status}}{{end}}", container]);
 }
 
@@ -157,15 +173,18 @@ async function runChecks(rt: ContainerRuntime, sql: postgres.Sql, env: Record<st
   const app0 = await rt.startApp(0, appEnv(0));
   measured["time to ready (first start, migrations included)"] = `${((Date.now() - started) / 1000).toFixed(1)} s`;
   const c0 = rt.appContainer(0)!;
-  const healthy = await waitFor(() => health(c0) === "healthy", 60_000, 500);
+  const healthy = await waitFor(async () => (await health(c0)) === "healthy", 60_000, 500);
   measured["time to Docker's healthy"] = `${((Date.now() - started) / 1000).toFixed(1)} s (HEALTHCHECK every 10 s)`;
-  check("HEALTHCHECK reports healthy", healthy, health(c0));
+  check("HEALTHCHECK reports healthy", healthy, await health(c0));
 
-  const uids = docker(["top", c0, "-eo", "uid,comm"]).split("\n").slice(1);
+  const procs = (await docker(["top", c0, "-eo", "pid,uid,comm"]))
+    .split("\n")
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/));
   check(
     "every process in the container runs as a non-root user",
-    uids.length > 0 && uids.every((l) => l.trim().split(/\s+/)[0] !== "0"),
-    uids.map((l) => l.trim().replace(/\s+/, " ")).join(", "),
+    procs.length > 0 && procs.every(([, uid]) => uid !== "0"),
+    procs.map(([, uid, comm]) => `${comm} uid ${uid}`).join(", "),
   );
   const ready = await fetch(`${app0.url}/api/ready`).then((r) => r.json() as Promise<Record<string, unknown>>);
   const live = await fetch(`${app0.url}/api/health`).then((r) => r.status);
@@ -175,9 +194,9 @@ async function runChecks(rt: ContainerRuntime, sql: postgres.Sql, env: Record<st
   measured["sandbox layers"] = layerLine ?? "not logged yet (the pool starts on first use)";
 
   // First run as an operator does it through compose: the CLI inside the container.
-  const company = admin<{ company_id: string }>(c0, ["company", "create", "--name", "Container check"]);
-  admin(c0, ["credits", "grant", "--company", company.company_id, "--amount", "1000"]);
-  const key = admin<{ key: string }>(c0, [
+  const company = await admin<{ company_id: string }>(c0, ["company", "create", "--name", "Container check"]);
+  await admin(c0, ["credits", "grant", "--company", company.company_id, "--amount", "1000"]);
+  const key = await admin<{ key: string }>(c0, [
     "key",
     "create",
     "--company",
@@ -185,7 +204,7 @@ async function runChecks(rt: ContainerRuntime, sql: postgres.Sql, env: Record<st
     "--scopes",
     "chat,view,action,admin",
   ]);
-  const user = admin<{ user_id: string }>(c0, [
+  const user = await admin<{ user_id: string }>(c0, [
     "user",
     "create",
     "--company",
@@ -247,9 +266,9 @@ async function stopUnderLoad(
   await sleep(2_000);
   const container = rt.appContainer(1)!;
   const stopStarted = Date.now();
-  const stopped = spawnSync("docker", ["stop", "-t", String(GRACE_MS / 1000 + 10), container], { encoding: "utf8" });
+  const stopped = await dockerAsync(["stop", "-t", String(GRACE_MS / 1000 + 10), container], GRACE_MS + 30_000);
   const stopMs = Date.now() - stopStarted;
-  const exitCode = docker(["inspect", "-f", "{{.State.ExitCode}}", container]);
+  const exitCode = await docker(["inspect", "-f", "{{.State.ExitCode}}", container]);
   await sleep(1_000);
   loading = false;
   await Promise.all(clients);
@@ -257,7 +276,7 @@ async function stopUnderLoad(
   measured["docker stop of a replica under load"] = `${(stopMs / 1000).toFixed(1)} s`;
   check(
     "docker stop: the replica drains and exits 0",
-    stopped.status === 0 && exitCode === "0",
+    stopped.code === 0 && exitCode === "0",
     `exit ${exitCode} after ${stopMs} ms`,
   );
 
@@ -291,7 +310,7 @@ async function workerRunsJobs(
   sql: postgres.Sql,
   args: { url: string; container: string; companyId: string; env: Record<string, string> },
 ) {
-  const hook = admin<{ webhook_id: string; url: string }>(args.container, [
+  const hook = await admin<{ webhook_id: string; url: string }>(args.container, [
     "webhook",
     "create",
     "--company",
@@ -365,7 +384,7 @@ function runClusterTest(): void {
 async function main() {
   renderConfigs();
   if (!seedBaseImage() || !(await buildImage())) return;
-  const size = Number(docker(["image", "inspect", "-f", "{{.Size}}", IMAGE]));
+  const size = Number(await docker(["image", "inspect", "-f", "{{.Size}}", IMAGE]));
   measured["image size"] = `${(size / 1024 / 1024).toFixed(0)} MiB`;
   check("image size within 700 MiB", size <= SIZE_GOAL_BYTES, measured["image size"]);
 
@@ -393,13 +412,19 @@ async function main() {
   try {
     await runChecks(rt, sql, env, fake);
   } catch (err) {
-    check("container checks ran to the end", false, err instanceof Error ? (err.stack ?? err.message) : String(err));
+    const cause = err instanceof Error && err.cause ? ` (cause: ${String(err.cause)})` : "";
+    check(
+      "container checks ran to the end",
+      false,
+      `${err instanceof Error ? (err.stack ?? err.message) : String(err)}${cause}`,
+    );
     process.stdout.write(`container output: ${rt.logDir}\n`);
   } finally {
-    await rt.stopAll();
+    if (process.env.CONTAINER_KEEP === "1") process.stdout.write(`kept running: docker ps --filter name=cockpit-\n`);
+    else await rt.stopAll();
     await fake.close();
     await sql.end({ timeout: 5 });
-    await admin_.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    if (process.env.CONTAINER_KEEP !== "1") await admin_.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin_.end({ timeout: 5 });
   }
   runClusterTest();

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -23,17 +23,10 @@ export interface ContainerRuntime extends ClusterRuntime {
   logDir: string;
 }
 
-/** Runs `docker args…`; its stdout, or throws with its stderr. */
-export function docker(args: string[], opts: { timeoutMs?: number } = {}): string {
-  const res = spawnSync("docker", args, { encoding: "utf8", timeout: opts.timeoutMs ?? 120_000 });
-  if (res.status !== 0)
-    throw new Error(`docker ${args.join(" ")} failed (${res.status ?? res.signal}): ${res.stderr || res.error}`);
-  return res.stdout.trim();
-}
-
-function dockerAsync(
+/** Runs `docker args…` without blocking the event loop (servers in this process keep answering). */
+export function dockerAsync(
   args: string[],
-  timeoutMs: number,
+  timeoutMs = 120_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn("docker", args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -80,12 +73,24 @@ export function containerRuntime(
     return args;
   };
 
-  const launch = (name: string, env: ClusterEnv, command: string[] = []): string => {
+  const launch = async (name: string, env: ClusterEnv, command: string[] = []): Promise<string> => {
     const container = `${tag}-${name}`;
     // A container of the same name left by an earlier start of this slot.
-    spawnSync("docker", ["rm", "-f", container], { stdio: "ignore" });
+    await dockerAsync(["rm", "-f", container]);
     const envArgs = Object.entries({ METRICS_PORT: "0", ...env }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-    docker(["run", "-d", "--name", container, "--network", "host", ...mounts(env), ...envArgs, image, ...command]);
+    const run = await dockerAsync([
+      "run",
+      "-d",
+      "--name",
+      container,
+      "--network",
+      "host",
+      ...mounts(env),
+      ...envArgs,
+      image,
+      ...command,
+    ]);
+    if (run.code !== 0) throw new Error(`docker run of ${name} failed: ${run.stderr}`);
     started.add(container);
     // Follows the output to a file until the container stops.
     const log = fs.openSync(path.join(logDir, `${name}.log`), "a");
@@ -94,13 +99,11 @@ export function containerRuntime(
     return container;
   };
 
-  const running = (container: string): boolean => {
-    const res = spawnSync("docker", ["inspect", "-f", "{{.State.Running}}", container], { encoding: "utf8" });
-    return res.stdout.trim() === "true";
-  };
+  const running = async (container: string): Promise<boolean> =>
+    (await dockerAsync(["inspect", "-f", "{{.State.Running}}", container], 30_000)).stdout === "true";
 
   const stop = async (container: string, signal: keyof typeof SIGNAL_NUMBER): Promise<number | null> => {
-    if (running(container)) await dockerAsync(["kill", "--signal", signal, container], 30_000);
+    if (await running(container)) await dockerAsync(["kill", "--signal", signal, container], 30_000);
     let waited = await dockerAsync(["wait", container], STOP_TIMEOUT_MS);
     if (waited.code !== 0) {
       await dockerAsync(["kill", "--signal", "SIGKILL", container], 30_000);
@@ -119,12 +122,12 @@ export function containerRuntime(
     workerContainer: () => worker,
     async startApp(index, env) {
       if (!env.PORT) throw new Error("startApp needs env.PORT");
-      const container = launch(`app-${index}`, env);
+      const container = await launch(`app-${index}`, env);
       apps.set(index, container);
       const url = `http://127.0.0.1:${env.PORT}`;
       const deadline = Date.now() + READY_TIMEOUT_MS;
       for (;;) {
-        if (!running(container))
+        if (!(await running(container)))
           throw new Error(`app ${index} exited at start; its output: ${path.join(logDir, `app-${index}.log`)}`);
         const ok = await fetch(`${url}/api/ready`).then(
           (r) => r.status === 200,
@@ -143,11 +146,17 @@ export function containerRuntime(
       return code;
     },
     async startWorker(env) {
-      worker = launch("worker", env, ["node", "--import", "tsx", "--conditions=react-server", "scripts/worker.ts"]);
+      worker = await launch("worker", env, [
+        "node",
+        "--import",
+        "tsx",
+        "--conditions=react-server",
+        "scripts/worker.ts",
+      ]);
       // The worker serves no HTTP: it is up once it stays up past its start (migrations, pg-boss).
       const deadline = Date.now() + 3_000;
       while (Date.now() < deadline) {
-        if (!running(worker)) throw new Error(`the worker exited at start; its output: ${logDir}/worker.log`);
+        if (!(await running(worker))) throw new Error(`the worker exited at start; its output: ${logDir}/worker.log`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },
