@@ -2,7 +2,7 @@
 # scripts/worker.ts`) from one image. Needs DATABASE_URL; REDIS_URL and AUTH_SECRET are shared by
 # every replica. docs/deploy.md says how to run it; builds with or without BuildKit.
 
-# Dependencies, dev ones included (the build needs them); a layer that only a new lockfile rebuilds.
+# Dependencies, dev ones included (the build needs them): a layer only package files rebuild.
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1 NPM_CONFIG_UPDATE_NOTIFIER=false
