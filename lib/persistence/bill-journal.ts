@@ -221,6 +221,9 @@ async function drain(): Promise<void> {
   truncateOwnFile();
 }
 
+/** Set by this process's first recovery pass (main thread), which adopts a predecessor's file under its own name. */
+let ownNameChecked = false;
+
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -232,7 +235,8 @@ function pidAlive(pid: number): boolean {
 
 /**
  * Adopts the journal files of this host's processes that are no longer alive (a crash during an
- * outage): their entries join this process's journal (on disk first) and the files are removed.
+ * outage), and on the first pass a file under this process's own name that it did not write: their
+ * entries join this process's journal (on disk first) and the files are removed.
  * Returns how many entries were adopted.
  */
 export async function recoverJournals(): Promise<number> {
@@ -244,6 +248,12 @@ export async function recoverJournals(): Promise<number> {
     return 0;
   }
   let adopted = 0;
+  // In a container the restarted server gets the pid of the one it replaces (a new pid namespace):
+  // a file under this process's own name that it has not opened yet is that predecessor's.
+  if (!ownNameChecked && isMainThread) {
+    ownNameChecked = true;
+    if (state.fd === undefined) adopted += await adoptFile(ownFile());
+  }
   for (const name of names) {
     const m = /^(.+)-([0-9a-f]{12})-(\d+)(\.jobs)?\.jsonl$/.exec(name);
     if (!m || m[1] !== HOST || m[2] !== DB_TAG || Number(m[3]) === process.pid || pidAlive(Number(m[3]))) continue;

@@ -20,6 +20,24 @@ function writeThreadJournal(lines: string[]): string {
   return file;
 }
 
+describe("a predecessor's journal under this process's own name", () => {
+  it("is adopted by the first recovery pass: a container's restarted server gets the pid of the one it replaces", async () => {
+    written.length = 0;
+    const file = journalFileOf(false);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(
+      file,
+      [{ n: 7 }, { n: 8 }]
+        .map((payload, i) => `${JSON.stringify({ kind: "test-entry", id: `p${i}`, payload })}\n`)
+        .join(""),
+    );
+    expect(await recoverJournals()).toBe(2);
+    await expect.poll(() => written, { timeout: 5_000 }).toEqual([{ n: 7 }, { n: 8 }]);
+    // Later passes leave this process's own file alone.
+    expect(await recoverJournals()).toBe(0);
+  });
+});
+
 describe("the jobs thread's bill journal", () => {
   it("is its own file, left alone by the recovery of dead processes' journals while this process lives", async () => {
     expect(journalFileOf(true)).not.toBe(journalFileOf(false));
