@@ -250,9 +250,12 @@ export async function recoverJournals(): Promise<number> {
   let adopted = 0;
   // In a container the restarted server gets the pid of the one it replaces (a new pid namespace):
   // a file under this process's own name that it has not opened yet is that predecessor's.
+  // Its jobs thread's file too: the thread starts at the first job, after this pass (the worker
+  // starts before the server listens).
   if (!ownNameChecked && isMainThread) {
     ownNameChecked = true;
     if (state.fd === undefined) adopted += await adoptFile(ownFile());
+    adopted += await adoptFile(journalFileOf(true));
   }
   for (const name of names) {
     const m = /^(.+)-([0-9a-f]{12})-(\d+)(\.jobs)?\.jsonl$/.exec(name);

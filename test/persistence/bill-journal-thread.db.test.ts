@@ -31,8 +31,12 @@ describe("a predecessor's journal under this process's own name", () => {
         .map((payload, i) => `${JSON.stringify({ kind: "test-entry", id: `p${i}`, payload })}\n`)
         .join(""),
     );
-    expect(await recoverJournals()).toBe(2);
-    await expect.poll(() => written, { timeout: 5_000 }).toEqual([{ n: 7 }, { n: 8 }]);
+    // And its jobs thread's, which the new thread would otherwise append to and empty.
+    writeThreadJournal([JSON.stringify({ kind: "test-entry", id: "t0", payload: { n: 9 } })]);
+    expect(await recoverJournals()).toBe(3);
+    await expect
+      .poll(() => [...written].sort((a, b) => (a as { n: number }).n - (b as { n: number }).n), { timeout: 5_000 })
+      .toEqual([{ n: 7 }, { n: 8 }, { n: 9 }]);
     // Later passes leave this process's own file alone.
     expect(await recoverJournals()).toBe(0);
   });
