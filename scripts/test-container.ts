@@ -190,34 +190,27 @@ async function runChecks(rt: ContainerRuntime, sql: postgres.Sql, env: Record<st
   const live = await fetch(`${app0.url}/api/health`).then((r) => r.status);
   check("/api/health 200 and /api/ready 200", live === 200 && ready.ok === true, JSON.stringify(ready));
 
-  // First run as an operator does it through compose: the CLI inside the container.
-  const company = await admin<{ company_id: string }>(c0, ["company", "create", "--name", "Container check"]);
-  await admin(c0, ["credits", "grant", "--company", company.company_id, "--amount", "1000"]);
-  const key = await admin<{ key: string }>(c0, [
-    "key",
-    "create",
-    "--company",
-    company.company_id,
-    "--scopes",
-    "chat,view,action,admin",
-  ]);
-  const user = await admin<{ user_id: string }>(c0, [
-    "user",
-    "create",
-    "--company",
-    company.company_id,
+  // First run as an operator does it through compose: `setup` with the CLI inside the container.
+  const first = await admin<{ company_id: string; user_id: string; key?: string }>(c0, [
+    "setup",
     "--email",
     "admin@example.com",
     "--password",
     randomBytes(12).toString("base64url"),
   ]);
-  check("operator CLI in the container (company, credits, key, panel user)", Boolean(key.key && user.user_id));
+  const companyId = first.company_id;
+  const sdkKey = first.key ?? "";
+  check(
+    "first run through the operator CLI in the container (demo company, its key, the first admin)",
+    Boolean(first.key && first.user_id),
+    JSON.stringify({ ...first, key: first.key ? "sk-cp-…" : null }),
+  );
 
-  const first = await call(app0.url, key.key, "/v1/chat/completions", completion("first", false));
+  const answer = await call(app0.url, sdkKey, "/v1/chat/completions", completion("first", false));
   check(
     "a completion through the fake upstream",
-    first.status === 200 && fake.requests.length > 0,
-    `${first.status} ${first.text.slice(0, 80)}`,
+    answer.status === 200 && fake.requests.length > 0,
+    `${answer.status} ${answer.text.slice(0, 80)}`,
   );
 
   // A company tool's Python, in the container's sandbox as the server runs it (no privileges).
@@ -246,8 +239,8 @@ async function runChecks(rt: ContainerRuntime, sql: postgres.Sql, env: Record<st
   started = Date.now();
   const app1 = await rt.startApp(1, appEnv(1));
   measured["time to ready (second replica)"] = `${((Date.now() - started) / 1000).toFixed(1)} s`;
-  await stopUnderLoad(rt, sql, { urls: [app0.url, app1.url], key: key.key, companyId: company.company_id });
-  await workerRunsJobs(rt, sql, { url: app0.url, container: c0, companyId: company.company_id, env });
+  await stopUnderLoad(rt, sql, { urls: [app0.url, app1.url], key: sdkKey, companyId });
+  await workerRunsJobs(rt, sql, { url: app0.url, container: c0, companyId, env });
 }
 
 /**

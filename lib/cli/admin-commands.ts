@@ -10,6 +10,7 @@ import { AppError } from "@/lib/errors";
 import { createKey, revokeKey } from "@/lib/keys";
 import { getKeyById } from "@/lib/keys/get-key-by-id";
 import { OtPerM, resetModelPrice, setModelPrice, type Prices } from "@/lib/models";
+import { setupFirstAdmin } from "@/lib/setup";
 import { importOpenAiThreads } from "@/lib/threads/import-openai-threads";
 import { createUser, Email, listUsers, Password, setPassword } from "@/lib/users";
 import { createWebhook, triggerPath, WebhookName } from "@/lib/webhooks";
@@ -119,6 +120,20 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
     const { balanceMicro } = await getBalance(db, { companyId });
     return { company_id: companyId, balance_ot: microToOt(balanceMicro) };
   },
+  setup: async (db, argv) => {
+    const f = flags(argv, ["email", "password", "company"]);
+    const admin = await setupFirstAdmin(db, {
+      email: Email.parse(need(f, "email")),
+      password: Password.parse(need(f, "password")),
+      companyId: f.company,
+    });
+    return {
+      company_id: admin.companyId,
+      user_id: admin.user.id,
+      email: admin.user.email,
+      ...(admin.key ? { key: admin.key } : {}),
+    };
+  },
   "user create": async (db, argv) => {
     const f = flags(argv, ["company", "email", "password"]);
     const company = await getCompany(db, { companyId: need(f, "company") });
@@ -203,6 +218,7 @@ const commands: Record<string, (db: Db, argv: string[]) => Promise<Record<string
 };
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [flags]
+  setup --email E --password P [--company ID]   (the first run without the setup link: the first admin, and the demo company on an empty database)
   company create --name NAME
   company list
   key create --company ID --scopes chat,view,action,admin [--name N] [--rpm N] [--expires ISO]
@@ -218,10 +234,12 @@ export const ADMIN_USAGE = `usage: npm run admin -- <command> [flags]
 
 /** Runs one operator command; returns the JSON object to print. Throws on any error. */
 export async function runAdminCommand(db: Db, argv: string[]): Promise<Record<string, unknown>> {
-  const name = argv.slice(0, 2).join(" ");
-  const command = commands[name];
+  // Two words (`key create`) or one (`setup`).
+  const two = argv.slice(0, 2).join(" ");
+  const [name, rest] = Object.hasOwn(commands, two) ? [two, argv.slice(2)] : [argv[0] ?? "", argv.slice(1)];
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
-    throw new Error(`unknown command '${name}'\n${ADMIN_USAGE}`);
+    throw new Error(`unknown command '${two}'\n${ADMIN_USAGE}`);
   }
-  return command(db, argv.slice(2));
+  return command(db, rest);
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { SCOPES } from "@/db/enums";
-import type { Db } from "@/db/client";
+import type { DbOrTx } from "@/db/types";
 import { grantCredits, otToMicro } from "@/lib/billing";
 import { createCompany } from "@/lib/companies";
 import { createKey } from "@/lib/keys";
@@ -20,7 +20,7 @@ export interface DemoSeed {
  * creates the first one through the setup link (lib/setup). Concurrent starts take turns on an
  * advisory lock.
  */
-export async function seedDemoIfEmpty(db: Db): Promise<DemoSeed | null> {
+export async function seedDemoIfEmpty(db: DbOrTx): Promise<DemoSeed | null> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
     const [{ n }] = (await tx.execute(sql`select count(*)::int as n from companies`)) as unknown as [{ n: number }];

@@ -3,3 +3,4 @@ export * from "./complete-setup";
 export * from "./is-setup-pending";
 export * from "./issue-setup-token";
 export * from "./schemas";
+export * from "./setup-first-admin";

@@ -6,7 +6,7 @@ import type { Tx } from "@/db/types";
 import * as setupRoute from "@/app/api/setup/route";
 import { AppError } from "@/lib/errors";
 import { requestPeer } from "@/lib/process-channels.mjs";
-import { completeSetup, isSetupPending, issueSetupToken, setupTokenState } from "@/lib/setup";
+import { completeSetup, isSetupPending, issueSetupToken, setupFirstAdmin, setupTokenState } from "@/lib/setup";
 import { verifyCredentials } from "@/lib/users";
 import { callRoute } from "../support/call-route";
 import { makeCompany, makeUser } from "../support/factories";
@@ -92,6 +92,30 @@ describe("first-run setup link", () => {
       await makeUser(tx, { companyId: company.id });
       expect(await isSetupPending(tx)).toBe(false);
       expect(await issueSetupToken(tx)).toBeNull();
+    });
+  });
+});
+
+describe("setup without the link (npm run admin -- setup)", () => {
+  it("makes the first admin in the oldest company, as the link would, once", async () => {
+    await withNoUsers(async (tx) => {
+      const link = await issueSetupToken(tx);
+      const first = await setupFirstAdmin(tx, admin);
+      // Companies exist: no demo company, no key; the link's company.
+      expect(first).toMatchObject({ companyId: link!.companyId, key: null });
+      expect((await verifyCredentials(tx, admin))?.id).toBe(first.user.id);
+      const again = await refusal(setupFirstAdmin(tx, { ...admin, email: "second@example.test" }));
+      expect(again.code).toBe("conflict");
+      expect(again.message).toMatch(/already done/);
+    });
+  });
+
+  it("puts the admin in the company it names; an unknown one is a 404", async () => {
+    await withNoUsers(async (tx) => {
+      const other = await makeCompany(tx, { name: "Named Co" });
+      const missing = await refusal(setupFirstAdmin(tx, { ...admin, companyId: "co_missing" }));
+      expect(missing.code).toBe("not_found");
+      expect((await setupFirstAdmin(tx, { ...admin, companyId: other.id })).companyId).toBe(other.id);
     });
   });
 });
