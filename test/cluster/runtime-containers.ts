@@ -4,8 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ClusterEnv, ClusterRuntime } from "./runtime";
+import { waitForReady } from "./wait-ready";
 
-const READY_TIMEOUT_MS = 90_000;
 /** `docker kill` then `docker wait`: past this the container is killed (it should exit well before). */
 const STOP_TIMEOUT_MS = 60_000;
 /** The uid the image runs as (Dockerfile): shared folders must be writable by it. */
@@ -125,18 +125,10 @@ export function containerRuntime(
       const container = await launch(`app-${index}`, env);
       apps.set(index, container);
       const url = `http://127.0.0.1:${env.PORT}`;
-      const deadline = Date.now() + READY_TIMEOUT_MS;
-      for (;;) {
-        if (!(await running(container)))
-          throw new Error(`app ${index} exited at start; its output: ${path.join(logDir, `app-${index}.log`)}`);
-        const ok = await fetch(`${url}/api/ready`).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (ok) return { url };
-        if (Date.now() > deadline) throw new Error(`app ${index} not ready within ${READY_TIMEOUT_MS} ms`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitForReady(index, url, async () =>
+        (await running(container)) ? null : `exited at start; its output: ${path.join(logDir, `app-${index}.log`)}`,
+      );
+      return { url };
     },
     async stopApp(index, signal) {
       const container = apps.get(index);

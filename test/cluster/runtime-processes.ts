@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ClusterEnv, ClusterRuntime } from "./runtime";
+import { waitForReady } from "./wait-ready";
 
-const READY_TIMEOUT_MS = 90_000;
 /** Past this, a process that ignores its signal is killed (it should exit on its own well before). */
 const STOP_TIMEOUT_MS = 60_000;
 
@@ -53,17 +53,10 @@ export function processRuntime(
       const child = launch(`app-${index}`, ["scripts/server/main.mjs"], env);
       apps.set(index, child);
       const url = `http://127.0.0.1:${env.PORT}`;
-      const deadline = Date.now() + READY_TIMEOUT_MS;
-      for (;;) {
-        if (exited(child)) throw new Error(`app ${index} exited with ${child.exitCode ?? child.signalCode} at start`);
-        const ok = await fetch(`${url}/api/ready`).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (ok) return { url };
-        if (Date.now() > deadline) throw new Error(`app ${index} not ready within ${READY_TIMEOUT_MS} ms`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitForReady(index, url, () =>
+        exited(child) ? `exited with ${child.exitCode ?? child.signalCode} at start` : null,
+      );
+      return { url };
     },
     async stopApp(index, signal) {
       const child = apps.get(index);
