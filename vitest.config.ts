@@ -15,7 +15,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["{lib,db,app,components,scripts,widget}/**/*.test.ts"],
+          include: ["{lib,db,app,components,scripts,widget}/**/*.test.ts", "bench/lib/*.test.ts"],
           exclude: ["**/*.db.test.ts", "**/*.http.test.ts", "node_modules/**"],
           environment: "node",
         },
