@@ -98,17 +98,16 @@ async function main(): Promise<void> {
 async function run(ctx: { work: string; logDir: string; cleanups: (() => Promise<unknown>)[]; dbName: string }) {
   const { cleanups } = ctx;
   // Loaded once DATABASE_URL names the fresh database: the client is built at import.
-  const [{ db, sql }, { makeCompany, makeKey, makeCollection }, { startFakeUpstream }, { startTcpProxy }] =
-    await Promise.all([
-      import("@/db/client"),
-      import("../support/factories"),
-      import("../support/fake-upstream"),
-      import("../support/tcp-proxy"),
-    ]);
-  const [{ createProfile, CreateProfileInput }, { createAgent }, { createWebhook, triggerPath }] = await Promise.all([
-    import("@/lib/profiles"),
-    import("@/lib/agents"),
-    import("@/lib/webhooks"),
+  const [
+    { db, sql },
+    { makeCompany, makeKey, makeCollection, makeWebhookAgent },
+    { startFakeUpstream },
+    { startTcpProxy },
+  ] = await Promise.all([
+    import("@/db/client"),
+    import("../support/factories"),
+    import("../support/fake-upstream"),
+    import("../support/tcp-proxy"),
   ]);
   const [{ costMicro }, { usageCostMicro }] = await Promise.all([
     import("@/lib/models/pricing"),
@@ -159,16 +158,7 @@ async function run(ctx: { work: string; logDir: string; cleanups: (() => Promise
   const company = await makeCompany(db, { name: "Cluster Co" });
   const main = await makeKey(db, { companyId: company.id, rateLimitPerMinute: 1_000_000, name: "load" });
   const collectionId = (await makeCollection(db, { companyId: company.id, name: "Handbook" })).id;
-  const profile = await createProfile(db, {
-    companyId: company.id,
-    input: CreateProfileInput.parse({ name: "Conductor", model_slug: MODEL }),
-  });
-  const agent = await createAgent(db, {
-    companyId: company.id,
-    input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] },
-  });
-  const webhook = await createWebhook(db, { companyId: company.id, agentId: agent.id });
-  const triggerUrl = triggerPath(company.id, webhook.secret);
+  const { url: triggerUrl } = await makeWebhookAgent(db, { companyId: company.id, model: MODEL });
 
   const ports = [await freePort(), await freePort()];
   const base: ClusterEnv = {

@@ -5,14 +5,11 @@ import { and, eq, lt } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { ledgerEntries, runs, webhookEventRuns } from "@/db/schema";
-import { createAgent } from "@/lib/agents";
-import { createProfile, CreateProfileInput } from "@/lib/profiles";
-import { createWebhook, triggerPath } from "@/lib/webhooks";
 import { getBoss, stopBoss } from "@/lib/jobs/boss";
 import { sseData, useGateway } from "../support/gateway";
 import { freePort, startNextServer, type RunningServer } from "../support/next-server";
 import { labelValues, parsePrometheusText, samples, scrape, total, type Scrape } from "../support/prometheus";
-import { makeCompany, makeKey } from "../support/factories";
+import { makeCompany, makeKey, makeWebhookAgent } from "../support/factories";
 
 /**
  * GET /metrics on METRICS_PORT (CONTRACT 10), read by a Prometheus text-format parser after real
@@ -297,21 +294,13 @@ describe("GET /metrics after traffic", () => {
 describe("the jobs thread's work", () => {
   it("is in the server's scrape: a webhook's run, served on the jobs thread, counted and billed", async () => {
     const company = await makeCompany(db, { creditsOt: 1000 });
-    const profile = await createProfile(db, {
-      companyId: company.id,
-      input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
-    });
-    const agent = await createAgent(db, {
-      companyId: company.id,
-      input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] },
-    });
-    const { secret } = await createWebhook(db, { companyId: company.id, agentId: agent.id });
+    const { url: trigger } = await makeWebhookAgent(db, { companyId: company.id });
     const base = metricsUrl(metricsEnv.METRICS_PORT!);
     const openaiOk = { provider: "openai", model: "gpt-4o-mini", outcome: "ok" };
     const before = await scrape(base);
     const calls = gw.fake.requests.length;
 
-    const res = await fetch(`${gw.server.url}${triggerPath(company.id, secret)}`, {
+    const res = await fetch(`${gw.server.url}${trigger}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ event_topic: "orders.created", payload: { n: 1 } }),

@@ -3,9 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { webhookEvents } from "@/db/schema";
-import { createAgent } from "@/lib/agents";
-import { createProfile, CreateProfileInput } from "@/lib/profiles";
-import { createWebhook, triggerPath } from "@/lib/webhooks";
+import { makeWebhookAgent } from "../support/factories";
 import { sseData, useGateway, type Gateway } from "../support/gateway";
 import { upload, waitForDocument } from "../support/knowledge";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
@@ -258,16 +256,8 @@ describe("traces over http/protobuf (the default), message content off", () => {
 
   it("a webhook event's run (jobs thread): a job span is the root, its steps and upstream calls under it", async () => {
     const { companyId, key } = await gw.tenant();
-    const profile = await createProfile(db, {
-      companyId,
-      input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
-    });
-    const agent = await createAgent(db, {
-      companyId,
-      input: { name: "Agent", conductor_profile_id: profile.id, topics: [] },
-    });
-    const { secret } = await createWebhook(db, { companyId, agentId: agent.id });
-    const res = await fetch(`${gw.server.url}${triggerPath(companyId, secret)}`, {
+    const { url: trigger } = await makeWebhookAgent(db, { companyId, name: "Agent", topics: [] });
+    const res = await fetch(`${gw.server.url}${trigger}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ event_topic: "orders.created", payload: { order: 42 } }),

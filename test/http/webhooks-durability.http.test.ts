@@ -4,10 +4,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
 import { runs, webhookEventRuns, webhookEvents } from "@/db/schema";
-import { createAgent } from "@/lib/agents";
-import { createProfile, CreateProfileInput } from "@/lib/profiles";
-import { createWebhook, triggerPath } from "@/lib/webhooks";
-import { makeCompany } from "../support/factories";
+import { makeCompany, makeWebhookAgent } from "../support/factories";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { startNextServer, type RunningServer } from "../support/next-server";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
@@ -65,16 +62,7 @@ function startWorker(env: Record<string, string>): ChildProcess {
 
 async function busTenant() {
   const company = await makeCompany(db, { creditsOt: 1_000_000 });
-  const profile = await createProfile(db, {
-    companyId: company.id,
-    input: CreateProfileInput.parse({ name: "Conductor", model_slug: "gpt-4o-mini" }),
-  });
-  const agent = await createAgent(db, {
-    companyId: company.id,
-    input: { name: "Orders", conductor_profile_id: profile.id, topics: ["orders.*"] },
-  });
-  const { secret } = await createWebhook(db, { companyId: company.id, agentId: agent.id });
-  return { companyId: company.id, agentId: agent.id, url: triggerPath(company.id, secret) };
+  return { companyId: company.id, ...(await makeWebhookAgent(db, { companyId: company.id })) };
 }
 
 async function post(

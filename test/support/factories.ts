@@ -3,12 +3,15 @@ import { eq } from "drizzle-orm";
 import { RUN_STATUS, SCOPES, type RunStatus, type Scope, type ThreadSource } from "@/db/enums";
 import { knowledgeCollections, messages, runs, tools } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
+import { createAgent } from "@/lib/agents";
 import { grantCredits, otToMicro } from "@/lib/billing";
 import { createCompany } from "@/lib/companies";
 import { createKey } from "@/lib/keys";
+import { createProfile, CreateProfileInput } from "@/lib/profiles";
 import type { RunStep } from "@/lib/runs";
 import { addMessages, createThread, CreateThreadInput, type MessageInput } from "@/lib/threads";
 import { createUser } from "@/lib/users";
+import { createWebhook, triggerPath } from "@/lib/webhooks";
 import { newId, randomBase62 } from "@/lib/ids";
 
 /** Test data builders: every suite makes its own company, so suites never share rows. */
@@ -143,4 +146,25 @@ export async function makeCollection(db: DbOrTx, args: { companyId: string; name
     })
     .returning();
   return row!;
+}
+
+/**
+ * An agent woken by a webhook: a conductor profile on `model`, subscribed to `topics` (default
+ * `orders.*`), and its webhook. Returns the agent's id and the trigger's path.
+ */
+export async function makeWebhookAgent(
+  db: DbOrTx,
+  args: { companyId: string; model?: string; topics?: string[]; name?: string },
+) {
+  const { companyId } = args;
+  const profile = await createProfile(db, {
+    companyId,
+    input: CreateProfileInput.parse({ name: "Conductor", model_slug: args.model ?? "gpt-4o-mini" }),
+  });
+  const agent = await createAgent(db, {
+    companyId,
+    input: { name: args.name ?? "Orders", conductor_profile_id: profile.id, topics: args.topics ?? ["orders.*"] },
+  });
+  const { secret } = await createWebhook(db, { companyId, agentId: agent.id });
+  return { agentId: agent.id, url: triggerPath(companyId, secret) };
 }
