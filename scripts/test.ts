@@ -27,6 +27,8 @@ const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "cockpit-reports-"));
 interface Tally {
   passed: number;
   failed: number;
+  /** Names of the failed tests, where the report gives them. */
+  failedNames?: string[];
 }
 
 function run(cmd: string, cmdArgs: string[], env: NodeJS.ProcessEnv): number {
@@ -53,10 +55,16 @@ function vitestStage(project: string, env: NodeJS.ProcessEnv): Tally {
   const r = JSON.parse(fs.readFileSync(out, "utf8")) as {
     numPassedTests: number;
     numFailedTests: number;
-    numTotalTestSuites: number;
+    testResults: { name: string; status: string; assertionResults: { fullName: string; status: string }[] }[];
   };
+  const failedNames = r.testResults.flatMap((file) => {
+    const tests = file.assertionResults.filter((t) => t.status === "failed");
+    const where = path.relative(process.cwd(), file.name);
+    if (tests.length === 0 && file.status === "failed") return [`${where} (did not load)`];
+    return tests.map((t) => `${where} › ${t.fullName}`);
+  });
   // A suite that fails to load has no failed tests but a non-zero exit: count it.
-  return { passed: r.numPassedTests, failed: r.numFailedTests || (code === 0 ? 0 : 1) };
+  return { passed: r.numPassedTests, failed: r.numFailedTests || (code === 0 ? 0 : 1), failedNames };
 }
 
 function e2eStage(env: NodeJS.ProcessEnv): Tally {
@@ -66,17 +74,39 @@ function e2eStage(env: NodeJS.ProcessEnv): Tally {
     PLAYWRIGHT_JSON_OUTPUT_NAME: out,
   });
   if (!fs.existsSync(out)) return { passed: 0, failed: 1 };
-  const r = JSON.parse(fs.readFileSync(out, "utf8")) as {
-    stats: { expected: number; unexpected: number; flaky: number };
+  const r = JSON.parse(fs.readFileSync(out, "utf8")) as PlaywrightReport;
+  return {
+    passed: r.stats.expected + r.stats.flaky,
+    failed: r.stats.unexpected || (code === 0 ? 0 : 1),
+    failedNames: failedSpecs(r.suites),
   };
-  return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected || (code === 0 ? 0 : 1) };
+}
+
+interface PlaywrightSuite {
+  title: string;
+  file?: string;
+  specs?: { title: string; ok: boolean; file: string }[];
+  suites?: PlaywrightSuite[];
+}
+interface PlaywrightReport {
+  stats: { expected: number; unexpected: number; flaky: number };
+  suites: PlaywrightSuite[];
+}
+
+function failedSpecs(suites: PlaywrightSuite[] = []): string[] {
+  return suites.flatMap((s) => [
+    ...(s.specs ?? []).filter((sp) => !sp.ok).map((sp) => `${sp.file} › ${sp.title}`),
+    ...failedSpecs(s.suites),
+  ]);
 }
 
 async function main(): Promise<number> {
   const total: Tally = { passed: 0, failed: 0 };
+  const failedNames: string[] = [];
   const add = (t: Tally, name: string) => {
     total.passed += t.passed;
     total.failed += t.failed;
+    for (const n of t.failedNames ?? []) failedNames.push(`[failed] ${name}: ${n}`);
     process.stdout.write(`\n[${name}] ${t.passed} passed, ${t.failed} failed\n\n`);
   };
   const needsDb = stages.some((s) => s !== "unit");
@@ -105,6 +135,8 @@ async function main(): Promise<number> {
   } finally {
     await database?.cleanup();
   }
+  // The failures' names last but one, where a log's tail still shows them.
+  for (const line of failedNames) process.stdout.write(`${line}\n`);
   process.stdout.write(`${total.passed} passed, ${total.failed} failed\n`);
   return total.failed === 0 ? 0 : 1;
 }
