@@ -17,6 +17,7 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { dedupeServerChunks } from "./dedupe-chunks.mjs";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
 import { redactSecrets } from "../../lib/log-redact.mjs";
 import { startTracing } from "../../lib/observability/tracing/start.mjs";
@@ -116,6 +117,7 @@ async function serve() {
   // next() reads NODE_ENV while loading; `next start` forces production the same way.
   Object.assign(process.env, { NODE_ENV: "production" });
   const dir = process.cwd();
+  dedupeServerChunks(path.join(dir, ".next", "server", "chunks"));
   const next = createRequire(path.join(dir, "package.json"))("next");
   const app = next({ dev: false, dir, hostname, port });
   await app.prepare();
