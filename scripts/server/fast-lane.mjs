@@ -247,14 +247,19 @@ async function writeResponse(response, req, res, body) {
   const reader = response.body.getReader();
   const cancel = () => reader.cancel().catch(() => {});
   res.once("close", cancel);
+  const batch = writeBatch(res);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       if (res.destroyed) return;
-      if (!res.write(value)) await drained(res);
+      batch.hold();
+      if (!res.write(value)) {
+        batch.release();
+        await drained(res);
+      }
     }
-    res.end();
+    batch.end();
   } catch (err) {
     // The body failed mid-way (our SSE streams end with an error frame themselves instead).
     res.destroy();
@@ -262,6 +267,35 @@ async function writeResponse(response, req, res, body) {
   } finally {
     res.off("close", cancel);
   }
+}
+
+/**
+ * Holds a response's writes until the end of the event-loop turn, so the chunks a turn produces,
+ * the headers and the final chunk's terminator leave in one write system call: a JSON answer is
+ * one write, a stream one per turn that produced frames.
+ * @param {import("node:http").ServerResponse} res
+ */
+function writeBatch(res) {
+  let held = false;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    if (!res.writableEnded) res.uncork();
+  };
+  return {
+    hold() {
+      if (held) return;
+      held = true;
+      res.cork();
+      setImmediate(release);
+    },
+    release,
+    /** Ends the response; end() writes whatever is held. */
+    end() {
+      held = false;
+      res.end();
+    },
+  };
 }
 
 /** @param {import("node:http").ServerResponse} res */
