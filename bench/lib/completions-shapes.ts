@@ -36,6 +36,8 @@ export interface Row extends LoadResult {
   quietWaitMs: number;
   /** CLOCK_MONOTONIC ns (process.hrtime.bigint) at the start and end of the measured run. */
   windowNs: [string, string];
+  /** Which of the bench's repetitions measured it (1 …). */
+  repetition?: number;
   /** --db-proxy: database traffic per response. */
   db?: {
     statementsPerReq: number;
@@ -62,6 +64,7 @@ export interface Ttfb {
   headersP50: number;
   /** Request start → end of the stream. */
   totalP50: number;
+  repetition?: number;
 }
 
 export interface Verdict {
