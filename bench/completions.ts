@@ -221,7 +221,7 @@ function percentile(sorted: number[], q: number): number {
 }
 
 /** Each target once per repetition, the order rotated by one each time (a target is never always first or last). */
-export function schedule<T>(targets: T[], repeat: number): { id: T; repetition: number }[] {
+function schedule<T>(targets: T[], repeat: number): { id: T; repetition: number }[] {
   const out: { id: T; repetition: number }[] = [];
   for (let r = 0; r < repeat; r++)
     for (let i = 0; i < targets.length; i++) out.push({ id: targets[(i + r) % targets.length]!, repetition: r + 1 });
