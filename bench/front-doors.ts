@@ -17,6 +17,7 @@ import type { Mode, Row, Target, Verdict } from "./lib/completions-shapes";
 import type { LoadOptions } from "./lib/load";
 import { waitForQuiet } from "./lib/measure";
 import { fmt, renderTable } from "./lib/table";
+import { median } from "./lib/spread";
 
 export const FRONT_DOOR_TARGETS = { throughputPct: 90, addedP50DeltaMs: 0.5 } as const;
 
@@ -119,12 +120,6 @@ async function checkDoor(ctx: FrontDoorsContext, door: Door): Promise<string | n
     throw new Error(`${door}: unexpected answer HTTP ${res.status} ${text.slice(0, 600)}`);
   return null;
 }
-
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  if (!s.length) return Number.NaN;
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 export async function runFrontDoorRows(ctx: FrontDoorsContext): Promise<FrontDoorsResult> {
   const out: FrontDoorsResult = { skipped: null, rows: [], invalid: [], ledger: null };

@@ -30,6 +30,7 @@ import postgres from "postgres";
 import type { LoadOptions } from "./lib/load";
 import { waitForQuiet } from "./lib/measure";
 import { fmt, renderTable } from "./lib/table";
+import { median } from "./lib/spread";
 
 export const RUN_TARGETS = { throughputPct: 90, addedP50Ms: 2.5, addedTtfbMs: 2, longThreadExtraMs: 3 } as const;
 /** The small-context model of the long-thread rows (catalog: context_window 16385, max_output_tokens 4096). */
@@ -145,12 +146,6 @@ export function threadMessages(n: number, offset = 0): { role: string; content: 
     return { role: (n - 1 - i) % 2 === 0 ? "user" : "assistant", content: `(${k + 1}) ${text}` };
   });
 }
-
-const median = (xs: number[]) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (!s.length) return Number.NaN;
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 class ApiError extends Error {
   constructor(

@@ -32,6 +32,7 @@ import { measure, type Measurement } from "./lib/measure";
 import { RssSampler } from "./lib/proc";
 import { appEnv, freePort, prepareBuild, ROOT, startNext } from "./lib/server";
 import { fmt, renderTable } from "./lib/table";
+import { median } from "./lib/spread";
 
 const RESULTS_DIR = path.join(ROOT, "bench/results");
 const BODY = JSON.stringify({ model: MODEL_SLUG, messages: [{ role: "user", content: "Say hello." }] });
@@ -67,11 +68,6 @@ function commit(): string | null {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  if (!s.length) return Number.NaN;
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const spread = (xs: number[]) => `${fmt(Math.min(...xs), 0)}–${fmt(Math.max(...xs), 0)}`;
 
 export interface ScalingOptions {

@@ -8,12 +8,16 @@ export interface Spread {
   values: number[];
 }
 
+/** The median of the finite values; NaN when there are none. */
+export function median(xs: number[]): number {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!s.length) return Number.NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
 export function spreadOf(values: number[]): Spread {
   if (values.length === 0) return { median: null, min: null, max: null, values };
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median, min: sorted[0]!, max: sorted.at(-1)!, values };
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values), values };
 }
 
 /** "(a–b over N repetitions)", or "" for a single measurement. */
