@@ -100,14 +100,14 @@ export async function completeModel(
 }
 
 /**
- * Streams from the first upstream id that answers. Failures after the first chunk surface as
- * AppError upstream_error from the iterator, never as a clean end.
+ * Streams from the first upstream id that answers, in the adapter's batches. Failures after the
+ * first chunk surface as AppError upstream_error from the iterator, never as a clean end.
  */
 export async function* streamModel(
   target: ModelTarget,
   req: Omit<ChatRequest, "model">,
   opts: CallOptions,
-): AsyncIterable<ChatChunk> {
+): AsyncIterable<ChatChunk[]> {
   const adapter = adapterFor(target.group);
   const { iterator, first, model, startedMs } = await withRetries(
     target,

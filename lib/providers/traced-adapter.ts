@@ -26,16 +26,16 @@ export function tracedAdapter(group: ProviderGroupConfig, adapter: ProviderAdapt
 /** The stream passed through; its span ends when the stream does (finished, failed or abandoned). */
 async function* traceStream(
   span: UpstreamSpan,
-  stream: AsyncIterable<ChatChunk>,
+  stream: AsyncIterable<ChatChunk[]>,
   signal: AbortSignal,
-): AsyncIterable<ChatChunk> {
+): AsyncIterable<ChatChunk[]> {
   // A reader that stops reading does not always return the stream; the call's abort still ends it.
   const onAbort = () => span.fail(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   try {
-    for await (const chunk of stream) {
-      span.chunk(chunk);
-      yield chunk;
+    for await (const chunks of stream) {
+      for (const chunk of chunks) span.chunk(chunk);
+      yield chunks;
     }
   } catch (err) {
     span.fail(err);

@@ -90,10 +90,13 @@ export interface CallOptions {
   onAttemptFailed?: (attempt: { upstreamId: string; status: number | null; message: string }) => void;
 }
 
-/** One upstream protocol. Errors are UpstreamError; `stream` yields nothing before the call succeeds. */
+/**
+ * One upstream protocol. Errors are UpstreamError; `stream` yields nothing before the call
+ * succeeds, then the chunks in batches as they arrive (each a non-empty array: what one read held).
+ */
 export interface ProviderAdapter {
   complete(req: ChatRequest, opts: CallOptions): Promise<ChatResult>;
-  stream(req: ChatRequest, opts: CallOptions): AsyncIterable<ChatChunk>;
+  stream(req: ChatRequest, opts: CallOptions): AsyncIterable<ChatChunk[]>;
 }
 
 /** An upstream failure, with whether retrying (same or next upstream id) could help. */

@@ -1,7 +1,7 @@
 import "server-only";
 import type { ProviderGroupConfig } from "../config";
 import { bodyError, postJson } from "../http";
-import { sseEvents } from "../sse";
+import { sseEventBatches } from "../sse";
 import { UpstreamError, type CallOptions, type ChatChunk, type ProviderAdapter } from "../types";
 import {
   ANTHROPIC_VERSION,
@@ -10,6 +10,47 @@ import {
   fromAnthropicResponse,
   toAnthropicRequest,
 } from "./translate";
+
+/** Where a stream stands: `finished` at message_stop, `failed` at an error event (after the batch's earlier chunks). */
+interface StreamState {
+  finished: boolean;
+  failed?: UpstreamError;
+}
+
+/** The chunks of a batch of stream events, up to message_stop or an error; unreadable events are skipped. */
+function fromStreamEvents(
+  provider: string,
+  events: { event?: string; data: string }[],
+  translate: ReturnType<typeof anthropicStreamTranslator>,
+  state: StreamState,
+): ChatChunk[] {
+  const out: ChatChunk[] = [];
+  for (const event of events) {
+    let data: AnthropicStreamEvent;
+    try {
+      data = JSON.parse(event.data) as AnthropicStreamEvent;
+    } catch {
+      continue;
+    }
+    const type = event.event ?? data.type ?? "";
+    if (type === "error") {
+      state.failed = new UpstreamError(
+        provider,
+        null,
+        `${provider} stream error: ${data.error?.message ?? "unknown"}`,
+        false,
+      );
+      break;
+    }
+    if (type === "message_stop") {
+      state.finished = true;
+      break;
+    }
+    const chunk = translate(type, data);
+    if (chunk) out.push(chunk);
+  }
+  return out;
+}
 
 export function anthropicAdapter(group: ProviderGroupConfig): ProviderAdapter {
   const call = (body: unknown, opts: CallOptions) =>
@@ -38,39 +79,22 @@ export function anthropicAdapter(group: ProviderGroupConfig): ProviderAdapter {
       }
     },
 
-    async *stream(req, opts): AsyncIterable<ChatChunk> {
+    async *stream(req, opts): AsyncIterable<ChatChunk[]> {
       const res = await call(toAnthropicRequest(req, true), opts);
       const translate = anthropicStreamTranslator();
-      let finished = false;
+      const state: StreamState = { finished: false };
       try {
-        for await (const event of sseEvents(res.body)) {
-          let data: AnthropicStreamEvent;
-          try {
-            data = JSON.parse(event.data) as AnthropicStreamEvent;
-          } catch {
-            continue;
-          }
-          const type = event.event ?? data.type ?? "";
-          if (type === "error")
-            throw new UpstreamError(
-              group.id,
-              null,
-              `${group.id} stream error: ${data.error?.message ?? "unknown"}`,
-              false,
-            );
-          if (type === "message_stop") {
-            finished = true;
-            return;
-          }
-          const chunk = translate(type, data);
-          if (chunk) yield chunk;
+        for await (const events of sseEventBatches(res.body)) {
+          const chunks = fromStreamEvents(group.id, events, translate, state);
+          if (chunks.length) yield chunks;
+          if (state.failed) throw state.failed;
+          if (state.finished) return;
         }
       } catch (err) {
         if (opts.signal.aborted) throw err;
         throw bodyError(group.id, err);
       }
-      if (!finished)
-        throw new UpstreamError(group.id, null, `${group.id} stream ended before the answer was complete`, false);
+      throw new UpstreamError(group.id, null, `${group.id} stream ended before the answer was complete`, false);
     },
   };
 }

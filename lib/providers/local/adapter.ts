@@ -35,22 +35,26 @@ export const localAdapter: ProviderAdapter = {
     };
   },
 
-  async *stream(req: ChatRequest, opts: CallOptions): AsyncIterable<ChatChunk> {
+  async *stream(req: ChatRequest, opts: CallOptions): AsyncIterable<ChatChunk[]> {
     const result = await this.complete(req, opts);
     if (result.toolCalls.length > 0) {
       const call = result.toolCalls[0]!;
-      yield {
-        toolCalls: [{ index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }],
-      };
-      yield { toolCalls: [{ index: 0, function: { arguments: call.function.arguments } }] };
+      yield [
+        {
+          toolCalls: [
+            { index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } },
+          ],
+        },
+      ];
+      yield [{ toolCalls: [{ index: 0, function: { arguments: call.function.arguments } }] }];
     } else {
       for (const piece of chunkText(result.content ?? "")) {
         opts.signal.throwIfAborted();
-        yield { content: piece };
+        yield [{ content: piece }];
         // Yield to the event loop between chunks, as a network stream would.
         await new Promise((r) => setImmediate(r));
       }
     }
-    yield { finishReason: result.finishReason, usage: result.usage ?? undefined };
+    yield [{ finishReason: result.finishReason, usage: result.usage ?? undefined }];
   },
 };

@@ -194,7 +194,7 @@ describe("local adapter", () => {
     const r = req([user("Tell me something long enough to need several chunks please")]);
     const full = await localAdapter.complete(r, { signal });
     const chunks = [];
-    for await (const c of localAdapter.stream(r, { signal })) chunks.push(c);
+    for await (const batch of localAdapter.stream(r, { signal })) chunks.push(...batch);
     const pieces = chunks.filter((c) => c.content).map((c) => c.content);
     expect(pieces.length).toBeGreaterThan(2);
     expect(pieces.join("")).toBe(full.content);
@@ -204,8 +204,10 @@ describe("local adapter", () => {
 
   it("streams a tool call as a name delta then an arguments delta", async () => {
     const chunks = [];
-    for await (const c of localAdapter.stream(req([user('call get_weather {"city":"Oslo"}')], { tools }), { signal }))
-      chunks.push(c);
+    for await (const batch of localAdapter.stream(req([user('call get_weather {"city":"Oslo"}')], { tools }), {
+      signal,
+    }))
+      chunks.push(...batch);
     expect(chunks[0]!.toolCalls![0]).toMatchObject({
       index: 0,
       type: "function",

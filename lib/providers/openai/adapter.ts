@@ -1,7 +1,7 @@
 import "server-only";
 import type { ProviderGroupConfig } from "../config";
 import { bodyError, postJson } from "../http";
-import { sseEvents } from "../sse";
+import { sseEventBatches } from "../sse";
 import {
   UpstreamError,
   type CallOptions,
@@ -81,6 +81,63 @@ interface WireChunk {
   error?: { message?: string };
 }
 
+/**
+ * Where a stream stands: `finished` once a finish reason came, `done` at [DONE], `failed` at an
+ * error event (after the batch's earlier chunks); `named` once the model was passed on.
+ */
+interface StreamState {
+  finished: boolean;
+  named: boolean;
+  done: boolean;
+  failed?: UpstreamError;
+}
+
+/** The chunks of a batch of stream events, up to [DONE] or an error; comments and keep-alives are skipped. */
+function fromWireEvents(provider: string, events: { data: string }[], state: StreamState): ChatChunk[] {
+  const out: ChatChunk[] = [];
+  for (const event of events) {
+    if (event.data === "[DONE]") {
+      state.done = true;
+      break;
+    }
+    try {
+      const chunk = fromWireChunk(provider, event.data, state);
+      if (chunk) out.push(chunk);
+    } catch (err) {
+      state.failed = err as UpstreamError;
+      break;
+    }
+  }
+  return out;
+}
+
+function fromWireChunk(provider: string, data: string, state: StreamState): ChatChunk | null {
+  let chunk: WireChunk;
+  try {
+    chunk = JSON.parse(data) as WireChunk;
+  } catch {
+    return null;
+  }
+  if (chunk.error)
+    throw new UpstreamError(provider, null, `${provider} stream error: ${chunk.error.message ?? "unknown"}`, false);
+  const choice = chunk.choices?.[0];
+  const out: ChatChunk = {};
+  if (choice?.delta?.content) out.content = choice.delta.content;
+  if (choice?.delta?.tool_calls?.length) out.toolCalls = choice.delta.tool_calls;
+  if (choice?.finish_reason) {
+    out.finishReason = choice.finish_reason;
+    state.finished = true;
+  }
+  const usage = fromWireUsage(chunk.usage);
+  if (usage) out.usage = usage;
+  if (out.content === undefined && !out.toolCalls && !out.finishReason && !out.usage) return null;
+  if (!state.named && chunk.model) {
+    out.model = chunk.model;
+    state.named = true;
+  }
+  return out;
+}
+
 export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
   const call = (req: ChatRequest, opts: CallOptions, stream: boolean) =>
     postJson({
@@ -108,50 +165,22 @@ export function openAiAdapter(group: ProviderGroupConfig): ProviderAdapter {
       }
     },
 
-    async *stream(req, opts): AsyncIterable<ChatChunk> {
+    async *stream(req, opts): AsyncIterable<ChatChunk[]> {
       const res = await call(req, opts, true);
-      let finished = false;
-      let named = false;
+      const state: StreamState = { finished: false, named: false, done: false };
       try {
-        for await (const event of sseEvents(res.body)) {
-          if (event.data === "[DONE]") return;
-          let chunk: WireChunk;
-          try {
-            chunk = JSON.parse(event.data) as WireChunk;
-          } catch {
-            continue; // comments and keep-alives
-          }
-          if (chunk.error)
-            throw new UpstreamError(
-              group.id,
-              null,
-              `${group.id} stream error: ${chunk.error.message ?? "unknown"}`,
-              false,
-            );
-          const choice = chunk.choices?.[0];
-          const out: ChatChunk = {};
-          if (choice?.delta?.content) out.content = choice.delta.content;
-          if (choice?.delta?.tool_calls?.length) out.toolCalls = choice.delta.tool_calls;
-          if (choice?.finish_reason) {
-            out.finishReason = choice.finish_reason;
-            finished = true;
-          }
-          const usage = fromWireUsage(chunk.usage);
-          if (usage) out.usage = usage;
-          if (out.content !== undefined || out.toolCalls || out.finishReason || out.usage) {
-            if (!named && chunk.model) {
-              out.model = chunk.model;
-              named = true;
-            }
-            yield out;
-          }
+        for await (const events of sseEventBatches(res.body)) {
+          const chunks = fromWireEvents(group.id, events, state);
+          if (chunks.length) yield chunks;
+          if (state.failed) throw state.failed;
+          if (state.done) return;
         }
       } catch (err) {
         if (opts.signal.aborted) throw err;
         throw bodyError(group.id, err);
       }
       // A connection that closes mid-answer must not look like a clean finish.
-      if (!finished)
+      if (!state.finished)
         throw new UpstreamError(group.id, null, `${group.id} stream ended before the answer was complete`, false);
     },
   };

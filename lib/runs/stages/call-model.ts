@@ -44,6 +44,18 @@ function mergeToolCalls(calls: ToolCall[], chunk: ChatChunk): void {
   }
 }
 
+/** Adds a streamed chunk to the answer so far. */
+function takeChunk(ctx: Ctx, calls: ToolCall[], chunk: ChatChunk): void {
+  if (chunk.content) ctx.content += chunk.content;
+  if (chunk.toolCalls) mergeToolCalls(calls, chunk);
+  ctx.toolCalls = calls.filter(Boolean);
+  if (chunk.finishReason) ctx.finishReason = chunk.finishReason;
+  if (chunk.usage) {
+    ctx.usage = chunk.usage;
+    ctx.usageReported = true;
+  }
+}
+
 /** Usage from the provider when it gave one, else counted with the tokenizer (also for partial answers). */
 function finalizeUsage(ctx: Ctx, prompt: ReturnType<typeof modelRequest>): void {
   if (!ctx.usageReported) {
@@ -118,18 +130,13 @@ export const callModelStage: Stage<Ctx> = {
         return;
       }
       const calls: ToolCall[] = [];
-      for await (const chunk of streamModel(target, req, opts)) {
-        if (chunk.content) ctx.content += chunk.content;
-        if (chunk.toolCalls) mergeToolCalls(calls, chunk);
-        if (chunk.finishReason) ctx.finishReason = chunk.finishReason;
-        if (chunk.usage) {
-          ctx.usage = chunk.usage;
-          ctx.usageReported = true;
-        }
-        ctx.toolCalls = calls.filter(Boolean);
+      for await (const chunks of streamModel(target, req, opts)) {
         firstChunkMs ??= performance.now() - started;
-        const wait = ctx.onChunk?.(chunk);
-        if (wait) await wait;
+        for (const chunk of chunks) {
+          takeChunk(ctx, calls, chunk);
+          const wait = ctx.onChunk?.(chunk);
+          if (wait) await wait;
+        }
       }
     } finally {
       done();
