@@ -13,8 +13,13 @@ const CATALOG_TTL_MS = 5 * 60_000;
 let catalog: { bySlug: Map<string, Model>; list: Model[]; at: number } | undefined;
 let loading: Promise<void> | undefined;
 
+/** The catalog when loaded and fresh, else undefined: lets the hot path skip even a promise. */
+export function peekCatalogModels(): { bySlug: Map<string, Model>; list: Model[] } | undefined {
+  return catalog && Date.now() - catalog.at <= CATALOG_TTL_MS ? catalog : undefined;
+}
+
 export async function catalogModels(): Promise<{ bySlug: Map<string, Model>; list: Model[] }> {
-  if (!catalog || Date.now() - catalog.at > CATALOG_TTL_MS) {
+  if (!peekCatalogModels()) {
     loading ??= db
       .select()
       .from(models)
@@ -53,10 +58,17 @@ const settingsLive = registerCache(
   },
 );
 
-export async function companyModelSettings(companyId: string): Promise<CompanyModelSettings> {
-  const live = settingsLive();
+/** The company's cached settings when fresh, else undefined: lets the hot path skip even a promise. */
+export function peekCompanyModelSettings(companyId: string): CompanyModelSettings | undefined {
+  if (!settingsLive()) return undefined;
   const hit = settings.get(companyId);
-  if (live && hit && Date.now() - hit.at < SETTINGS_TTL_MS) return hit.value;
+  return hit && Date.now() - hit.at < SETTINGS_TTL_MS ? hit.value : undefined;
+}
+
+export async function companyModelSettings(companyId: string): Promise<CompanyModelSettings> {
+  const cached = peekCompanyModelSettings(companyId);
+  if (cached) return cached;
+  const live = settingsLive();
   const readAt = generation;
   const [overrideRows, priceRows] = await Promise.all([
     db.select().from(modelOverrides).where(eq(modelOverrides.companyId, companyId)),

@@ -4,7 +4,13 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { ProviderGroupConfig } from "@/lib/providers/config";
 import { providerGroup } from "./provider-groups";
-import { catalogModels, companyModelSettings } from "./catalog";
+import {
+  catalogModels,
+  companyModelSettings,
+  peekCatalogModels,
+  peekCompanyModelSettings,
+  type CompanyModelSettings,
+} from "./catalog";
 import { effectiveModel, type EffectiveModel } from "./effective-model";
 import { LOCAL_GROUP } from "./list-models";
 import { MODEL_KIND, modelKind, type ModelKind } from "./model-kind";
@@ -32,7 +38,15 @@ export async function resolveVisibleModel(args: {
   slug: string;
   param?: string;
 }): Promise<EffectiveModel> {
-  const [{ bySlug }, company] = await Promise.all([catalogModels(), companyModelSettings(args.companyId)]);
+  const [catalog, company] = await Promise.all([catalogModels(), companyModelSettings(args.companyId)]);
+  return visibleModelIn(catalog.bySlug, company, args);
+}
+
+function visibleModelIn(
+  bySlug: Map<string, EffectiveModel["model"]>,
+  company: CompanyModelSettings,
+  args: { slug: string; param?: string },
+): EffectiveModel {
   const model = bySlug.get(args.slug);
   if (!model || (model.providerGroup === LOCAL_GROUP && env.LOCAL_MODELS !== "1"))
     throw modelNotFound(args.slug, args.param);
@@ -73,8 +87,26 @@ export async function resolveModel(args: {
   slug: string;
   kind?: ModelKind;
 }): Promise<ResolvedModel> {
+  return usableModel(await resolveVisibleModel(args), args);
+}
+
+/**
+ * resolveModel without waiting when the catalog and the company's settings are cached (the usual
+ * case), else undefined. Throws as resolveModel does.
+ */
+export function peekResolvedModel(args: {
+  companyId: string;
+  slug: string;
+  kind?: ModelKind;
+}): ResolvedModel | undefined {
+  const catalog = peekCatalogModels();
+  const company = catalog && peekCompanyModelSettings(args.companyId);
+  if (!catalog || !company) return undefined;
+  return usableModel(visibleModelIn(catalog.bySlug, company, args), args);
+}
+
+function usableModel(eff: EffectiveModel, args: { slug: string; kind?: ModelKind }): ResolvedModel {
   const { slug } = args;
-  const eff = await resolveVisibleModel(args);
   const model = eff.model;
   refuseDisabled(eff, slug);
   refuseOtherKind(slug, args.kind ?? MODEL_KIND.chat);

@@ -45,6 +45,13 @@ async function loadDefault(db: DbOrTx, companyId: string): Promise<Profile | nul
   return row ?? null;
 }
 
+/** The cached default (a profile, or null for none) when fresh, else undefined: lets the hot path skip even a promise. */
+export function peekDefaultProfile(companyId: string): Profile | null | undefined {
+  if (!cacheLive()) return undefined;
+  const hit = byCompany.get(companyId);
+  return hit && Date.now() - hit.at < TTL_MS ? hit.profile : undefined;
+}
+
 /** The active default profile, or null. Cached through the shared client; a transaction reads its own view. */
 export async function findDefaultProfile(db: DbOrTx, companyId: string): Promise<Profile | null> {
   if (db !== rootDb) return loadDefault(db, companyId);

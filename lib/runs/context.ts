@@ -270,6 +270,11 @@ export interface Stage<C = RunContext> {
   name: string;
   /** `C`: the parts of the context this stage reads and writes; the pipeline passes the whole context. */
   run(ctx: C): Promise<void>;
+  /**
+   * True when this call has nothing for the stage, known without waiting: the pipeline then skips
+   * `run`, so a call pays no promise and no turn for a stage it does not use. Reads, never writes.
+   */
+  skips?(ctx: C): boolean;
 }
 
 /** What every run starts with before a stage has done anything (the request and prompt are the caller's). */

@@ -43,6 +43,7 @@ const AFTER_MODEL: Stage[] = [toolLoopStage, outputGuardrailsStage];
 export async function prepare(ctx: RunContext): Promise<void> {
   try {
     for (const stage of BEFORE_MODEL) {
+      if (stage.skips?.(ctx)) continue;
       await stage.run(ctx);
       if (ctx.blockedBy) break;
     }
@@ -70,7 +71,7 @@ export async function execute(ctx: RunContext): Promise<RunStatus> {
   try {
     if (!ctx.blockedBy) {
       await MODEL.run(ctx);
-      for (const stage of AFTER_MODEL) await stage.run(ctx);
+      for (const stage of AFTER_MODEL) if (!stage.skips?.(ctx)) await stage.run(ctx);
     }
   } catch (err) {
     error = err;

@@ -164,6 +164,7 @@ async function restoreImages(ctx: RunContext, messages: ChatMessage[]): Promise<
  */
 export const historyStage: Stage = {
   name: "history",
+  skips: (ctx) => !ctx.persistent && !ctx.previousRunId,
   async run(ctx) {
     if (!ctx.persistent && !ctx.previousRunId) return;
     const started = performance.now();

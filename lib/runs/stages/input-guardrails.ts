@@ -41,6 +41,11 @@ function withTexts(m: ChatMessage, texts: string[], from: number): ChatMessage {
  */
 export const inputGuardrailsStage: Stage<Ctx> = {
   name: "input-guardrails",
+  // A company known (cached) to have no rules at all: nothing to check now or hold for the output stage.
+  skips(ctx: Ctx) {
+    const rules = peekCompanyRules(ctx.companyId);
+    return rules !== undefined && rules.input.length === 0 && rules.output.length === 0;
+  },
   async run(ctx: Ctx) {
     const rules = peekCompanyRules(ctx.companyId) ?? (await companyRules(ctx.companyId));
     ctx.guardrails = rules;

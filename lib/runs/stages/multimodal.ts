@@ -218,6 +218,7 @@ async function imageToText(ctx: Ctx, img: FoundImage, vision: ResolvedModel | nu
  */
 export const multimodalStage: Stage<Ctx> = {
   name: "multimodal",
+  skips: (ctx) => !hasImages(ctx.messages),
   async run(ctx) {
     if (!hasImages(ctx.messages)) return;
     const started = performance.now();

@@ -15,6 +15,7 @@ import { addGuardrailStep } from "../steps";
  */
 export const outputGuardrailsStage: Stage<Ctx> = {
   name: "output-guardrails",
+  skips: (ctx: Ctx) => !ctx.guardrails?.output.length || !ctx.content,
   async run(ctx: Ctx) {
     const rules = ctx.guardrails?.output;
     if (!rules?.length || !ctx.content) return;

@@ -1,6 +1,7 @@
 import "server-only";
 import { db } from "@/db/client";
 import { composeProfiles } from "@/lib/profiles/compose";
+import { peekDefaultProfile } from "@/lib/profiles/default-cache";
 import type { ProfilesOutput, RunOutcome, RunPrompt, RunRequest, Stage } from "../context";
 import { addStep, STEP_TYPE } from "../steps";
 
@@ -13,6 +14,8 @@ import { addStep, STEP_TYPE } from "../steps";
  */
 export const profilesStage: Stage<RunRequest & RunPrompt & ProfilesOutput & RunOutcome> = {
   name: "profiles",
+  // No profile named and the company has no default (cached): nothing to compose.
+  skips: (ctx) => ctx.profileIds === undefined && peekDefaultProfile(ctx.companyId) === null,
   async run(ctx) {
     const started = performance.now();
     const composition = await composeProfiles(db, ctx.companyId, {

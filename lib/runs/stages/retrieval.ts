@@ -116,6 +116,7 @@ async function mentionedPassages(ctx: Ctx, ids: string[], budget: number): Promi
  */
 export const retrievalStage: Stage<Ctx> = {
   name: "retrieval",
+  skips: (ctx) => !willRetrieve(ctx),
   async run(ctx) {
     if (!willRetrieve(ctx)) return;
     const started = performance.now();

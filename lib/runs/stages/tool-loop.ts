@@ -223,6 +223,7 @@ async function extendHold(ctx: Ctx, added: ChatMessage[], spentMicro: number): P
  */
 export const toolLoopStage: Stage<Ctx> = {
   name: "tool-loop",
+  skips: (ctx) => !ctx.serverTools || !!ctx.blockedBy,
   async run(ctx) {
     if (!ctx.serverTools || ctx.blockedBy) return;
     let rounds = 0;

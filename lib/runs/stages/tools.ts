@@ -30,6 +30,7 @@ async function activeTools(companyId: string, names: string[]): Promise<ServerTo
  */
 export const toolsStage: Stage<RunRequest & RunPrompt & ProfilesOutput & ToolsOutput & RunOutcome> = {
   name: "tools",
+  skips: (ctx) => !ctx.persistent && !ctx.ephemeral,
   async run(ctx) {
     // Runs (a response with store:false too); completions pass their request's tools through.
     if (!ctx.persistent && !ctx.ephemeral) return;
