@@ -51,6 +51,30 @@ export const requestPeer = channel("request-peer");
 export const rawResponseRequests = channel("raw-response-requests");
 
 /**
+ * Request bodies the server script read whole before calling the handler (the fast lane, for a
+ * small body of declared length): lib/http/read-json.ts takes them from here instead of reading
+ * the request's body stream.
+ * @type {Channel<WeakMap<Request, Buffer>>}
+ */
+export const preReadBodies = channel("pre-read-bodies");
+
+/**
+ * JSON texts of responses the server script writes as they are (the fast lane): a hot route's
+ * answer skips building and reading a body stream. Set by lib/http/json-response.ts for requests
+ * in `rawResponseRequests` only; the Response itself has no body.
+ * @type {Channel<WeakMap<Response, string>>}
+ */
+export const rawResponseBodies = channel("raw-response-bodies");
+
+/**
+ * SSE bodies of responses the server script writes to the socket itself (the fast lane): it
+ * attaches a sink (lib/http/sse-writer.ts SseBody) instead of reading a web stream. Set by
+ * lib/http/event-stream.ts for requests in `rawResponseRequests` only; the Response has no body.
+ * @type {Channel<WeakMap<Response, { attach(sink: { write(bytes: Uint8Array): void; end(bytes?: Uint8Array): void }): void; cancel(): void }>>}
+ */
+export const rawResponseStreams = channel("raw-response-streams");
+
+/**
  * Where the server listens (address, port, cluster slot), set by the server script once the port is
  * bound; part of the credit lease owner (lib/billing/lease-owner.ts).
  * @type {Channel<{ address: string; port: number; slot: number }>}

@@ -4,14 +4,14 @@ import type { AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
-import { resolveModel } from "@/lib/models";
+import { peekResolvedModel, resolveModel } from "@/lib/models";
 import { shutdownError } from "@/lib/http/stream-error";
 import { cancelAtGraceEnd } from "@/lib/shutdown";
 import type { ChatChunk, ChatMessage, ToolDefinition } from "@/lib/providers/types";
 import { freshRunState, stageCallsMicro, type RunContext } from "@/lib/runs/context";
 import { persistRun } from "@/lib/runs/persist-run";
 import { execute, failure, prepare } from "@/lib/runs/pipeline";
-import { firstByteGate, sseWriter, type SseFrame } from "@/lib/http/sse-writer";
+import { firstByteGate, SseBody, type SseFrame } from "@/lib/http/sse-writer";
 
 /**
  * A stateless call on a throwaway thread, in the pipeline's terms: what each front door
@@ -84,7 +84,8 @@ function buildContext(
 
 async function startRun(call: CompletionCall, signal: AbortSignal): Promise<RunContext> {
   const { auth, request } = call;
-  const model = await resolveModel({ companyId: auth.companyId, slug: request.model });
+  const which = { companyId: auth.companyId, slug: request.model };
+  const model = peekResolvedModel(which) ?? (await resolveModel(which));
   if (request.tools?.length && !model.model.supportsTools) {
     throw new AppError("invalid_request", `The model '${request.model}' does not support tools`, {
       param: "tools",
@@ -164,13 +165,13 @@ export interface StreamWire {
 export async function streamRunCompletion(
   call: CompletionCall,
   wireFor: (ctx: RunContext) => StreamWire,
-): Promise<ReadableStream<Uint8Array>> {
+): Promise<SseBody> {
   const abort = linkedAbort(call.signal);
   const signal = abort.signal;
   const ctx = await startRun(call, signal);
   const wire = wireFor(ctx);
 
-  const out = sseWriter(() => abort.abort(new Error("client disconnected")));
+  const out = new SseBody(() => abort.abort(new Error("client disconnected")));
   const send = (frames: SseFrame[]) => {
     for (const f of frames) out.send(f.data, f.event);
   };
@@ -197,6 +198,8 @@ export async function streamRunCompletion(
       if (chunk.finishReason && !finishSent) {
         finishSent = true;
         send(wire.finish(chunk.finishReason));
+        // The answer is complete: its last frames leave with the bill's (one write, not two).
+        out.holdToEnd();
       }
       // Let the first bytes reach the socket before the rest of what arrived with them is worked
       // through: the flush above runs first (both are immediates, in order), so the time to first
@@ -233,5 +236,5 @@ export async function streamRunCompletion(
     });
 
   await gate.ready;
-  return out.body;
+  return out;
 }

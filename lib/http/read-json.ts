@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { preReadBodies } from "@/lib/process-channels.mjs";
 import { SMALL_BODY_BYTES, acquireBodyBytes } from "./body-budget";
 import { jsonNestsDeeper, MAX_JSON_DEPTH } from "./json-depth.mjs";
 
@@ -33,6 +34,11 @@ export interface RawBody {
 export async function readBody(req: Request, limit: number): Promise<RawBody> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const whole = preReadBodies.get()?.get(req);
+  if (whole) {
+    if (whole.byteLength > limit) throw tooLarge(limit);
+    return { chunks: [whole], size: whole.byteLength, release: () => {} };
+  }
   let held = 0;
   let size = 0;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;

@@ -12,63 +12,106 @@ export interface SseFrame {
   data: unknown;
 }
 
-export interface SseWriter {
-  body: ReadableStream<Uint8Array>;
-  /** Queues a frame; frames queued in one turn of the event loop go out as one write. */
-  send(data: unknown, event?: string): void;
-  /** Writes what is queued and closes the stream (idempotent). */
-  end(): void;
+/** Where an SSE body's bytes go: a web stream's controller, or the socket when the fast lane serves the request. */
+export interface SseSink {
+  write(bytes: Uint8Array): void;
+  /** The last bytes (if any), then the end of the body. */
+  end(bytes?: Uint8Array): void;
 }
 
 /**
- * An SSE response body. Frames produced in one event-loop turn go out as one write, since a write
- * per frame is costly; `onCancel` runs when the client goes away.
+ * An SSE response body, written to a sink attached once the response exists: a web
+ * ReadableStream (`stream()`, through Next.js) or the fast lane's socket (`attach`), which then
+ * needs no stream, no reader and no promise per write.
  */
-export function sseWriter(onCancel: () => void): SseWriter {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let closed = false;
-  const body = new ReadableStream<Uint8Array>({
-    start: (c) => {
-      controller = c;
-    },
-    cancel: () => {
-      closed = true;
-      onCancel();
-    },
-  });
-  let queued: Uint8Array[] = [];
-  let flushTimer: NodeJS.Immediate | undefined;
-  const flush = () => {
-    flushTimer = undefined;
-    if (queued.length === 0) return;
-    const bytes = queued.length === 1 ? queued[0]! : Buffer.concat(queued);
-    queued = [];
-    if (closed) return;
-    try {
-      controller.enqueue(bytes);
-    } catch {
-      closed = true;
-    }
-  };
-  return {
-    body,
-    send(data, event) {
-      if (closed) return;
-      queued.push(sseFrame(data, event));
-      flushTimer ??= setImmediate(flush);
-    },
-    end() {
-      if (flushTimer) clearImmediate(flushTimer);
-      flush();
-      if (closed) return;
-      closed = true;
-      try {
-        controller.close();
-      } catch {
-        // already closed by the client
-      }
-    },
-  };
+export class SseBody {
+  private queued: Uint8Array[] = [];
+  private sink: SseSink | undefined;
+  private flushTimer: NodeJS.Immediate | undefined;
+  private held = false;
+  private ended = false;
+  private cancelled = false;
+
+  constructor(private readonly onCancel: () => void) {}
+
+  /** Queues a frame; frames queued in one turn of the event loop go out as one write. */
+  send(data: unknown, event?: string): void {
+    if (this.ended || this.cancelled) return;
+    this.queued.push(sseFrame(data, event));
+    if (this.sink && !this.held) this.flushTimer ??= setImmediate(() => this.flush());
+  }
+
+  /**
+   * Keeps what is sent from now on for end(): the answer's last frames leave with the bill's,
+   * in one write. What the sink has not received yet still goes out when it is attached.
+   */
+  holdToEnd(): void {
+    this.held = true;
+  }
+
+  /** Writes what is queued and ends the body (idempotent). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.sink && !this.cancelled) this.sink.end(this.take());
+  }
+
+  /** Starts writing to `sink`: what is queued at once (the first bytes), the rest as it comes. */
+  attach(sink: SseSink): void {
+    this.sink = sink;
+    if (this.ended) return sink.end(this.take());
+    const first = this.take();
+    if (first) sink.write(first);
+  }
+
+  /** The client went away: nothing more is written, and the producer is told. */
+  cancel(): void {
+    if (this.cancelled || this.ended) return;
+    this.cancelled = true;
+    this.queued = [];
+    this.onCancel();
+  }
+
+  /** The body as a web ReadableStream (a response served by Next.js). */
+  stream(): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      start: (c) =>
+        this.attach({
+          write: (bytes) => {
+            try {
+              c.enqueue(bytes);
+            } catch {
+              this.cancel();
+            }
+          },
+          end: (bytes) => {
+            try {
+              if (bytes) c.enqueue(bytes);
+              c.close();
+            } catch {
+              // already closed by the client
+            }
+          },
+        }),
+      cancel: () => this.cancel(),
+    });
+  }
+
+  private flush(): void {
+    this.flushTimer = undefined;
+    if (this.held || !this.sink || this.cancelled) return;
+    const bytes = this.take();
+    if (bytes) this.sink.write(bytes);
+  }
+
+  private take(): Uint8Array | undefined {
+    if (this.queued.length === 0) return undefined;
+    const bytes = this.queued.length === 1 ? this.queued[0]! : Buffer.concat(this.queued);
+    this.queued = [];
+    return bytes;
+  }
 }
 
 /** A promise settled from outside: resolves when the stream may be answered, rejects with an error that comes first. */

@@ -5,7 +5,7 @@ import { RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
 import type { Run } from "@/db/schema";
 import type { AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
-import { firstByteGate, sseWriter, type SseWriter } from "@/lib/http/sse-writer";
+import { firstByteGate, SseBody } from "@/lib/http/sse-writer";
 import { log } from "@/lib/log";
 import { resolveModel } from "@/lib/models";
 import { shutdownError, toErrorBodyForStream } from "@/lib/http/stream-error";
@@ -203,7 +203,7 @@ function deferred(): { promise: Promise<void>; settle: () => void } {
 }
 
 /** CONTRACT 6's error frame of a run stream, then the terminator. */
-function sendError(out: SseWriter, err: unknown): void {
+function sendError(out: SseBody, err: unknown): void {
   const { error } = toErrorBodyForStream(err);
   out.send({ error: { message: error.message, type: error.type } });
   out.send("[DONE]");
@@ -253,12 +253,12 @@ export async function executeRun(call: RunCall): Promise<{ ctx: RunContext; stat
  * (lib/protocols/). `start` is called once before the first delta; `end` once the run is stored.
  */
 export interface RunStreamFormat {
-  start?(ctx: RunContext, out: SseWriter): void;
-  delta(ctx: RunContext, text: string, out: SseWriter): void;
-  toolCall?(ctx: RunContext, executed: ExecutedToolCall, out: SseWriter): void;
-  end(ctx: RunContext, status: RunStatus, out: SseWriter): void;
+  start?(ctx: RunContext, out: SseBody): void;
+  delta(ctx: RunContext, text: string, out: SseBody): void;
+  toolCall?(ctx: RunContext, executed: ExecutedToolCall, out: SseBody): void;
+  end(ctx: RunContext, status: RunStatus, out: SseBody): void;
   /** A failure after the first byte (or the server's grace running out). */
-  error(ctx: RunContext, err: unknown, out: SseWriter): void;
+  error(ctx: RunContext, err: unknown, out: SseBody): void;
 }
 
 /** SPEC's frames plus CONTRACT's `{tool_call}` and `{error}` before `[DONE]`. */
@@ -290,7 +290,7 @@ const RUN_FRAMES: RunStreamFormat = {
 export async function streamRun(
   call: RunCall,
   format: RunStreamFormat = RUN_FRAMES,
-): Promise<{ body: ReadableStream<Uint8Array>; runId: string }> {
+): Promise<{ body: SseBody; runId: string }> {
   const stored = deferred();
   const ref: { ctx?: RunContext } = {};
   const abort = runController(ref, call.signal);
@@ -301,7 +301,7 @@ export async function streamRun(
     stored.settle();
     throw err;
   }
-  const out = sseWriter(() => {
+  const out = new SseBody(() => {
     ctx.stopReason ??= "client_disconnected";
     abort.abort(new Error("client disconnected"));
   });
@@ -322,6 +322,8 @@ export async function streamRun(
       const isFirst = !sentFirst;
       if (isFirst) first();
       if (chunk.content) format.delta(ctx, chunk.content, out);
+      // The answer is complete (unless tools continue it): its last frames leave with the end's.
+      if (chunk.finishReason && !ctx.serverTools) out.holdToEnd();
       // The first bytes reach the socket before the rest of a fast answer is worked through.
       if (isFirst) return new Promise<void>((resume) => setImmediate(resume));
     };
@@ -347,5 +349,5 @@ export async function streamRun(
       out.end();
     });
   await gate.ready;
-  return { body: out.body, runId: ctx.runId };
+  return { body: out, runId: ctx.runId };
 }

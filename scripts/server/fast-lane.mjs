@@ -6,12 +6,25 @@
  * APIs (`headers()`, `cookies()`, `after()`); anything not an exact method and path match goes to
  * Next.js unchanged.
  */
+import { AsyncResource } from "node:async_hooks";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { rawResponseRequests } from "../../lib/process-channels.mjs";
+import {
+  preReadBodies,
+  rawResponseBodies,
+  rawResponseRequests,
+  rawResponseStreams,
+} from "../../lib/process-channels.mjs";
 
 /** A request body larger than this is refused by the handler (readJson); the lane just streams. */
 const BODY_HIGH_WATER_MARK = 64 * 1024;
+/**
+ * A body that declares at most this many bytes is read whole before the handler runs: the
+ * Request carries it as bytes, and lib/http/read-json.ts takes them through `preReadBodies` without
+ * reading a stream. The app reads bodies this small without waiting for the body budget anyway
+ * (lib/http/body-budget.ts SMALL_BODY_BYTES).
+ */
+const PRE_READ_MAX_BYTES = 64 * 1024;
 
 /**
  * @typedef {(req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>} FetchHandler
@@ -119,11 +132,47 @@ function pathOf(url) {
  * @param {(err: unknown) => void} onError an unexpected failure (the handler threw or the stream broke)
  */
 export function serveFetch(handler, req, res, origin, onError) {
+  if (!preReadable(req)) return serveRequest(handler, req, res, origin, onError, null);
+  /** @type {Buffer[]} */
+  const chunks = [];
+  req.on("data", (chunk) => chunks.push(chunk));
+  // A client that leaves mid-body is not answered; Node's request timeout ends a slow one.
+  req.once("error", () => {});
+  // Bound: the handler runs in the caller's async context (its AsyncLocalStorage stores: the
+  // client's address, the trace), not the socket's.
+  req.once(
+    "end",
+    AsyncResource.bind(() => {
+      const whole = chunks.length === 1 ? /** @type {Buffer} */ (chunks[0]) : Buffer.concat(chunks);
+      serveRequest(handler, req, res, origin, onError, whole);
+    }),
+  );
+}
+
+/**
+ * A request whose body is read whole first: a body of declared length up to PRE_READ_MAX_BYTES.
+ * @param {import("node:http").IncomingMessage} req
+ */
+function preReadable(req) {
+  if (req.method === "GET" || req.method === "HEAD") return false;
+  const declared = req.headers["content-length"];
+  return declared !== undefined && Number(declared) <= PRE_READ_MAX_BYTES;
+}
+
+/**
+ * @param {FetchHandler} handler
+ * @param {import("node:http").IncomingMessage} req
+ * @param {import("node:http").ServerResponse} res
+ * @param {string} origin
+ * @param {(err: unknown) => void} onError
+ * @param {Buffer | null} whole the body, when read before the handler runs
+ */
+function serveRequest(handler, req, res, origin, onError, whole) {
   const controller = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) controller.abort();
   });
-  const body = requestBody(req);
+  const body = whole ? requestBody(null) : requestBody(req);
   /** @type {Request} */
   let request;
   try {
@@ -134,7 +183,8 @@ export function serveFetch(handler, req, res, origin, onError) {
     request = new Request(origin + req.url, {
       method: req.method,
       headers,
-      body: body.stream,
+      // A Buffer is a Uint8Array, which lib.dom's BodyInit accepts only over a plain ArrayBuffer.
+      body: /** @type {BodyInit | null} */ (/** @type {unknown} */ (whole ?? body.stream)),
       // @ts-expect-error Node's undici Request needs duplex for a streamed body; lib.dom lacks it.
       duplex: "half",
     });
@@ -143,6 +193,7 @@ export function serveFetch(handler, req, res, origin, onError) {
     // signal alive into the old generation.
     Object.defineProperty(request, "signal", { value: controller.signal, enumerable: true });
     rawResponseRequests.getOrInit(() => new WeakSet()).add(request);
+    if (whole) preReadBodies.getOrInit(() => new WeakMap()).set(request, whole);
   } catch (err) {
     // A header or URL node:http accepted but the WHATWG classes refuse.
     sendError(
@@ -168,8 +219,8 @@ export function serveFetch(handler, req, res, origin, onError) {
 /**
  * The request body as a web ReadableStream with backpressure. Cancelling it stops reading and
  * closes the connection after the response, so a refusal is still delivered without reading the
- * rest.
- * @param {import("node:http").IncomingMessage} req
+ * rest. None for `null` (a body read already) and for GET and HEAD.
+ * @param {import("node:http").IncomingMessage | null} req
  */
 function requestBody(req) {
   const state = {
@@ -177,7 +228,7 @@ function requestBody(req) {
     abandoned: false,
     discard: () => {},
   };
-  if (req.method === "GET" || req.method === "HEAD") return state;
+  if (!req || req.method === "GET" || req.method === "HEAD") return state;
   let open = true;
   /** @type {(chunk: Buffer) => void} */
   let onData = () => {};
@@ -239,6 +290,14 @@ async function writeResponse(response, req, res, body) {
   // A body never read to its end is read and dropped, as node:http does, so the client can finish
   // sending and the connection can carry its next request.
   else if (body.stream && !req.complete) body.discard();
+  const text = rawResponseBodies.get()?.get(response);
+  if (text !== undefined) {
+    res.setHeader("content-length", Buffer.byteLength(text));
+    res.end(req.method === "HEAD" ? undefined : text);
+    return;
+  }
+  const sse = rawResponseStreams.get()?.get(response);
+  if (sse) return writeEventStream(sse, res);
   if (!response.body || req.method === "HEAD") {
     await response.body?.cancel().catch(() => {});
     res.end();
@@ -267,6 +326,32 @@ async function writeResponse(response, req, res, body) {
   } finally {
     res.off("close", cancel);
   }
+}
+
+/**
+ * Writes an SSE body handed over through `rawResponseStreams` straight to the socket: the body
+ * coalesces each turn's frames itself, so each of its writes is one write system call (the first
+ * one with the headers). Resolves when the response closed: ended, or the client left first (then
+ * the body is cancelled).
+ * @param {{ attach(sink: { write(bytes: Uint8Array): void; end(bytes?: Uint8Array): void }): void; cancel(): void }} sse
+ * @param {import("node:http").ServerResponse} res
+ * @returns {Promise<void>}
+ */
+function writeEventStream(sse, res) {
+  return new Promise((resolve) => {
+    res.once("close", () => {
+      if (!res.writableFinished) sse.cancel();
+      resolve();
+    });
+    sse.attach({
+      write: (bytes) => {
+        if (!res.destroyed) res.write(bytes);
+      },
+      end: (bytes) => {
+        if (!res.destroyed) res.end(bytes);
+      },
+    });
+  });
 }
 
 /**

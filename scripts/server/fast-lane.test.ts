@@ -1,6 +1,9 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { SseBody } from "../../lib/http/sse-writer";
+import { preReadBodies, rawResponseBodies, rawResponseStreams } from "../../lib/process-channels.mjs";
 import { fastHandlerFor, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
 import { workerCount } from "./worker-count.mjs";
 
@@ -115,6 +118,57 @@ describe("serveFetch", () => {
     });
   });
 
+  it("reads a small body of declared length before the handler runs, handing the bytes over without a stream to read", async () => {
+    const seen: { preRead?: string; text?: string }[] = [];
+    const url = await serve(async (req) => {
+      seen.push({ preRead: preReadBodies.get()?.get(req)?.toString("utf8"), text: await req.text() });
+      return new Response("ok");
+    });
+    await request(url, { body: '{"a":"ü"}' });
+    // Without a declared length (chunked) the body streams to the handler as before.
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(url, { method: "POST", agent: false }, (res) => res.resume().on("end", resolve));
+      req.on("error", reject);
+      req.write('{"b":');
+      req.end("2}");
+    });
+    expect(seen).toEqual([
+      { preRead: '{"a":"ü"}', text: '{"a":"ü"}' },
+      { preRead: undefined, text: '{"b":2}' },
+    ]);
+  });
+
+  it("runs the handler of a body read first in the caller's async context (the client's address, the trace)", async () => {
+    const store = new AsyncLocalStorage<string>();
+    const server = http.createServer((req, res) =>
+      store.run(`peer ${req.socket.remotePort}`, () =>
+        serveFetch(
+          async () => new Response(store.getStore() ?? "none"),
+          req,
+          res,
+          "http://localhost:1",
+          () => {},
+        ),
+      ),
+    );
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const res = await request(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { body: "{}" });
+    expect(res.body).toMatch(/^peer \d+$/);
+  });
+
+  it("writes a response's JSON text handed over through rawResponseBodies as one body with its length", async () => {
+    const url = await serve(async () => {
+      const res = new Response(null, { status: 201, headers: { "content-type": "application/json" } });
+      rawResponseBodies.getOrInit(() => new WeakMap()).set(res, '{"ok":"ü"}');
+      return res;
+    });
+    const res = await request(url, { body: "{}" });
+    expect(res.status).toBe(201);
+    expect(res.headers["content-length"]).toBe(String(Buffer.byteLength('{"ok":"ü"}')));
+    expect(res.body).toBe('{"ok":"ü"}');
+  });
+
   it("keeps every Set-Cookie header", async () => {
     const url = await serve(async () => {
       const headers = new Headers();
@@ -187,6 +241,48 @@ describe("serveFetch", () => {
       setTimeout(() => reject(new Error("no first chunk")), 5_000);
     });
     await Promise.all([signalAborted, bodyCancelled]);
+  });
+
+  it("writes an SSE body handed over through rawResponseStreams to the socket as it is produced, and cancels it when the client leaves", async () => {
+    let release!: () => void;
+    const second = new Promise<void>((r) => (release = r));
+    let cancelled!: () => void;
+    const bodyCancelled = new Promise<void>((r) => (cancelled = r));
+    /** A response whose body the lane writes itself: `whole` ends after two frames, else the client leaves. */
+    const sseResponse = (whole: boolean) => {
+      const body = new SseBody(() => cancelled());
+      body.send("one");
+      void second.then(() => {
+        body.send("two");
+        if (whole) body.end();
+      });
+      const res = new Response(null, { headers: { "content-type": "text/event-stream" } });
+      rawResponseStreams.getOrInit(() => new WeakMap()).set(res, body);
+      return res;
+    };
+    const url = await serve(async (req) => sseResponse(new URL(req.url).searchParams.has("whole")));
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = http.request(`${url}/?whole`, { method: "POST", agent: false }, (res) => {
+        let all = "";
+        res.on("data", (c: Buffer) => {
+          all += c.toString("utf8");
+          if (all === "data: one\n\n") release(); // only once the client has seen the first frame
+        });
+        res.on("end", () => resolve(all));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(text).toBe("data: one\n\ndata: two\n\n");
+
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${url}/`, { method: "POST", agent: false }, (res) =>
+        res.once("data", () => (req.destroy(), resolve())),
+      );
+      req.on("error", () => {});
+      req.end();
+    });
+    await bodyCancelled;
   });
 
   it("does not abort the signal of a request that completed", async () => {

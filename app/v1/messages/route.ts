@@ -1,5 +1,5 @@
 import { SCOPE } from "@/lib/auth/scopes";
-import { apiRoute, eventStreamResponse, routes } from "@/lib/http";
+import { apiRoute, eventStreamResponse, jsonResponse, routes } from "@/lib/http";
 import { createMessage, streamMessage } from "@/lib/protocols/anthropic/create-message";
 import { ANTHROPIC_DIALECT } from "@/lib/protocols/anthropic/errors";
 import { readMessagesBody } from "@/lib/threads";
@@ -11,8 +11,8 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
     async ({ req, auth, admitted, requestId }) => {
       const { input } = await readMessagesBody(req, MessagesInput);
       const call = { auth, input, signal: req.signal, admitted, requestId };
-      if (!input.stream) return Response.json(await createMessage(call));
-      return eventStreamResponse(await streamMessage(call));
+      if (!input.stream) return jsonResponse(req, await createMessage(call));
+      return eventStreamResponse(req, await streamMessage(call));
     },
   ),
 });

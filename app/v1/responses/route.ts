@@ -5,6 +5,6 @@ import { answerResponse, CreateResponseInput, RESPONSE_BODY_LIMIT_BYTES } from "
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   POST: apiRoute({ scope: SCOPE.chat, overlapRateLimit: true }, async ({ req, auth, admitted }) => {
     const input = await readJson(req, CreateResponseInput, { limitBytes: RESPONSE_BODY_LIMIT_BYTES });
-    return answerResponse({ auth, input, signal: req.signal, admitted });
+    return answerResponse({ auth, input, signal: req.signal, admitted }, req);
   }),
 });

@@ -7,6 +7,7 @@ import type { AuthContext } from "@/lib/auth/auth-context";
 import { microToOt } from "@/lib/billing/money";
 import { AppError } from "@/lib/errors";
 import { eventStreamResponse } from "@/lib/http/event-stream";
+import { jsonResponse } from "@/lib/http/json-response";
 import { toErrorBodyForStream } from "@/lib/http/stream-error";
 import { newId } from "@/lib/ids";
 import { resolveModel } from "@/lib/models";
@@ -203,14 +204,14 @@ function responseStream(createdAt: number): RunStreamFormat {
   };
 }
 
-/** `POST /v1/responses`: the response object, or its event stream when `stream` is set. */
-export async function answerResponse(call: ResponseCall): Promise<Response> {
+/** `POST /v1/responses` (`req`): the response object, or its event stream when `stream` is set. */
+export async function answerResponse(call: ResponseCall, req: Request): Promise<Response> {
   const createdAt = Math.floor(Date.now() / 1000);
   const runCall = await toRunCall(call);
   if (!call.input.stream) {
     const { ctx, status } = await executeRun(runCall);
-    return Response.json(responseFromContext(ctx, status, createdAt));
+    return jsonResponse(req, responseFromContext(ctx, status, createdAt));
   }
   const { body } = await streamRun(runCall, responseStream(createdAt));
-  return eventStreamResponse(body);
+  return eventStreamResponse(req, body);
 }

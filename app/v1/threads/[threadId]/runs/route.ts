@@ -17,6 +17,6 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   }),
   POST: apiRoute<P>({ scope: SCOPE.chat, overlapRateLimit: true }, async ({ req, auth, params, admitted }) => {
     const input = await readJson(req, RunInput, { limitBytes: RUN_BODY_LIMIT_BYTES });
-    return answerRun({ auth, threadId: params.threadId, input, signal: req.signal, admitted });
+    return answerRun({ auth, threadId: params.threadId, input, signal: req.signal, admitted }, req);
   }),
 });

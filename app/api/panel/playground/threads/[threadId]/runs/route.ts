@@ -9,5 +9,5 @@ type P = { threadId: string };
  */
 export const POST = panelRoute<P>(async ({ req, auth, params, admitted }) => {
   const input = await readJson(req, RunInput, { limitBytes: RUN_BODY_LIMIT_BYTES });
-  return answerRun({ auth, threadId: params.threadId, input, signal: req.signal, admitted });
+  return answerRun({ auth, threadId: params.threadId, input, signal: req.signal, admitted }, req);
 });
