@@ -202,8 +202,9 @@ export async function streamRunCompletion(
         out.holdToEnd();
       }
       // Let the first bytes reach the socket before the rest of what arrived with them is worked
-      // through: the flush above runs first (both are immediates, in order), so the time to first
-      // byte does not include parsing, storing and billing the rest of a fast answer.
+      // through: the response is answered (and its body attached, writing them) in the microtasks
+      // before this immediate, so the time to first byte does not include parsing, storing and
+      // billing the rest of a fast answer.
       if (first) return new Promise<void>((resume) => setImmediate(resume));
     };
 

@@ -324,7 +324,8 @@ export async function streamRun(
       if (chunk.content) format.delta(ctx, chunk.content, out);
       // The answer is complete (unless tools continue it): its last frames leave with the end's.
       if (chunk.finishReason && !ctx.serverTools) out.holdToEnd();
-      // The first bytes reach the socket before the rest of a fast answer is worked through.
+      // The first bytes reach the socket (the response is answered in the microtasks before this
+      // immediate) before the rest of a fast answer is worked through.
       if (isFirst) return new Promise<void>((resume) => setImmediate(resume));
     };
   }
