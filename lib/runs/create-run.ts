@@ -7,7 +7,7 @@ import type { AuthContext } from "@/lib/auth/auth-context";
 import { AppError } from "@/lib/errors";
 import { firstByteGate, SseBody } from "@/lib/http/sse-writer";
 import { log } from "@/lib/log";
-import { resolveModel } from "@/lib/models";
+import { peekResolvedModel, resolveModel } from "@/lib/models";
 import { shutdownError, toErrorBodyForStream } from "@/lib/http/stream-error";
 import { cancelAtGraceEnd } from "@/lib/shutdown";
 import { trackRun } from "./active-runs";
@@ -131,7 +131,8 @@ async function storeEarlyFailure(ctx: RunContext, err: unknown): Promise<void> {
  * a cancel here or elsewhere can stop it; `done` settles when it is stored.
  */
 async function startRun(call: RunCall, abort: AbortController, done: Promise<unknown>): Promise<RunContext> {
-  const model = call.model ?? (await resolveModel({ companyId: call.auth.companyId, slug: call.input.model }));
+  const which = { companyId: call.auth.companyId, slug: call.input.model };
+  const model = call.model ?? peekResolvedModel(which) ?? (await resolveModel(which));
   const ctx = buildContext(call, model, abort.signal);
   // Only a run that claims its thread (an active_runs row) can be cancelled by POST …/cancel: a
   // response on a thread its final statement makes, or one with store:false, is not tracked.

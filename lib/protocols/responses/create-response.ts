@@ -10,7 +10,7 @@ import { eventStreamResponse } from "@/lib/http/event-stream";
 import { jsonResponse } from "@/lib/http/json-response";
 import { toErrorBodyForStream } from "@/lib/http/stream-error";
 import { newId } from "@/lib/ids";
-import { resolveModel } from "@/lib/models";
+import { peekResolvedModel, resolveModel } from "@/lib/models";
 import type { RunContext } from "@/lib/runs/context";
 import { executeRun, streamRun, type ProtocolFields, type RunCall, type RunStreamFormat } from "@/lib/runs/create-run";
 import type { RunInput } from "@/lib/runs/schemas";
@@ -107,7 +107,8 @@ async function toRunCall(call: ResponseCall): Promise<RunCall> {
   const { instructions, messages } = toChatMessages(input.input);
   const clientTools = toClientTools(input.tools);
   // Refused before a thread is made for it; the run takes this resolution.
-  const model = await resolveModel({ companyId: auth.companyId, slug: input.model });
+  const which = { companyId: auth.companyId, slug: input.model };
+  const model = peekResolvedModel(which) ?? (await resolveModel(which));
   if (clientTools.length && !model.model.supportsTools)
     throw new AppError("invalid_request", `The model '${input.model}' does not support tools`, {
       param: "tools",
