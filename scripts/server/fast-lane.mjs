@@ -279,6 +279,7 @@ function requestBody(req) {
  */
 async function writeResponse(response, req, res, body) {
   if (res.destroyed) {
+    rawResponseStreams.get()?.get(response)?.cancel();
     await response.body?.cancel().catch(() => {});
     return;
   }
