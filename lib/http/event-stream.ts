@@ -1,4 +1,5 @@
-import { rawResponseRequests, rawResponseStreams } from "@/lib/process-channels.mjs";
+import { rawResponseStreams } from "@/lib/process-channels.mjs";
+import { servedByFastLane } from "./served-by-fast-lane";
 import type { SseBody } from "./sse-writer";
 
 const EVENT_STREAM_HEADERS = {
@@ -15,7 +16,7 @@ const EVENT_STREAM_HEADERS = {
  * over through `rawResponseStreams`); through Next.js the body is a web stream.
  */
 export function eventStreamResponse(req: Request, body: SseBody): Response {
-  if (!rawResponseRequests.get()?.has(req)) return new Response(body.stream(), { headers: EVENT_STREAM_HEADERS });
+  if (!servedByFastLane(req)) return new Response(body.stream(), { headers: EVENT_STREAM_HEADERS });
   const res = new Response(null, { headers: EVENT_STREAM_HEADERS });
   rawResponseStreams.getOrInit(() => new WeakMap()).set(res, body);
   return res;

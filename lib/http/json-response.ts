@@ -1,4 +1,5 @@
-import { rawResponseBodies, rawResponseRequests } from "@/lib/process-channels.mjs";
+import { rawResponseBodies } from "@/lib/process-channels.mjs";
+import { servedByFastLane } from "./served-by-fast-lane";
 
 /**
  * `Response.json(value, init)` for a hot route's answer. When the fast lane serves `req`, the text
@@ -6,7 +7,7 @@ import { rawResponseBodies, rawResponseRequests } from "@/lib/process-channels.m
  * and read back; through Next.js it is an ordinary JSON response.
  */
 export function jsonResponse(req: Request, value: unknown, init: ResponseInit = {}): Response {
-  if (!rawResponseRequests.get()?.has(req)) return Response.json(value, init);
+  if (!servedByFastLane(req)) return Response.json(value, init);
   const headers = new Headers(init.headers);
   headers.set("content-type", "application/json");
   const res = new Response(null, { ...init, headers });

@@ -1,4 +1,4 @@
-import { rawResponseRequests } from "@/lib/process-channels.mjs";
+import { servedByFastLane } from "./served-by-fast-lane";
 
 /**
  * Whether this request's response keeps a Content-Encoding header: only when the server script
@@ -6,5 +6,5 @@ import { rawResponseRequests } from "@/lib/process-channels.mjs";
  * which a client would read as garbage, so such a response must stay uncompressed.
  */
 export function keepsContentEncoding(req: Request): boolean {
-  return rawResponseRequests.get()?.has(req) ?? false;
+  return servedByFastLane(req);
 }

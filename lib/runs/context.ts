@@ -272,7 +272,8 @@ export interface Stage<C = RunContext> {
   run(ctx: C): Promise<void>;
   /**
    * True when this call has nothing for the stage, known without waiting: the pipeline then skips
-   * `run`, so a call pays no promise and no turn for a stage it does not use. Reads, never writes.
+   * `run`, so a call pays no promise and no turn for a stage it does not use. Reads, never writes;
+   * `run` may rely on it being false.
    */
   skips?(ctx: C): boolean;
 }

@@ -100,13 +100,9 @@ function fromWireEvents(provider: string, events: { data: string }[], state: Str
       state.done = true;
       break;
     }
-    try {
-      const chunk = fromWireChunk(provider, event.data, state);
-      if (chunk) out.push(chunk);
-    } catch (err) {
-      state.failed = err as UpstreamError;
-      break;
-    }
+    const chunk = fromWireChunk(provider, event.data, state);
+    if (state.failed) break;
+    if (chunk) out.push(chunk);
   }
   return out;
 }
@@ -118,8 +114,15 @@ function fromWireChunk(provider: string, data: string, state: StreamState): Chat
   } catch {
     return null;
   }
-  if (chunk.error)
-    throw new UpstreamError(provider, null, `${provider} stream error: ${chunk.error.message ?? "unknown"}`, false);
+  if (chunk.error) {
+    state.failed = new UpstreamError(
+      provider,
+      null,
+      `${provider} stream error: ${chunk.error.message ?? "unknown"}`,
+      false,
+    );
+    return null;
+  }
   const choice = chunk.choices?.[0];
   const out: ChatChunk = {};
   if (choice?.delta?.content) out.content = choice.delta.content;

@@ -166,7 +166,6 @@ export const historyStage: Stage = {
   name: "history",
   skips: (ctx) => !ctx.persistent && !ctx.previousRunId,
   async run(ctx) {
-    if (!ctx.persistent && !ctx.previousRunId) return;
     const started = performance.now();
     // Claiming writes the run row: only for a call the rate limiter admitted.
     await ctx.admitted;

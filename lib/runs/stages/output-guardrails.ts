@@ -17,8 +17,7 @@ export const outputGuardrailsStage: Stage<Ctx> = {
   name: "output-guardrails",
   skips: (ctx: Ctx) => !ctx.guardrails?.output.length || !ctx.content,
   async run(ctx: Ctx) {
-    const rules = ctx.guardrails?.output;
-    if (!rules?.length || !ctx.content) return;
+    const rules = ctx.guardrails!.output;
     const started = performance.now();
     const out = await applyRules(rules, [ctx.content]);
     ctx.appliedRules.push(...out.fired);

@@ -118,7 +118,6 @@ export const retrievalStage: Stage<Ctx> = {
   name: "retrieval",
   skips: (ctx) => !willRetrieve(ctx),
   async run(ctx) {
-    if (!willRetrieve(ctx)) return;
     const started = performance.now();
     await ctx.admitted;
     const passages: Passage[] = [];

@@ -225,7 +225,6 @@ export const toolLoopStage: Stage<Ctx> = {
   name: "tool-loop",
   skips: (ctx) => !ctx.serverTools || !!ctx.blockedBy,
   async run(ctx) {
-    if (!ctx.serverTools || ctx.blockedBy) return;
     let rounds = 0;
     let usage = ctx.usage;
     let modelMicro = ctx.costMicro - stageCallsMicro(ctx);

@@ -30,10 +30,9 @@ async function activeTools(companyId: string, names: string[]): Promise<ServerTo
  */
 export const toolsStage: Stage<RunRequest & RunPrompt & ProfilesOutput & ToolsOutput & RunOutcome> = {
   name: "tools",
+  // Runs (a response with store:false too); completions pass their request's tools through.
   skips: (ctx) => !ctx.persistent && !ctx.ephemeral,
   async run(ctx) {
-    // Runs (a response with store:false too); completions pass their request's tools through.
-    if (!ctx.persistent && !ctx.ephemeral) return;
     const choice = ctx.runToolChoice;
     if (choice === "none") return;
     const forced = choice && typeof choice === "object" ? choice.function.name : undefined;
