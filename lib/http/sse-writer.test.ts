@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SseBody, type SseSink } from "./sse-writer";
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
+const afterWindow = () => new Promise((r) => setTimeout(r, 5));
 const text = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString("utf8") : undefined);
 
 /** A sink recording each write as one string, and the end's bytes. */
@@ -13,7 +14,7 @@ function recorder() {
 }
 
 describe("SseBody", () => {
-  it("writes what was queued before the sink came at once, then each turn's frames as one write", async () => {
+  it("writes what was queued before the sink came at once, then the frames of each window as one write", async () => {
     const body = new SseBody(() => {});
     body.send({ a: 1 });
     body.send("x", "ping");
@@ -21,9 +22,10 @@ describe("SseBody", () => {
     body.attach(sink);
     expect(writes).toEqual(['data: {"a":1}\n\nevent: ping\ndata: x\n\n']);
     body.send("b");
+    await nextTurn();
     body.send("c");
     expect(writes).toHaveLength(1);
-    await nextTurn();
+    await afterWindow();
     expect(writes[1]).toBe("data: b\n\ndata: c\n\n");
     body.end();
     expect(ends).toEqual([undefined]);
@@ -34,7 +36,8 @@ describe("SseBody", () => {
     const { sink, writes, ends } = recorder();
     body.attach(sink);
     body.send("first");
-    await nextTurn();
+    await nextTurn(); // the first bytes wait for no window
+    expect(writes).toEqual(["data: first\n\n"]);
     body.holdToEnd();
     body.send("finish");
     await nextTurn();

@@ -20,6 +20,13 @@ export interface SseSink {
 }
 
 /**
+ * After the first bytes, frames are gathered this long before a write: a model's pieces that
+ * arrive within it (a burst from the provider) leave as one write system call, and a person
+ * reading the stream cannot see a millisecond.
+ */
+const FRAME_WINDOW_MS = 1;
+
+/**
  * An SSE response body, written to a sink attached once the response exists: a web
  * ReadableStream (`stream()`, through Next.js) or the fast lane's socket (`attach`), which then
  * needs no stream, no reader and no promise per write.
@@ -27,18 +34,25 @@ export interface SseSink {
 export class SseBody {
   private queued: Uint8Array[] = [];
   private sink: SseSink | undefined;
-  private flushTimer: NodeJS.Immediate | undefined;
+  private flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  private wrote = false;
   private held = false;
   private ended = false;
   private cancelled = false;
 
   constructor(private readonly onCancel: () => void) {}
 
-  /** Queues a frame; frames queued in one turn of the event loop go out as one write. */
+  /**
+   * Queues a frame. The first bytes go out at the end of this turn of the event loop, later frames
+   * within FRAME_WINDOW_MS of each other as one write.
+   */
   send(data: unknown, event?: string): void {
     if (this.ended || this.cancelled) return;
     this.queued.push(sseFrame(data, event));
-    if (this.sink && !this.held) this.flushTimer ??= setImmediate(() => this.flush());
+    if (this.sink && !this.held)
+      this.flushTimer ??= this.wrote
+        ? setTimeout(() => this.flush(), FRAME_WINDOW_MS)
+        : setImmediate(() => this.flush());
   }
 
   /**
@@ -53,8 +67,7 @@ export class SseBody {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    if (this.flushTimer) clearImmediate(this.flushTimer);
-    this.flushTimer = undefined;
+    this.cancelFlush();
     if (this.sink && !this.cancelled) this.sink.end(this.take());
   }
 
@@ -62,8 +75,7 @@ export class SseBody {
   attach(sink: SseSink): void {
     this.sink = sink;
     if (this.ended) return sink.end(this.take());
-    const first = this.take();
-    if (first) sink.write(first);
+    this.write(this.take());
   }
 
   /** The client went away: nothing more is written, and the producer is told. */
@@ -101,9 +113,21 @@ export class SseBody {
 
   private flush(): void {
     this.flushTimer = undefined;
-    if (this.held || !this.sink || this.cancelled) return;
-    const bytes = this.take();
-    if (bytes) this.sink.write(bytes);
+    if (!this.held && !this.cancelled) this.write(this.take());
+  }
+
+  private write(bytes: Uint8Array | undefined): void {
+    if (!bytes || !this.sink) return;
+    this.wrote = true;
+    this.sink.write(bytes);
+  }
+
+  /** A flush scheduled before the first write is an immediate, every later one a timeout. */
+  private cancelFlush(): void {
+    if (!this.flushTimer) return;
+    if (this.wrote) clearTimeout(this.flushTimer as NodeJS.Timeout);
+    else clearImmediate(this.flushTimer as NodeJS.Immediate);
+    this.flushTimer = undefined;
   }
 
   private take(): Uint8Array | undefined {
