@@ -70,7 +70,7 @@ export const rawResponseBodies = channel("raw-response-bodies");
  * SSE bodies of responses the server script writes to the socket itself (the fast lane): it
  * attaches a sink (lib/http/sse-writer.ts SseBody) instead of reading a web stream. Set by
  * lib/http/event-stream.ts for requests in `rawResponseRequests` only; the Response has no body.
- * @type {Channel<WeakMap<Response, { attach(sink: { write(bytes: Uint8Array): void; end(bytes?: Uint8Array): void }): void; cancel(): void }>>}
+ * @type {Channel<WeakMap<Response, { attach(sink: { write(text: string): void; end(text?: string): void }): void; cancel(): void }>>}
  */
 export const rawResponseStreams = channel("raw-response-streams");
 

@@ -49,29 +49,38 @@ export function toChatCompletion(ctx: Answer) {
   };
 }
 
-/** `chat.completion.chunk` frames (OpenAI streaming wire format). */
+/**
+ * `chat.completion.chunk` frames (OpenAI streaming wire format). A content delta, the frame sent
+ * most, comes serialized already: the fields every frame repeats are serialized once per stream.
+ */
 export function chunkFrames(ctx: Answer, includeUsage: boolean) {
-  const base = () => ({
+  const head = {
     id: ctx.responseId,
     object: "chat.completion.chunk" as const,
     created: created(ctx),
     model: ctx.requestedModel,
     system_fingerprint: null,
     ...(includeUsage ? { usage: null } : {}),
-  });
+  };
+  const base = () => ({ ...head });
   const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({
     index: 0,
     delta,
     logprobs: null,
     finish_reason: finish,
   });
+  // `{...head, "choices":[{"index":0,"delta":` and its close: JSON.stringify's text of the object frame.
+  const deltaOpen = `${JSON.stringify(head).slice(0, -1)},"choices":[{"index":0,"delta":`;
+  const deltaClose = ',"logprobs":null,"finish_reason":null}]}';
   return {
     role: () => ({ ...base(), choices: [choice({ role: "assistant", content: "" })] }),
-    delta: (chunk: ChatChunk) => {
+    /** The frame's JSON text, or null for a chunk with nothing to send. */
+    delta: (chunk: ChatChunk): string | null => {
+      if (!chunk.content && !chunk.toolCalls) return null;
       const delta: Record<string, unknown> = {};
       if (chunk.content) delta.content = chunk.content;
       if (chunk.toolCalls) delta.tool_calls = chunk.toolCalls;
-      return Object.keys(delta).length ? { ...base(), choices: [choice(delta)] } : null;
+      return deltaOpen + JSON.stringify(delta) + deltaClose;
     },
     /** The finish frame also carries `applied_rules` (CONTRACT 5.9's extra field) when a rule fired. */
     finish: (reason: string) => ({

@@ -9,7 +9,7 @@ const text = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString("utf8")
 function recorder() {
   const writes: string[] = [];
   const ends: (string | undefined)[] = [];
-  const sink: SseSink = { write: (b) => void writes.push(text(b)!), end: (b) => void ends.push(text(b)) };
+  const sink: SseSink = { write: (t) => void writes.push(t), end: (t) => void ends.push(t) };
   return { sink, writes, ends };
 }
 

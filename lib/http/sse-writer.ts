@@ -1,10 +1,6 @@
-const encoder = new TextEncoder();
-
 /** One SSE frame: `data: <json or literal>\n\n`, after an `event:` line when named (Anthropic's streams name theirs). */
 const sseFrame = (data: unknown, event?: string) =>
-  encoder.encode(
-    `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`,
-  );
+  `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
 
 /** A frame as a stream writer produces it. */
 export interface SseFrame {
@@ -12,11 +8,11 @@ export interface SseFrame {
   data: unknown;
 }
 
-/** Where an SSE body's bytes go: a web stream's controller, or the socket when the fast lane serves the request. */
+/** Where an SSE body's text goes: a web stream's controller, or the socket when the fast lane serves the request. */
 export interface SseSink {
-  write(bytes: Uint8Array): void;
-  /** The last bytes (if any), then the end of the body. */
-  end(bytes?: Uint8Array): void;
+  write(text: string): void;
+  /** The last text (if any), then the end of the body. */
+  end(text?: string): void;
 }
 
 /**
@@ -32,7 +28,7 @@ const FRAME_WINDOW_MS = 1;
  * needs no stream, no reader and no promise per write.
  */
 export class SseBody {
-  private queued: Uint8Array[] = [];
+  private queued = "";
   private sink: SseSink | undefined;
   private flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private wrote = false;
@@ -43,12 +39,13 @@ export class SseBody {
   constructor(private readonly onCancel: () => void) {}
 
   /**
-   * Queues a frame. The first bytes go out at the end of this turn of the event loop, later frames
+   * Queues a frame (a string `data` is sent as it is: JSON serialized already, or a literal like
+   * `[DONE]`). The first bytes go out at the end of this turn of the event loop, later frames
    * within FRAME_WINDOW_MS of each other as one write.
    */
   send(data: unknown, event?: string): void {
     if (this.ended || this.cancelled) return;
-    this.queued.push(sseFrame(data, event));
+    this.queued += sseFrame(data, event);
     if (this.sink && !this.held)
       this.flushTimer ??= this.wrote
         ? setTimeout(() => this.flush(), FRAME_WINDOW_MS)
@@ -82,7 +79,7 @@ export class SseBody {
   cancel(): void {
     if (this.cancelled || this.ended) return;
     this.cancelled = true;
-    this.queued = [];
+    this.queued = "";
     this.onCancel();
   }
 
@@ -91,16 +88,16 @@ export class SseBody {
     return new ReadableStream<Uint8Array>({
       start: (c) =>
         this.attach({
-          write: (bytes) => {
+          write: (text) => {
             try {
-              c.enqueue(bytes);
+              c.enqueue(Buffer.from(text));
             } catch {
               this.cancel();
             }
           },
-          end: (bytes) => {
+          end: (text) => {
             try {
-              if (bytes) c.enqueue(bytes);
+              if (text) c.enqueue(Buffer.from(text));
               c.close();
             } catch {
               // already closed by the client
@@ -116,10 +113,10 @@ export class SseBody {
     if (!this.held && !this.cancelled) this.write(this.take());
   }
 
-  private write(bytes: Uint8Array | undefined): void {
-    if (!bytes || !this.sink) return;
+  private write(text: string | undefined): void {
+    if (!text || !this.sink) return;
     this.wrote = true;
-    this.sink.write(bytes);
+    this.sink.write(text);
   }
 
   /** A flush scheduled before the first write is an immediate, every later one a timeout. */
@@ -130,11 +127,11 @@ export class SseBody {
     this.flushTimer = undefined;
   }
 
-  private take(): Uint8Array | undefined {
-    if (this.queued.length === 0) return undefined;
-    const bytes = this.queued.length === 1 ? this.queued[0]! : Buffer.concat(this.queued);
-    this.queued = [];
-    return bytes;
+  private take(): string | undefined {
+    if (this.queued === "") return undefined;
+    const text = this.queued;
+    this.queued = "";
+    return text;
   }
 }
 

@@ -160,6 +160,85 @@ function preReadable(req) {
 }
 
 /**
+ * The lane's Request. Its `signal` is the client's, kept here rather than given to the
+ * constructor: undici tracks a given signal through a FinalizationRegistry, which keeps every
+ * request's signal alive into the old generation.
+ */
+class LaneRequest extends Request {
+  #signal;
+
+  /**
+   * @param {string} url
+   * @param {RequestInit} init
+   * @param {AbortSignal} signal
+   */
+  constructor(url, init, signal) {
+    super(url, init);
+    this.#signal = signal;
+  }
+
+  get signal() {
+    return this.#signal;
+  }
+}
+
+/**
+ * A request whose body was read before the handler runs. The bytes are not handed to the
+ * constructor, which would wrap them in a web stream; lib/http/read-json.ts takes them through
+ * `preReadBodies`, and the body readers here serve them to anyone else.
+ */
+class PreReadRequest extends LaneRequest {
+  #bytes;
+  /** @type {Response | undefined} */
+  #response;
+
+  /**
+   * @param {string} url
+   * @param {RequestInit} init
+   * @param {AbortSignal} signal
+   * @param {Buffer} bytes
+   */
+  constructor(url, init, signal, bytes) {
+    super(url, init, signal);
+    this.#bytes = bytes;
+  }
+
+  /** The bytes as a Response, whose readers and `bodyUsed` behave as a Request's would. */
+  #asResponse() {
+    const type = this.headers.get("content-type");
+    // A Buffer is a Uint8Array, which lib.dom's BodyInit accepts only over a plain ArrayBuffer.
+    const bytes = /** @type {BodyInit} */ (/** @type {unknown} */ (this.#bytes));
+    return (this.#response ??= new Response(bytes, type ? { headers: { "content-type": type } } : {}));
+  }
+
+  get body() {
+    return this.#asResponse().body;
+  }
+  get bodyUsed() {
+    return this.#asResponse().bodyUsed;
+  }
+  arrayBuffer() {
+    return this.#asResponse().arrayBuffer();
+  }
+  blob() {
+    return this.#asResponse().blob();
+  }
+  formData() {
+    return this.#asResponse().formData();
+  }
+  json() {
+    return this.#asResponse().json();
+  }
+  text() {
+    return this.#asResponse().text();
+  }
+  clone() {
+    if (this.bodyUsed) throw new TypeError("Request.clone: the body has already been read");
+    return new PreReadRequest(this.url, { method: this.method, headers: this.headers }, this.signal, this.#bytes);
+  }
+}
+
+/**
  * @param {FetchHandler} handler
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:http").ServerResponse} res
@@ -180,18 +259,15 @@ function serveRequest(handler, req, res, origin, onError, whole) {
     const raw = req.rawHeaders;
     for (let i = 0; i < raw.length; i += 2)
       headers.append(/** @type {string} */ (raw[i]), /** @type {string} */ (raw[i + 1]));
-    request = new Request(origin + req.url, {
-      method: req.method,
-      headers,
-      // A Buffer is a Uint8Array, which lib.dom's BodyInit accepts only over a plain ArrayBuffer.
-      body: /** @type {BodyInit | null} */ (/** @type {unknown} */ (whole ?? body.stream)),
-      // @ts-expect-error Node's undici Request needs duplex for a streamed body; lib.dom lacks it.
-      duplex: "half",
-    });
-    // The handler's `request.signal` is the client's, set here rather than in the constructor:
-    // undici tracks a given signal through a FinalizationRegistry, which keeps every request's
-    // signal alive into the old generation.
-    Object.defineProperty(request, "signal", { value: controller.signal, enumerable: true });
+    const url = origin + req.url;
+    request = whole
+      ? new PreReadRequest(url, { method: req.method, headers }, controller.signal, whole)
+      : new LaneRequest(
+          url,
+          // @ts-expect-error Node's undici Request needs duplex for a streamed body; lib.dom lacks it.
+          { method: req.method, headers, body: body.stream, duplex: "half" },
+          controller.signal,
+        );
     rawResponseRequests.getOrInit(() => new WeakSet()).add(request);
     if (whole) preReadBodies.getOrInit(() => new WeakMap()).set(request, whole);
   } catch (err) {
@@ -334,7 +410,7 @@ async function writeResponse(response, req, res, body) {
  * coalesces each turn's frames itself, so each of its writes is one write system call (the first
  * one with the headers). Resolves when the response closed: ended, or the client left first (then
  * the body is cancelled).
- * @param {{ attach(sink: { write(bytes: Uint8Array): void; end(bytes?: Uint8Array): void }): void; cancel(): void }} sse
+ * @param {{ attach(sink: { write(text: string): void; end(text?: string): void }): void; cancel(): void }} sse
  * @param {import("node:http").ServerResponse} res
  * @returns {Promise<void>}
  */
@@ -345,11 +421,11 @@ function writeEventStream(sse, res) {
       resolve();
     });
     sse.attach({
-      write: (bytes) => {
-        if (!res.destroyed) res.write(bytes);
+      write: (text) => {
+        if (!res.destroyed) res.write(text);
       },
-      end: (bytes) => {
-        if (!res.destroyed) res.end(bytes);
+      end: (text) => {
+        if (!res.destroyed) res.end(text);
       },
     });
   });
