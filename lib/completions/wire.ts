@@ -62,7 +62,6 @@ export function chunkFrames(ctx: Answer, includeUsage: boolean) {
     system_fingerprint: null,
     ...(includeUsage ? { usage: null } : {}),
   };
-  const base = () => ({ ...head });
   const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({
     index: 0,
     delta,
@@ -73,7 +72,7 @@ export function chunkFrames(ctx: Answer, includeUsage: boolean) {
   const deltaOpen = `${JSON.stringify(head).slice(0, -1)},"choices":[{"index":0,"delta":`;
   const deltaClose = ',"logprobs":null,"finish_reason":null}]}';
   return {
-    role: () => ({ ...base(), choices: [choice({ role: "assistant", content: "" })] }),
+    role: () => ({ ...head, choices: [choice({ role: "assistant", content: "" })] }),
     /** The frame's JSON text, or null for a chunk with nothing to send. */
     delta: (chunk: ChatChunk): string | null => {
       if (!chunk.content && !chunk.toolCalls) return null;
@@ -84,10 +83,10 @@ export function chunkFrames(ctx: Answer, includeUsage: boolean) {
     },
     /** The finish frame also carries `applied_rules` (CONTRACT 5.9's extra field) when a rule fired. */
     finish: (reason: string) => ({
-      ...base(),
+      ...head,
       choices: [choice({}, reason)],
       ...(ctx.appliedRules.length ? { applied_rules: ctx.appliedRules } : {}),
     }),
-    usage: () => ({ ...base(), choices: [], usage: wireUsage(ctx) }),
+    usage: () => ({ ...head, choices: [], usage: wireUsage(ctx) }),
   };
 }

@@ -205,10 +205,11 @@ class PreReadRequest extends LaneRequest {
 
   /** The bytes as a Response, whose readers and `bodyUsed` behave as a Request's would. */
   #asResponse() {
+    if (this.#response) return this.#response;
     const type = this.headers.get("content-type");
     // A Buffer is a Uint8Array, which lib.dom's BodyInit accepts only over a plain ArrayBuffer.
     const bytes = /** @type {BodyInit} */ (/** @type {unknown} */ (this.#bytes));
-    return (this.#response ??= new Response(bytes, type ? { headers: { "content-type": type } } : {}));
+    return (this.#response = new Response(bytes, type ? { headers: { "content-type": type } } : {}));
   }
 
   get body() {
@@ -407,7 +408,7 @@ async function writeResponse(response, req, res, body) {
 
 /**
  * Writes an SSE body handed over through `rawResponseStreams` straight to the socket: the body
- * coalesces each turn's frames itself, so each of its writes is one write system call (the first
+ * gathers its frames itself (lib/http/sse-writer.ts), so each of its writes is one write system call (the first
  * one with the headers). Resolves when the response closed: ended, or the client left first (then
  * the body is cancelled).
  * @param {{ attach(sink: { write(text: string): void; end(text?: string): void }): void; cancel(): void }} sse

@@ -119,12 +119,13 @@ describe("serveFetch", () => {
   });
 
   it("reads a small body of declared length before the handler runs, handing the bytes over without a stream to read", async () => {
-    const seen: { preRead?: string; text?: string; used?: boolean; readAgain?: string }[] = [];
+    const seen: { preRead?: string; copy?: string; text?: string; used?: boolean; readAgain?: string }[] = [];
     const url = await serve(async (req) => {
       const preRead = preReadBodies.get()?.get(req)?.toString("utf8");
+      const copy = await req.clone().text();
       const text = await req.text();
       const readAgain = await req.text().then(String, (err: unknown) => (err as Error).name);
-      seen.push({ preRead, text, used: req.bodyUsed, readAgain });
+      seen.push({ preRead, copy, text, used: req.bodyUsed, readAgain });
       return new Response("ok");
     });
     await request(url, { body: '{"a":"ü"}' });
@@ -135,10 +136,10 @@ describe("serveFetch", () => {
       req.write('{"b":');
       req.end("2}");
     });
-    // Either way the body reads as a Request's does: once.
+    // Either way the body reads as a Request's does: once, and once more from a clone.
     expect(seen).toEqual([
-      { preRead: '{"a":"ü"}', text: '{"a":"ü"}', used: true, readAgain: "TypeError" },
-      { preRead: undefined, text: '{"b":2}', used: true, readAgain: "TypeError" },
+      { preRead: '{"a":"ü"}', copy: '{"a":"ü"}', text: '{"a":"ü"}', used: true, readAgain: "TypeError" },
+      { preRead: undefined, copy: '{"b":2}', text: '{"b":2}', used: true, readAgain: "TypeError" },
     ]);
   });
 
