@@ -16,7 +16,6 @@ const globalForDb = globalThis as unknown as {
   __cockpitRelaxedSql?: postgres.Sql;
   __cockpitRelaxedDb?: Db;
   __cockpitClaimSql?: postgres.Sql;
-  __cockpitClaimDb?: Db;
 };
 
 /**
@@ -74,7 +73,7 @@ export const relaxedDb: Db = globalForDb.__cockpitRelaxedDb ?? drizzle(relaxedSq
  * together are pipelined on it; a claim waits only for a conflicting run's end, which never waits
  * for this connection.
  */
-const claimSql: postgres.Sql =
+export const claimSql: postgres.Sql =
   globalForDb.__cockpitClaimSql ??
   guard(() =>
     preparedByDefault(
@@ -82,11 +81,8 @@ const claimSql: postgres.Sql =
     ),
   );
 
-export const claimDb: Db = globalForDb.__cockpitClaimDb ?? drizzle(claimSql, { schema });
-
 globalForDb.__cockpitSql = sql;
 globalForDb.__cockpitDb = db;
 globalForDb.__cockpitRelaxedSql = relaxedSql;
 globalForDb.__cockpitRelaxedDb = relaxedDb;
 globalForDb.__cockpitClaimSql = claimSql;
-globalForDb.__cockpitClaimDb = claimDb;

@@ -1,6 +1,7 @@
 import "server-only";
 import type { SQL } from "drizzle-orm";
-import { db } from "@/db/client";
+import { db, sql } from "@/db/client";
+import { runSql } from "@/db/render-sql";
 import type { Tx } from "@/db/types";
 import { log } from "@/lib/log";
 
@@ -40,7 +41,7 @@ const queue: (Pending | Exclusive)[] = [];
 const isExclusive = (p: Pending | Exclusive): p is Exclusive => "work" in p;
 let inFlight = 0;
 
-const alone = async (p: Pending) => p.resolve((await db.execute(p.statement)) as unknown as unknown[]);
+const alone = async (p: Pending) => p.resolve(await runSql(sql, p.statement));
 
 async function runBatch(batch: Pending[]): Promise<void> {
   if (batch.length === 1) {
@@ -48,8 +49,8 @@ async function runBatch(batch: Pending[]): Promise<void> {
     return;
   }
   try {
-    const results = await db.transaction((tx) => Promise.all(batch.map((p) => tx.execute(p.statement))));
-    batch.forEach((p, i) => p.resolve(results[i] as unknown as unknown[]));
+    const results = await sql.begin((tx) => Promise.all(batch.map((p) => runSql(tx, p.statement))));
+    batch.forEach((p, i) => p.resolve(results[i]!));
   } catch (err) {
     log.warn({ err, size: batch.length }, "group commit failed; retrying its statements one by one");
     for (const p of batch) await alone(p).catch(p.reject);

@@ -1,6 +1,7 @@
 import "server-only";
 import { sql, type SQL } from "drizzle-orm";
-import { claimDb, db } from "@/db/client";
+import { claimSql, db } from "@/db/client";
+import { runSql } from "@/db/render-sql";
 import { RUN_STATUS, type ThreadSource } from "@/db/enums";
 import { currentLeaseOwner, formatLeaseOwner } from "@/lib/billing/lease-owner";
 import { AppError } from "@/lib/errors";
@@ -66,7 +67,9 @@ const otherRunActive = (threadId: SQL | string, runId: SQL | string) =>
  * lone claim takes this lean form rather than claimMany's.
  */
 function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
-  return claimDb.execute(sql`
+  return runSql<ClaimRow>(
+    claimSql,
+    sql`
     WITH t AS (SELECT id, source FROM threads WHERE id = ${c.thread_id} AND company_id = ${c.company_id}),
     r AS (
       INSERT INTO active_runs (thread_id, run_id, company_id, model, stream, owner)
@@ -77,9 +80,8 @@ function claimOne(c: ClaimItem): Promise<ClaimRow[]> {
     SELECT c.source, c.claimed, c.stale, h.seq, h.role, h.content, h.extra, h.tokens
     FROM (SELECT (SELECT source FROM t) AS source, (SELECT count(*) FROM r)::int AS claimed,
             ${otherRunActive(c.thread_id, c.run_id)} AS stale) c
-    LEFT JOIN LATERAL (${newestPage(c.thread_id, c.after_seq, c.page, sql`c.claimed = 1`)}) h ON true`) as unknown as Promise<
-    ClaimRow[]
-  >;
+    LEFT JOIN LATERAL (${newestPage(c.thread_id, c.after_seq, c.page, sql`c.claimed = 1`)}) h ON true`,
+  );
 }
 
 /**
@@ -114,7 +116,7 @@ export function claimManySql(items: ClaimItem[]): SQL {
 }
 
 async function claimMany(items: ClaimItem[]): Promise<(ClaimRow & { n: number })[]> {
-  return (await claimDb.execute(claimManySql(items))) as unknown as (ClaimRow & { n: number })[];
+  return runSql<ClaimRow & { n: number }>(claimSql, claimManySql(items));
 }
 
 /** The page a stale claim read again, in a statement (a snapshot) of its own, after the claim. */
@@ -227,7 +229,7 @@ function claim(item: ClaimItem): Promise<ClaimRow[]> {
 /**
  * Makes the run its thread's active run and reads the newest `pageSize` messages above `afterSeq`
  * in ONE statement; the active_runs primary key refuses a second run (409). Concurrent claims share
- * a statement (pump). The claim commits on claimDb (synchronous_commit off): only a PostgreSQL
+ * a statement (pump). The claim commits on claimSql (synchronous_commit off): only a PostgreSQL
  * crash can lose it, and the run is stored whole at the end.
  * @throws not_found for another company's thread or an unknown one; conflict when a run is active.
  */
