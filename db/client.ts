@@ -80,6 +80,10 @@ export const claimSql: postgres.Sql =
       postgres(databaseUrl(), { ...resilient, max: 1, idle_timeout: 30, connection: { synchronous_commit: "off" } }),
     ),
   );
+// Claims run as rendered text (db/render-sql.ts), not through a drizzle database, but their
+// parameters need the types drizzle sets on a pool it wraps: JSON sent as the text it already is,
+// dates and times as strings.
+drizzle(claimSql, { schema });
 
 globalForDb.__cockpitSql = sql;
 globalForDb.__cockpitDb = db;
