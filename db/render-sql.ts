@@ -20,7 +20,10 @@ export function renderSql(query: SQL): Query {
   return appendChunk(query, out) ? { sql: out.text, params: out.params } : dialect.sqlToQuery(query);
 }
 
-/** A statement run on a postgres.js client (a pool or a transaction's), as drizzle's `execute` runs it. */
+/**
+ * A statement run as drizzle's `execute` runs it, on a postgres.js pool a drizzle database wraps
+ * (or a transaction of one): drizzle sets the pool's parameter types, JSON sent as the text it is.
+ */
 export function runSql<Row>(client: Pick<postgres.Sql, "unsafe">, query: SQL): Promise<Row[]> {
   const { sql: text, params } = renderSql(query);
   return client.unsafe(text, params as postgres.ParameterOrJSON<never>[]) as unknown as Promise<Row[]>;
