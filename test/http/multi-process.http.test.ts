@@ -197,6 +197,12 @@ describe("two server processes sharing Redis", async () => {
   });
 
   it.runIf(reachable)("share one rate limit per key through Redis", async () => {
+    // Both count in Redis from their first call: one counting in PostgreSQL while it connects
+    // would give the key its limit once per store.
+    for (const server of [a, b]) {
+      const ready = await (await fetch(`${server.url}/api/ready`)).json();
+      expect(ready.redis).toBe("up");
+    }
     const co = await makeCompany(db);
     const { secret } = await makeKey(db, { companyId: co.id, rateLimitPerMinute: 7 });
     const { counts } = await burst([a, b], secret, 25);
