@@ -4,6 +4,7 @@ import { db, sql } from "@/db/client";
 import { runSql } from "@/db/render-sql";
 import type { Tx } from "@/db/types";
 import { log } from "@/lib/log";
+import { openTransaction, type OpenTransaction } from "./open-transaction";
 
 /**
  * Group commit: statements submitted while a commit is in flight share the next transaction, so
@@ -13,8 +14,10 @@ import { log } from "@/lib/log";
  *
  * A batch of one is sent alone: a single statement is atomic by itself and commits on its own,
  * which saves the BEGIN and COMMIT round trips (the common case at low load). A larger batch is
- * pipelined on one transaction's connection. If that batch fails, each statement is retried alone
- * so one bad statement cannot fail its neighbours.
+ * pipelined on one transaction's connection, its COMMIT right behind it. Under load the next
+ * batch's transaction begins while the previous batch commits (lib/persistence/open-transaction.ts),
+ * so a batch costs one round trip where its statements wait. If a batch fails, each statement is
+ * retried alone so one bad statement cannot fail its neighbours.
  */
 interface Pending {
   statement: SQL;
@@ -40,16 +43,20 @@ const MAX_BATCH = 64;
 const queue: (Pending | Exclusive)[] = [];
 const isExclusive = (p: Pending | Exclusive): p is Exclusive => "work" in p;
 let inFlight = 0;
+/** The next batch's transaction, begun while the batch in flight commits. */
+let next: OpenTransaction | undefined;
 
 const alone = async (p: Pending) => p.resolve(await runSql(sql, p.statement));
 
 async function runBatch(batch: Pending[]): Promise<void> {
-  if (batch.length === 1) {
+  const begun = next;
+  next = undefined;
+  if (batch.length === 1 && !begun) {
     await alone(batch[0]!).catch(batch[0]!.reject);
     return;
   }
   try {
-    const results = await sql.begin((tx) => Promise.all(batch.map((p) => runSql(tx, p.statement))));
+    const results = await (begun ?? openTransaction()).commit(batch.map((p) => p.statement));
     batch.forEach((p, i) => p.resolve(results[i]!));
   } catch (err) {
     log.warn({ err, size: batch.length }, "group commit failed; retrying its statements one by one");
@@ -72,6 +79,16 @@ function pump(): void {
       inFlight--;
       pump();
     });
+  }
+  beginNextBatch();
+}
+
+/** Statements wait behind the commit in flight: their transaction begins now. One left unused is ended. */
+function beginNextBatch(): void {
+  if (inFlight >= MAX_IN_FLIGHT && queue.length > 0 && !isExclusive(queue[0]!)) next ??= openTransaction();
+  else if (inFlight === 0 && queue.length === 0 && next) {
+    next.close();
+    next = undefined;
   }
 }
 
