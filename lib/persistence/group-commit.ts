@@ -83,13 +83,12 @@ function pump(): void {
   beginNextBatch();
 }
 
-/** Statements wait behind the commit in flight: their transaction begins now. One left unused is ended. */
+/**
+ * Statements wait behind the commit in flight: their transaction begins now. It is always used:
+ * they stay at the queue's head until the next pump, which hands them to runBatch.
+ */
 function beginNextBatch(): void {
   if (inFlight >= MAX_IN_FLIGHT && queue.length > 0 && !isExclusive(queue[0]!)) next ??= openTransaction();
-  else if (inFlight === 0 && queue.length === 0 && next) {
-    next.close();
-    next = undefined;
-  }
 }
 
 /**

@@ -7,8 +7,6 @@ import { runSql } from "@/db/render-sql";
 export interface OpenTransaction {
   /** Runs the statements in it and commits: their rows, or the first statement's error. */
   commit(statements: SQL[]): Promise<unknown[][]>;
-  /** Ends it unused (an empty commit). */
-  close(): void;
 }
 
 /**
@@ -40,7 +38,6 @@ export function openTransaction(): OpenTransaction {
       await committed;
       return results;
     },
-    close: () => give([]),
   };
 }
 
