@@ -1,4 +1,4 @@
-import { bigint, customType, timestamp } from "drizzle-orm/pg-core";
+import { bigint, customType, text, timestamp } from "drizzle-orm/pg-core";
 
 /** Timestamps are stored with time zone; the API shows Unix seconds. */
 export const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
@@ -16,3 +16,11 @@ export const jsonbValue = customType<{ data: unknown; driverData: unknown }>({
   toDriver: (value) => JSON.stringify(value),
   fromDriver: (value) => value,
 });
+
+/**
+ * The owning company of a row every call writes (runs, threads, messages, ledger entries, credit
+ * leases), without a foreign key: each inserted row's check would take a KEY SHARE lock on the
+ * company row that the same call's bill updates, and the checks took a quarter of the statement.
+ * Companies are never deleted, and the id always comes from the caller's verified key.
+ */
+export const callCompanyId = () => text("company_id").notNull();

@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { LEDGER_KINDS, RESERVATION_STATUS, RESERVATION_STATUSES } from "../enums";
-import { createdAt, microOt } from "./columns";
-import { companies } from "./companies";
+import { callCompanyId, createdAt, microOt } from "./columns";
 
 export const ledgerKindEnum = pgEnum("ledger_kind", LEDGER_KINDS);
 export const reservationStatusEnum = pgEnum("reservation_status", RESERVATION_STATUSES);
@@ -12,9 +11,7 @@ export const ledgerEntries = pgTable(
   "ledger_entries",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id")
-      .notNull()
-      .references(() => companies.id),
+    companyId: callCompanyId(),
     kind: ledgerKindEnum("kind").notNull(),
     source: text("source").notNull(),
     amountMicro: microOt("amount_micro").notNull(),
@@ -37,9 +34,7 @@ export const reservations = pgTable(
   "reservations",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id")
-      .notNull()
-      .references(() => companies.id),
+    companyId: callCompanyId(),
     amountMicro: microOt("amount_micro").notNull(),
     status: reservationStatusEnum("status").notNull().default(RESERVATION_STATUS.held),
     referenceId: text("reference_id"),

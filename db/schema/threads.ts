@@ -13,7 +13,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import { RUN_STATUS, RUN_STATUSES, THREAD_SOURCES } from "../enums";
-import { createdAt, jsonbValue, microOt } from "./columns";
+import { callCompanyId, createdAt, jsonbValue, microOt } from "./columns";
 import { companies } from "./companies";
 
 export const threadSourceEnum = pgEnum("thread_source", THREAD_SOURCES);
@@ -23,9 +23,7 @@ export const threads = pgTable(
   "threads",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id")
-      .notNull()
-      .references(() => companies.id),
+    companyId: callCompanyId(),
     source: threadSourceEnum("source").notNull(),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     /**
@@ -51,9 +49,7 @@ export const runs = pgTable(
   "runs",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id")
-      .notNull()
-      .references(() => companies.id),
+    companyId: callCompanyId(),
     threadId: text("thread_id")
       .notNull()
       .references(() => threads.id),
@@ -111,9 +107,7 @@ export const messages = pgTable(
   "messages",
   {
     id: text("id").primaryKey(),
-    companyId: text("company_id")
-      .notNull()
-      .references(() => companies.id),
+    companyId: callCompanyId(),
     threadId: text("thread_id")
       .notNull()
       .references(() => threads.id),

@@ -16,9 +16,8 @@ import { LEASE_TTL_S } from "./lease";
  *
  * Must run in a transaction. Locks the lease row, then the company row: the order of every other
  * writer of both (the run's draw, release, the reconciler), so it cannot deadlock with them. The
- * locks are FOR NO KEY UPDATE: the run record inserted before in the same transaction holds a KEY
- * SHARE lock on the company row (its foreign keys), and so do other servers' transactions doing
- * the same; FOR UPDATE conflicts with those and two such transactions deadlocked under load.
+ * locks are FOR NO KEY UPDATE: FOR UPDATE would also conflict with the KEY SHARE locks that other
+ * tables' foreign keys take on the company row (a webhook event, an API key being written).
  * Returns the entry and how much was drawn from the lease (for endHold). With `entry.id` set it is
  * idempotent: a second call for the same id bills nothing (`alreadyBilled`).
  */
