@@ -77,8 +77,11 @@ function finalizeUsage(ctx: Ctx, prompt: ReturnType<typeof modelRequest>): void 
  */
 const USAGE_GRACE_MS = 2_000;
 
-/** The upstream call's signal: the client's, except for the usage grace above. */
+const NOTHING_TO_UNDO = () => {};
+
+/** The upstream call's signal: the client's, except for the usage grace above (streams only). */
 function upstreamSignal(ctx: Ctx): { signal: AbortSignal; done: () => void } {
+  if (!ctx.stream) return { signal: ctx.signal, done: NOTHING_TO_UNDO };
   const upstream = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const onAbort = () => {
