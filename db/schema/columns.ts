@@ -20,7 +20,8 @@ export const jsonbValue = customType<{ data: unknown; driverData: unknown }>({
 /**
  * The owning company of a row every call writes (runs, threads, messages, ledger entries, credit
  * leases), without a foreign key: each inserted row's check would take a KEY SHARE lock on the
- * company row that the same call's bill updates, and the checks took a quarter of the statement.
- * Companies are never deleted, and the id always comes from the caller's verified key.
+ * company row that the same call's bill updates, and the checks took a quarter of the statement's
+ * execution time. Companies are never deleted, and the id always comes from the caller's verified
+ * key.
  */
 export const callCompanyId = () => text("company_id").notNull();
