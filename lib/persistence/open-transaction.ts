@@ -17,7 +17,8 @@ export interface OpenTransaction {
  * The statements are started together and COMMIT is queued right behind them (the callback does
  * not await them), so they and the commit take one round trip. A statement that fails aborts the
  * transaction, and COMMIT then rolls it back without an error: the statements' own results say
- * whether it committed. A lost connection rejects begin(), and with it commit().
+ * whether it committed. A lost connection rejects begin(), and with it commit(); statements given to
+ * a transaction already lost are never sent.
  */
 export function openTransaction(): OpenTransaction {
   let give!: (statements: SQL[]) => void;
@@ -30,11 +31,13 @@ export function openTransaction(): OpenTransaction {
     // Awaited after the commit; a rejection must not count as unhandled meanwhile.
     results.catch(() => {});
   });
-  // A transaction that failed to begin and was never used is nobody's error.
-  committed.catch(() => {});
+  // Lost (its connection closed, which rejects begin() at once): a transaction whose statements
+  // are not written. postgres.js would write them to the closed socket (porsager/postgres#1154).
+  let lost = false;
+  committed.catch(() => (lost = true));
   return {
     async commit(statements) {
-      give(statements);
+      if (!lost) give(statements);
       await committed;
       return results;
     },
