@@ -37,10 +37,17 @@ function channel(name) {
 
 /**
  * The socket's remote address of the request being served, set by the server script around each
- * request and read by lib/http/client-ip.ts.
+ * request Next.js serves and read by lib/net/client-ip.ts.
  * @type {Channel<import("node:async_hooks").AsyncLocalStorage<{ address: string | null }>>}
  */
 export const requestPeer = channel("request-peer");
+
+/**
+ * The socket's remote address of each request the fast lane serves (it runs no store per
+ * request), set by scripts/server/fast-lane.mjs and read by lib/net/client-ip.ts.
+ * @type {Channel<WeakMap<Request, string | null>>}
+ */
+export const lanePeers = channel("lane-peers");
 
 /**
  * Requests whose response the server script writes itself with the handler's headers as given

@@ -1,14 +1,16 @@
 import "server-only";
 import { isIPv4, isIPv6 } from "node:net";
 import { env } from "@/lib/env";
-import { requestPeer } from "@/lib/process-channels.mjs";
+import { lanePeers, requestPeer } from "@/lib/process-channels.mjs";
 
 /**
- * scripts/server/main.mjs runs each request in an AsyncLocalStorage holding the socket's remote
- * address, the one address a client cannot choose (X-Forwarded-For is whatever the client wrote
- * unless a trusted proxy did).
+ * The socket's remote address, the one address a client cannot choose (X-Forwarded-For is whatever
+ * the client wrote unless a trusted proxy did): the fast lane keeps it with its requests,
+ * scripts/server/main.mjs runs each request Next.js serves in an AsyncLocalStorage holding it.
  */
-function socketAddress(): string | null {
+function socketAddress(request: Request | undefined): string | null {
+  const lane = request ? lanePeers.get() : undefined;
+  if (lane?.has(request!)) return lane.get(request!) ?? null;
   return requestPeer.get()?.getStore()?.address ?? null;
 }
 
@@ -59,7 +61,10 @@ export function resolveClientAddress(args: {
   return addressKey(args.socket);
 }
 
-/** The requesting client's address key (see addressKey), or null where the server does not say (`next dev`, tests calling a route directly). */
-export function clientAddress(forwardedFor: string | null | undefined): string | null {
-  return resolveClientAddress({ socket: socketAddress(), forwardedFor, trustedProxies: env.TRUST_PROXY });
+/**
+ * The requesting client's address key (see addressKey), or null where the server does not say
+ * (`next dev`, tests calling a route directly). `request`: the route handler's, when it has one.
+ */
+export function clientAddress(forwardedFor: string | null | undefined, request?: Request): string | null {
+  return resolveClientAddress({ socket: socketAddress(request), forwardedFor, trustedProxies: env.TRUST_PROXY });
 }

@@ -10,6 +10,7 @@ import { AsyncResource } from "node:async_hooks";
 import { createRequire } from "node:module";
 import path from "node:path";
 import {
+  lanePeers,
   preReadBodies,
   rawResponseBodies,
   rawResponseRequests,
@@ -138,8 +139,8 @@ export function serveFetch(handler, req, res, origin, onError) {
   req.on("data", (chunk) => chunks.push(chunk));
   // A client that leaves mid-body is not answered; Node's request timeout ends a slow one.
   req.once("error", () => {});
-  // The handler runs in the caller's async context (its AsyncLocalStorage stores: the client's
-  // address, the trace), not the socket's. (AsyncResource.bind would cost a deprecation wrapper per call.)
+  // The handler runs in the caller's async context (a trace's AsyncLocalStorage store), not the
+  // socket's. (AsyncResource.bind would cost a deprecation wrapper per call.)
   const caller = new AsyncResource("FastLaneBody");
   req.once("end", () =>
     caller.runInAsyncScope(() => {
@@ -270,6 +271,7 @@ function serveRequest(handler, req, res, origin, onError, whole) {
           controller.signal,
         );
     rawResponseRequests.getOrInit(() => new WeakSet()).add(request);
+    lanePeers.getOrInit(() => new WeakMap()).set(request, req.socket.remoteAddress ?? null);
     if (whole) preReadBodies.getOrInit(() => new WeakMap()).set(request, whole);
   } catch (err) {
     // A header or URL node:http accepted but the WHATWG classes refuse.

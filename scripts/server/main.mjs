@@ -11,7 +11,6 @@
  * SIGINT/SIGTERM: stop accepting, let requests finish for up to SHUTDOWN_GRACE_MS, cancel the rest
  * as a client cancel would (billed, released, client told), and exit.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import cluster from "node:cluster";
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -19,6 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { dedupeServerChunks } from "./dedupe-chunks.mjs";
 import { fastHandlerFor, loadFastRoutes, refuseMalformedPath, serveFetch } from "./fast-lane.mjs";
+import { idleAware, IdleAsyncLocalStorage, installIdleAsyncLocalStorage } from "./idle-async-context.mjs";
 import { redactSecrets } from "../../lib/log-redact.mjs";
 import { startTracing } from "../../lib/observability/tracing/start.mjs";
 import { graceEnd, requestPeer, serverInstance, shutdownHooks } from "../../lib/process-channels.mjs";
@@ -68,11 +68,12 @@ const MAX_EARLY_DEATHS = 5;
 const CLUSTER_SLOT_ENV = "COCKPIT_CLUSTER_SLOT";
 
 /**
- * The socket's remote address of the request being served, for the app (lib/net/client-ip.ts):
- * route handlers never see the socket, and X-Forwarded-For is the client's to write.
- * @type {AsyncLocalStorage<{ address: string | null }>}
+ * The socket's remote address of a request Next.js serves, for the app (lib/net/client-ip.ts):
+ * route handlers never see the socket, and X-Forwarded-For is the client's to write. The fast lane
+ * passes it with the request instead (lanePeers), so its calls run with no store enabled.
+ * @type {IdleAsyncLocalStorage<{ address: string | null }>}
  */
-const peer = new AsyncLocalStorage();
+const peer = new IdleAsyncLocalStorage();
 requestPeer.set(peer);
 
 // Everything this process prints passes through the app's log redaction (lib/log-redact.mjs).
@@ -118,10 +119,12 @@ async function serve() {
   Object.assign(process.env, { NODE_ENV: "production" });
   const dir = process.cwd();
   dedupeServerChunks(path.join(dir, ".next", "server", "chunks"));
+  installIdleAsyncLocalStorage();
   const next = createRequire(path.join(dir, "package.json"))("next");
   const app = next({ dev: false, dir, hostname, port });
   await app.prepare();
   const handle = app.getRequestHandler();
+  const serveNext = idleAware((req, res) => peer.run({ address: req.socket.remoteAddress ?? null }, handle, req, res));
   const origin = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
   const fast = process.env.FAST_LANE === "0" ? new Map() : await loadFastRoutes(dir, FAST_ROUTES, say);
 
@@ -138,7 +141,7 @@ async function serve() {
       serveFetch(handler, req, res, origin, (err) =>
         say(`fast lane: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
       );
-    else handle(req, res);
+    else serveNext(req, res);
   };
   const dispatch = tracing ? tracing.traceRequests(serveRequest, { dir, hostname, port }) : serveRequest;
   const server = http.createServer(deadlines, (req, res) => {
@@ -149,7 +152,7 @@ async function serve() {
       if (--inFlight === 0) onIdle();
     });
     if (refuseMalformedPath(req, res)) return;
-    peer.run({ address: req.socket.remoteAddress ?? null }, dispatch, req, res, fastHandlerFor(fast, req));
+    dispatch(req, res, fastHandlerFor(fast, req));
   });
   await new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -15,7 +15,7 @@ type P = { companyId: string; secret: string };
 /** SPEC "Inbound webhook" (no key): 202 `{"id","status":"accepted"}` once the event and its job are committed. */
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routes({
   POST: publicRoute<P>(async ({ req, params }) => {
-    const address = clientAddress(req.headers.get("x-forwarded-for"));
+    const address = clientAddress(req.headers.get("x-forwarded-for"), req);
     const webhook = await throttleInvalidTriggers(address, () => authenticateTrigger(db, params));
     const rateHeaders = await enforceWebhookRateLimit(webhook);
     const idempotencyKey = idempotencyKeyOf(req);
