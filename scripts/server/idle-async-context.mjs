@@ -1,11 +1,9 @@
 // @ts-check
 /**
- * On Node 20, while any AsyncLocalStorage is enabled, a hook runs for every promise the process
- * makes (a chat completion makes about 80: some 7 % of its CPU, and larger promises for the
- * collector). Next.js and React keep their request context in AsyncLocalStorage, and a store stays
- * enabled once used. The fast lane uses none of them. So the stores Next.js and React create (from
- * `globalThis.AsyncLocalStorage`, which they take when it is set) are switched off whenever no
- * request Next.js serves is in flight; the next one's `run()` switches each on again.
+ * On Node 20 every enabled AsyncLocalStorage hooks every promise the process makes, and a store
+ * stays enabled once used. Next.js and React keep their request context in stores; the fast lane
+ * needs none. So their stores (made from `globalThis.AsyncLocalStorage`, set here first) are
+ * switched off while no request Next.js serves is in flight; its next `run()` switches each on.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
