@@ -9,8 +9,9 @@ import { lanePeers, requestPeer } from "@/lib/process-channels.mjs";
  * scripts/server/main.mjs runs each request Next.js serves in an AsyncLocalStorage holding it.
  */
 function socketAddress(request: Request | undefined): string | null {
-  const lane = request ? lanePeers.get() : undefined;
-  if (lane?.has(request!)) return lane.get(request!) ?? null;
+  // undefined: not a request the fast lane serves (it records a socket without an address as null).
+  const fromLane = request ? lanePeers.get()?.get(request) : undefined;
+  if (fromLane !== undefined) return fromLane;
   return requestPeer.get()?.getStore()?.address ?? null;
 }
 
