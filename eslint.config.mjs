@@ -36,4 +36,15 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Statements built per call take db/sql.ts's tag, which makes a template's text chunks once.
+    files: ["app/**", "lib/**"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "drizzle-orm", importNames: ["sql"], message: "Import sql from @/db/sql" }] },
+      ],
+    },
+  },
 );

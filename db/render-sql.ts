@@ -5,7 +5,8 @@ import type postgres from "postgres";
 const dialect = new PgDialect();
 
 interface Rendering {
-  text: string;
+  /** The text's pieces, joined once at the end (a flat string, not a rope of hundreds). */
+  pieces: string[];
   params: unknown[];
 }
 
@@ -16,8 +17,8 @@ interface Rendering {
  * placeholders, names, inlined parameters) is rendered by drizzle itself.
  */
 export function renderSql(query: SQL): Query {
-  const out: Rendering = { text: "", params: [] };
-  return appendChunk(query, out) ? { sql: out.text, params: out.params } : dialect.sqlToQuery(query);
+  const out: Rendering = { pieces: [], params: [] };
+  return appendChunk(query, out) ? { sql: out.pieces.join(""), params: out.params } : dialect.sqlToQuery(query);
 }
 
 /**
@@ -38,7 +39,7 @@ function appendChunks(chunks: readonly unknown[], out: Rendering): boolean {
 function appendChunk(chunk: unknown, out: Rendering): boolean {
   if (chunk === undefined) return true;
   if (chunk instanceof StringChunk) {
-    for (const part of chunk.value) out.text += part;
+    for (const part of chunk.value) out.pieces.push(part);
     return true;
   }
   if (chunk instanceof SQL) return !inlinesParams(chunk) && appendChunks(chunk.queryChunks, out);
@@ -56,20 +57,24 @@ const inlinesParams = (query: SQL) => (query as unknown as { shouldInlineParams:
 
 /** A JavaScript array in a template: its items in parentheses, comma-separated. */
 function appendList(items: readonly unknown[], out: Rendering): boolean {
-  out.text += "(";
+  out.pieces.push("(");
   for (let i = 0; i < items.length; i++) {
-    if (i > 0) out.text += ", ";
+    if (i > 0) out.pieces.push(", ");
     if (!appendChunk(items[i], out)) return false;
   }
-  out.text += ")";
+  out.pieces.push(")");
   return true;
 }
 
 function appendParam(value: unknown, out: Rendering): true {
   out.params.push(value);
-  out.text += `$${out.params.length}`;
+  out.pieces.push(placeholder(out.params.length));
   return true;
 }
+
+/** `$1`, `$2`…, made once each up to a bound (a statement's parameters are far fewer). */
+const placeholders: string[] = [];
+const placeholder = (n: number) => (n < 1024 ? (placeholders[n] ??= `$${n}`) : `$${n}`);
 
 /** Tables, columns, names, placeholders, subqueries, enums and other SQL wrappers. */
 function isDrizzleEntity(chunk: unknown): boolean {

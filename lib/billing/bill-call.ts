@@ -1,5 +1,6 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { Tx } from "@/db/types";
 import { commitExclusive, commitWithGroup } from "@/lib/persistence/group-commit";
 import { billWithHold } from "./bill-with-hold";

@@ -1,5 +1,6 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { LEASE_TTL_S } from "./lease";
 
 /**

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { LedgerEntry } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError, notFound } from "@/lib/errors";

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { relaxedDb } from "@/db/client";
 import { DatabaseUnavailableError, isConnectionError } from "@/db/resilience";
 import { AppError } from "@/lib/errors";

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql as dsql } from "drizzle-orm";
+import { sql as dsql } from "@/db/sql";
 import { sql } from "@/db/client";
 import type { DbOrTx } from "@/db/types";
 import { log } from "@/lib/log";

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { db } from "@/db/client";
 import { JOBS_SCHEMA } from "./boss";
 import { definedQueues } from "./queues";

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type PgBoss from "pg-boss";
 import { randomUUID } from "node:crypto";
 import { db, sql as pg } from "@/db/client";

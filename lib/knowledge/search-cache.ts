@@ -1,5 +1,6 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { DbOrTx } from "@/db/types";
 import { env } from "@/lib/env";
 import { createSimdDot, type SimdDot } from "./simd-dot";

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { DbOrTx } from "@/db/types";
 import type { RetrievedChunk, SearchArgs } from "./contracts";
 import { embedder, OFFLINE_DIM, OFFLINE_MODEL } from "./embeddings";

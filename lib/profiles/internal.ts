@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { z } from "zod";
 import { profiles, type Profile } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { RUN_STATUS } from "@/db/enums";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";

@@ -1,5 +1,6 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { claimSql, db } from "@/db/client";
 import { runSql } from "@/db/render-sql";
 import { RUN_STATUS, type ThreadSource } from "@/db/enums";

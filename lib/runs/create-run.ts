@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { db } from "@/db/client";
 import { RUN_STATUS, THREAD_SOURCE, type RunStatus } from "@/db/enums";
 import type { Run } from "@/db/schema";

@@ -1,5 +1,6 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { RunStatus } from "@/db/enums";
 import type { DbOrTx } from "@/db/types";
 import { toStorableJson } from "@/lib/persistence/pg-text";

@@ -1,5 +1,6 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { GUARDRAIL_STAGE, LEDGER_KIND, RUN_STATUS, type RunStatus } from "@/db/enums";
 import { billCall, endHold, type CallBillOutcome, type CreditHold, type EntryInput } from "@/lib/billing";
 import { newId } from "@/lib/ids";

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { RUN_STATUS } from "@/db/enums";
 import { activeRuns, runs, type Run } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";

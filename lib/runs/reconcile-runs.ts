@@ -1,5 +1,6 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { RUN_STATUS } from "@/db/enums";
 import type { DbOrTx } from "@/db/types";
 import { goneOwners } from "@/lib/billing/lease-owner";

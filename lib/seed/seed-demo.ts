@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { SCOPES } from "@/db/enums";
 import type { DbOrTx } from "@/db/types";
 import { grantCredits, otToMicro } from "@/lib/billing";

@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { Message } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { db as rootDb } from "@/db/client";

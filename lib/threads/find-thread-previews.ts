@@ -1,5 +1,6 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { DbOrTx } from "@/db/types";
 import { containsPattern } from "@/lib/persistence/like-pattern";
 import { messageTextSql, textSnippet } from "./message-text";

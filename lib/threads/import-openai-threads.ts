@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { z } from "zod";
 import { THREAD_SOURCE } from "@/db/enums";
 import { threads } from "@/db/schema";

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { messages, threads, type Thread } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { cursorPage, type Page } from "@/lib/pagination";

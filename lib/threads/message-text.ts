@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { sql } from "@/db/sql";
 
 /**
  * The readable text of a stored message's `content` (a string, or the `text` parts of an array),

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { announceProfilesChanged } from "@/lib/cache/profiles-changed";
 import { tools, type Tool } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";

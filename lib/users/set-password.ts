@@ -1,5 +1,6 @@
 import "server-only";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { users, type User } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { AppError } from "@/lib/errors";

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { webhookEvents, type Webhook, type WebhookEvent } from "@/db/schema";
 import { db as rootDb } from "@/db/client";
 import type { DbOrTx, Tx } from "@/db/types";

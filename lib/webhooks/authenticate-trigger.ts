@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, or, sql } from "drizzle-orm";
+import { and, eq, or } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { webhooks, type Webhook } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { publishInvalidation, registerCache } from "@/lib/cache/invalidation";

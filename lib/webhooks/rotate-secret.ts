@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { webhooks, type Webhook } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { announceWebhookChanged } from "./authenticate-trigger";

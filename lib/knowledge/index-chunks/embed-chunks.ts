@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { DbOrTx } from "@/db/types";
 import { endHold, type CreditHold } from "@/lib/billing/lease";
 import { AppError } from "@/lib/errors";

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, gte, sql } from "drizzle-orm";
+import { and, eq, gte } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { knowledgeChunks } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import { randomBase62 } from "@/lib/ids";

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { db } from "@/db/client";
 import { DOCUMENT_STATUS } from "@/db/enums";
 import { knowledgeDocuments, type KnowledgeDocument } from "@/db/schema";

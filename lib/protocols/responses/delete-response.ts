@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import type { DbOrTx } from "@/db/types";
 import { forgetHistory } from "@/lib/threads/history-cache";
 import { getResponseRow } from "./internal";

@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { db } from "@/db/client";
 import { AppError } from "@/lib/errors";
 import { MAX_IMAGE_TOKENS } from "@/lib/providers/image-tokens";

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { db } from "@/db/client";
 import type { Tx } from "@/db/types";
 import { RUN_STATUS, SCOPE, THREAD_SOURCE, WEBHOOK_EVENT_STATUS, WEBHOOK_RUN_STATUS } from "@/db/enums";

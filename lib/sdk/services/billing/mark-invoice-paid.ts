@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { INVOICE_STATUS } from "@/db/enums";
 import { sdkInvoices, type SdkInvoice } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
+import { sql } from "@/db/sql";
 import { DEAL_STAGE, DEAL_STAGES, type DealStage } from "@/db/enums";
 import { crmDeals, type CrmDeal } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
