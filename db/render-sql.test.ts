@@ -54,6 +54,13 @@ describe("renderSql", () => {
     expect(renderedByDrizzle(query)).toBe(true);
   });
 
+  it("renders a statement whose parameter's encoder renders another one", () => {
+    const inner = (v: number) => renderSql(sql`inner ${v} ${"w"}`).sql;
+    const query = sql`SELECT ${sql.param(5, { mapToDriverValue: inner })}, ${"after"}`;
+    expect(renderSql(query)).toEqual({ sql: "SELECT $1, $2", params: ["inner $1 $2", "after"] });
+    expect(renderSql(sql`SELECT ${1}`)).toEqual({ sql: "SELECT $1", params: [1] });
+  });
+
   it("numbers parameters in order across nested templates", () => {
     const { sql: text, params } = renderSql(sql`a ${1} ${sql`b ${2} ${sql`c ${3}`}`} ${[4, 5]} ${6}`);
     expect(text).toBe("a $1 b $2 c $3 ($4, $5) $6");

@@ -17,9 +17,20 @@ interface Rendering {
  * placeholders, names, inlined parameters) is rendered by drizzle itself.
  */
 export function renderSql(query: SQL): Query {
-  const out: Rendering = { pieces: [], params: [] };
-  return appendChunk(query, out) ? { sql: out.pieces.join(""), params: out.params } : dialect.sqlToQuery(query);
+  // Rendering is synchronous: one pieces array serves every statement, unless a parameter's
+  // encoder renders another statement meanwhile.
+  const pieces = spare ?? [];
+  spare = undefined;
+  try {
+    const out: Rendering = { pieces, params: [] };
+    return appendChunk(query, out) ? { sql: pieces.join(""), params: out.params } : dialect.sqlToQuery(query);
+  } finally {
+    pieces.length = 0;
+    spare = pieces;
+  }
 }
+
+let spare: string[] | undefined = [];
 
 /**
  * A statement run as drizzle's `execute` runs it, on a postgres.js pool a drizzle database wraps
