@@ -4,7 +4,7 @@ import type { LedgerEntry } from "@/db/schema";
 import type { DbOrTx } from "@/db/types";
 import type { EntryInput } from "./entries";
 import { firstEntry, insertEntrySql } from "./internal";
-import { LEASE_TTL_S } from "./lease";
+import { expiryAfterDraw } from "./lease";
 
 /**
  * Bills a call whose cost the one-statement draw could not take from its lease: it cost more than
@@ -53,8 +53,7 @@ export async function billWithHold(
   const charged = drawn + extra;
   if (drawn > 0) {
     await tx.execute(sql`
-      UPDATE reservations SET amount_micro = amount_micro - ${drawn},
-             expires_at = GREATEST(expires_at, now() + make_interval(secs => ${LEASE_TTL_S}))
+      UPDATE reservations SET amount_micro = amount_micro - ${drawn}, expires_at = ${expiryAfterDraw}
       WHERE id = ${args.lease!.id}`);
   }
   const metadata =

@@ -1,7 +1,7 @@
 import "server-only";
 import type { SQL } from "drizzle-orm";
 import { sql } from "@/db/sql";
-import { LEASE_TTL_S } from "./lease";
+import { expiryAfterDraw } from "./lease";
 
 /**
  * CTEs `r` and `c` that draw `cost` from the call's lease and debit the balance by it; `c` holds
@@ -11,7 +11,7 @@ import { LEASE_TTL_S } from "./lease";
 export function drawHoldCtes(lease: { id: string; companyId: string }, cost: number, when: SQL = sql`true`) {
   return sql`r AS (
       UPDATE reservations
-      SET amount_micro = amount_micro - ${cost}, expires_at = GREATEST(expires_at, now() + make_interval(secs => ${LEASE_TTL_S}))
+      SET amount_micro = amount_micro - ${cost}, expires_at = ${expiryAfterDraw}
       WHERE id = ${lease.id} AND company_id = ${lease.companyId} AND status = 'held' AND amount_micro >= ${cost} AND ${when}
       RETURNING company_id),
     c AS (

@@ -52,6 +52,18 @@ export const LEASE_IDLE_MS = 2_000;
  */
 export const LEASE_TTL_S = 120;
 const RENEW_BEFORE_MS = 60_000;
+/**
+ * A draw moves its lease's expiry to LEASE_TTL_S from now only once fewer seconds than this are
+ * left: while the lease takes new calls its draws leave `expires_at` as it is, so their updates
+ * change no indexed column (PostgreSQL's HOT updates) and the row's indexes do not grow by one
+ * entry per call. Above RENEW_BEFORE_MS, so a draw never makes the sweeper renew.
+ * @internal
+ */
+export const DRAW_EXTENDS_BELOW_S = LEASE_TTL_S - LEASE_MAX_AGE_MS / 1000;
+
+/** A lease's `expires_at` after a draw (see DRAW_EXTENDS_BELOW_S), for the draw's UPDATE of reservations. */
+export const expiryAfterDraw = sql`CASE WHEN expires_at < now() + make_interval(secs => ${DRAW_EXTENDS_BELOW_S})
+  THEN now() + make_interval(secs => ${LEASE_TTL_S}) ELSE expires_at END`;
 
 interface Lease {
   id: string;
@@ -302,7 +314,7 @@ export function endHold(hold: CreditHold, drawnMicro: number): void {
   if (!hold.lease) return;
   const lease = byId.get(hold.lease.id);
   if (!lease) return;
-  if (drawnMicro > 0) lease.expiresAt = Math.max(lease.expiresAt, Date.now() + LEASE_TTL_S * 1000);
+  if (drawnMicro > 0) lease.expiresAt = Math.max(lease.expiresAt, Date.now() + DRAW_EXTENDS_BELOW_S * 1000);
   lease.heldMicro -= drawnMicro;
   lease.freeMicro += hold.amountMicro - drawnMicro;
   lease.inflight--;

@@ -5,6 +5,7 @@ import { makeCompany } from "../support/factories";
 import { companies, reservations } from "@/db/schema";
 import {
   billCall,
+  DRAW_EXTENDS_BELOW_S,
   endHold,
   getBalance,
   holdCredit,
@@ -110,7 +111,7 @@ describe("credit leases", () => {
     expect(Number(sum.s)).toBe(bal.balanceMicro);
   });
 
-  it("expire LEASE_TTL_S after their last draw, so a stopped server's credit comes back through the reconciler", async () => {
+  it("expire LEASE_TTL_S after they open, so a stopped server's credit comes back through the reconciler", async () => {
     const co = await makeCompany(db, { creditsOt: 1000 });
     const h = await holdCredit(co.id, 1 * OT);
     const expiresIn = async () => {
@@ -128,6 +129,25 @@ describe("credit leases", () => {
     // The call that was still running is billed from the balance instead.
     expect(await bill(h, co.id, 0.25 * OT)).toBe("charged");
     expect((await getBalance(db, { companyId: co.id })).balanceMicro).toBe(1000 * OT - 0.25 * OT);
+  });
+
+  it("move a lease's expiry on a draw only once fewer than DRAW_EXTENDS_BELOW_S are left", async () => {
+    const co = await makeCompany(db, { creditsOt: 1000 });
+    const first = await holdCredit(co.id, 1 * OT);
+    const second = await holdCredit(co.id, 1 * OT);
+    expect(second.lease!.id).toBe(first.lease!.id);
+    const expiry = async () => (await heldRows(co.id))[0]!.expiresAt.getTime();
+    const opened = await expiry();
+    // A lease taking calls: its draw leaves expires_at as it is (no indexed column changes).
+    expect(await bill(first, co.id, 0.5 * OT)).toBe("drawn");
+    expect(await expiry()).toBe(opened);
+    // Near its end, a draw gives it LEASE_TTL_S again.
+    await db.execute(
+      sql`update reservations set expires_at = now() + make_interval(secs => ${DRAW_EXTENDS_BELOW_S - 5}) where id = ${first.lease!.id}`,
+    );
+    const before = await expiry();
+    expect(await bill(second, co.id, 0.5 * OT)).toBe("drawn");
+    expect(await expiry()).toBeGreaterThan(before + 4_000);
   });
 
   it("a draw that finds its lease gone (released by the reconciler) is billed from the balance, never below zero", async () => {
