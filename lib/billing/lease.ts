@@ -55,8 +55,8 @@ const RENEW_BEFORE_MS = 60_000;
 /**
  * A draw moves its lease's expiry to LEASE_TTL_S from now only once fewer seconds than this are
  * left: while the lease takes new calls its draws leave `expires_at` as it is, so their updates
- * change no indexed column (PostgreSQL's HOT updates) and the row's indexes do not grow by one
- * entry per call. Above RENEW_BEFORE_MS, so a draw never makes the sweeper renew.
+ * change no indexed column and stay HOT (no new index entries per draw). Above RENEW_BEFORE_MS, so
+ * a draw never makes the sweeper renew.
  * @internal
  */
 export const DRAW_EXTENDS_BELOW_S = LEASE_TTL_S - LEASE_MAX_AGE_MS / 1000;
