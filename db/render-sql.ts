@@ -10,6 +10,9 @@ interface Rendering {
   params: unknown[];
 }
 
+/** The pieces array renderSql reuses (undefined while a render holds it). */
+let spare: string[] | undefined = [];
+
 /**
  * Renders a statement built of sql`` templates (text, parameters, nested templates, lists) to the
  * text and parameters drizzle's PgDialect gives, in one pass without drizzle's per-chunk objects:
@@ -29,8 +32,6 @@ export function renderSql(query: SQL): Query {
     spare = pieces;
   }
 }
-
-let spare: string[] | undefined = [];
 
 /**
  * A statement run as drizzle's `execute` runs it, on a postgres.js pool a drizzle database wraps
