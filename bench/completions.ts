@@ -1082,6 +1082,8 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
             "lib/rate-limit/",
             "lib/billing/",
             "lib/runs/persist-run",
+            "lib/runs/",
+            "lib/protocols/",
             "lib/runs/stages/reserve-credit",
             "lib/providers/",
             "lib/completions/",
@@ -1097,25 +1099,23 @@ export async function runCompletionsBench(options: CompletionsBenchOptions = {})
           for (const f of fs.readdirSync(profileDir).filter((n) => n.endsWith(".cpuprofile"))) {
             const file = path.join(profileDir, f);
             profiles.push(summarizeProfile(file, { top: 30, root: appRoot, inclusive }));
-            // The same profile over each measured run only: per-request costs without start-up and warm-up.
-            for (const r of rows.filter((x) => x.target === "ours")) {
+            // The same profile over one measured row only: per-request costs without start-up and warm-up.
+            const windowOf = (r: Row, label?: string) => {
               const w = { fromNs: BigInt(r.windowNs[0]), toNs: BigInt(r.windowNs[1]), requests: r.total };
               windowed.push({
                 mode: r.mode,
                 connections: r.connections,
+                ...(label ? { label } : {}),
                 ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }),
               });
-            }
+            };
+            for (const r of rows.filter((x) => x.target === "ours")) windowOf(r);
             // The runs rows at the high connection count: completions baseline and runs, pair by pair.
-            for (const r of runs?.rows.filter((x) => x.case === "json-throughput") ?? []) {
-              const w = { fromNs: BigInt(r.windowNs[0]), toNs: BigInt(r.windowNs[1]), requests: r.total };
-              windowed.push({
-                mode: r.mode,
-                connections: r.connections,
-                label: `${r.label} rep ${r.repetition}`,
-                ...summarizeProfileWindows(file, [w], { top: 30, root: appRoot, inclusive }),
-              });
-            }
+            for (const r of runs?.rows.filter((x) => x.case === "json-throughput") ?? [])
+              windowOf(r, `${r.label} rep ${r.repetition}`);
+            // The front doors' throughput rows: completions, Responses and Messages, repetition by repetition.
+            for (const r of frontDoors?.rows.filter((x) => x.case === "throughput") ?? [])
+              windowOf(r, `${r.door} rep ${r.repetition}`);
           }
         }
       }
