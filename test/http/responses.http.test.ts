@@ -534,6 +534,26 @@ describe("as runs", () => {
     expect((await client(key).responses.retrieve(id)).status).toBe("cancelled");
   });
 
+  it("refused before its model call: a 402 is stored as a failed response it names; a 429 wins and stores nothing", async () => {
+    const { companyId } = await gw.tenant(0);
+    const { secret: key } = await makeKey(db, { companyId, rateLimitPerMinute: 1 });
+    const storedRuns = async () =>
+      ((await db.execute(sql`SELECT id, status FROM runs WHERE company_id = ${companyId}`)) as unknown as any[]).map(
+        (r) => [r.id, r.status],
+      );
+    const broke = await gw.call(key, "POST", "/v1/responses", { model: "gpt-4o-mini", input: "hi" });
+    expect(broke.status).toBe(402);
+    const id = broke.json.run_id;
+    expect(id).toMatch(/^resp_/);
+    expect(await storedRuns()).toEqual([[id, "failed"]]);
+    // Over the key's limit: the 429 comes first, whatever else the call would have met.
+    const limited = await gw.call(key, "POST", "/v1/responses", { model: "gpt-4o-mini", input: "hi" });
+    expect(limited.status).toBe(429);
+    expect(limited.json.run_id).toBeUndefined();
+    expect(await storedRuns()).toEqual([[id, "failed"]]);
+    expect(gw.fake.requests).toHaveLength(0);
+  });
+
   it("an input guardrail block answers completed with the refusal and the rule in applied_rules, unbilled", async () => {
     const { key } = await gw.tenant(100);
     const rule = await gw.call(key, "POST", "/v1/guardrails", {
