@@ -328,6 +328,59 @@ describe.each(TARGETS)("$slug", ({ slug, upstream }) => {
 });
 
 describe("local model specifics", () => {
+  it("retrieve echoes the request as create did: OpenAI's defaults when unset, the client's values when set", async () => {
+    const { key } = await gw.tenant(100);
+    const fields = [
+      "instructions",
+      "max_output_tokens",
+      "temperature",
+      "top_p",
+      "tools",
+      "tool_choice",
+      "parallel_tool_calls",
+      "metadata",
+      "store",
+    ] as const;
+    const echo = (r: Record<string, unknown>) => Object.fromEntries(fields.map((f) => [f, r[f]]));
+    const bare = await client(key).responses.create({ model: "local-chat-latest", input: "Hi" });
+    expect(echo(bare as any)).toEqual({
+      instructions: null,
+      max_output_tokens: null,
+      temperature: 1,
+      top_p: 1,
+      tools: [],
+      tool_choice: "auto",
+      parallel_tool_calls: true,
+      metadata: {},
+      store: true,
+    });
+    const set = await client(key).responses.create({
+      model: "local-chat-latest",
+      input: "Hi",
+      instructions: "Be brief.",
+      max_output_tokens: 64,
+      temperature: 0.5,
+      top_p: 0.9,
+      tools: [WEATHER_TOOL, { type: "web_search" } as any],
+      tool_choice: "none",
+      parallel_tool_calls: false,
+      metadata: { topic: "echo" },
+    });
+    expect(echo(set as any)).toEqual({
+      instructions: "Be brief.",
+      max_output_tokens: 64,
+      temperature: 0.5,
+      top_p: 0.9,
+      tools: [WEATHER_TOOL],
+      tool_choice: "none",
+      parallel_tool_calls: false,
+      metadata: { topic: "echo" },
+      store: true,
+    });
+    for (const r of [bare, set])
+      expect(echo((await client(key).responses.retrieve(r.id)) as any)).toEqual(echo(r as any));
+  });
+
   it("a streamed function call: the function_call item's events, then response.completed", async () => {
     const { key } = await gw.tenant(100);
     const stream = await client(key).responses.create({

@@ -85,20 +85,28 @@ async function threadMode(
   return { threadId: thread.id, persistent: true, source: THREAD_SOURCE.responses };
 }
 
-/** The request fields a response echoes, stored with its run (runs.request). */
+/** The request fields a response echoes when the client set them. */
+const ECHOED = [
+  "instructions",
+  "max_output_tokens",
+  "temperature",
+  "top_p",
+  "tool_choice",
+  "parallel_tool_calls",
+  "metadata",
+] as const;
+
+/**
+ * The request fields a response echoes, stored with its run (runs.request): only those the client
+ * set, so the common call stores a few bytes; toResponseObject fills in the defaults on read.
+ */
 function requestEcho(input: CreateResponseInput, answerMessageId: string): Record<string, unknown> {
-  return {
-    instructions: input.instructions ?? null,
-    max_output_tokens: input.max_output_tokens ?? null,
-    temperature: input.temperature ?? null,
-    top_p: input.top_p ?? null,
-    tools: (input.tools ?? []).filter((t) => t.type === "function"),
-    tool_choice: input.tool_choice ?? "auto",
-    parallel_tool_calls: input.parallel_tool_calls ?? true,
-    metadata: input.metadata ?? {},
-    store: input.store !== false,
-    answer_message_id: answerMessageId,
-  };
+  const echo: Record<string, unknown> = { answer_message_id: answerMessageId };
+  for (const key of ECHOED) if (input[key] != null) echo[key] = input[key];
+  const tools = (input.tools ?? []).filter((t) => t.type === "function");
+  if (tools.length) echo.tools = tools;
+  if (input.store === false) echo.store = false;
+  return echo;
 }
 
 /** The run call a response makes: RunInput's fields plus its thread mode, input and own tools. */
