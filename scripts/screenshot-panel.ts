@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     const email = `admin-${randomBytes(3).toString("hex")}@acme.test`;
     const password = randomBytes(12).toString("base64url");
     await admin("credits", "grant", "--company", company.company_id, "--amount", "10000", "--note", "screenshot");
-    await admin("user", "create", "--company", company.company_id, "--email", email, "--password", password);
+    await admin("user", "create", "--company", company.company_id, "--email", email, `--password=${password}`);
 
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH || (await sparticuz.executablePath()),

@@ -104,14 +104,14 @@ function redisReachable(): Promise<boolean> {
   });
 }
 
-/** `npm run admin -- …` inside a container: its one JSON object. */
 /** `docker args…`: its stdout, or throws with its stderr. Never blocks: the fake upstream lives in this process. */
 async function docker(args: string[], timeoutMs?: number): Promise<string> {
   const res = await dockerAsync(args, timeoutMs);
-  if (res.code !== 0) throw new Error(`docker ${args.join(" ")} failed (${res.code}): ${res.stderr}`);
+  if (res.code !== 0) throw new Error(`docker ${args.join(" ")} failed (${res.code}): ${res.stderr}${res.stdout}`);
   return res.stdout;
 }
 
+/** `npm run admin -- …` inside a container: its one JSON object. */
 async function admin<T>(container: string, args: string[]): Promise<T> {
   const out = await docker(["exec", container, "npm", "run", "--silent", "admin", "--", ...args]);
   return JSON.parse(out.split("\n").at(-1)!) as T;
@@ -195,8 +195,8 @@ async function runChecks(rt: ContainerRuntime, sql: postgres.Sql, env: Record<st
     "setup",
     "--email",
     "admin@example.com",
-    "--password",
-    randomBytes(12).toString("base64url"),
+    // The `=` form: a base64url password may begin with "-", which would read as a flag.
+    `--password=${randomBytes(12).toString("base64url")}`,
   ]);
   const companyId = first.company_id;
   const sdkKey = first.key ?? "";

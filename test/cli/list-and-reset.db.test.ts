@@ -75,6 +75,36 @@ describe("operator CLI: company list, user list, user password", () => {
     );
   });
 
+  it("takes a password that begins with a dash in the --password= form, and says so when it is apart", async () => {
+    const company = runCli(["company", "create", "--name", `Dash Co ${tag()}`]).json as Record<string, string>;
+    const email = `dash-${tag()}@example.test`;
+    const apart = runCli([
+      "user",
+      "create",
+      "--company",
+      company.company_id!,
+      "--email",
+      email,
+      "--password",
+      "-U-dash-1",
+    ]);
+    expect(apart.code).toBe(1);
+    expect(apart.json.error).toContain("--password=-XYZ");
+
+    const created = runCli([
+      "user",
+      "create",
+      "--company",
+      company.company_id!,
+      "--email",
+      email,
+      "--password=-U-dash-1",
+    ]);
+    expect(created.code).toBe(0);
+    const address = `test-${tag()}`;
+    expect((await signInWithPassword(db, { email, password: "-U-dash-1", address }))?.id).toBe(created.json.user_id);
+  });
+
   it("user password refuses an unknown email and a short password", () => {
     const unknown = runCli([
       "user",
