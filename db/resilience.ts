@@ -53,6 +53,18 @@ const READ_ONLY = /^\s*select\b/i;
  */
 const CUT_CODES = new Set([...LOST_CODES, ...[...RETRYABLE_CODES].filter((c) => c !== "57P03")]);
 
+/**
+ * The server was reached, but this connection was cut under the statement (terminated, reset or
+ * closed): a new connection will likely answer. A write may have committed; only callers whose
+ * second run is harmless try again.
+ */
+export function wasConnectionCut(err: unknown): boolean {
+  return codesOf(err).some((c) => CUT_CODES.has(c));
+}
+
+/** The probe's own deadline, or its connection's (connect_timeout): on a busy host both can pass while queries are answered. */
+const timedOut = (err: unknown) => err instanceof DatabaseUnavailableError || codesOf(err).includes("CONNECT_TIMEOUT");
+
 function codesOf(err: unknown): string[] {
   const out: string[] = [];
   for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -140,7 +152,7 @@ class Breaker {
     try {
       return await this.probe();
     } catch (err) {
-      if (!codesOf(err).some((c) => CUT_CODES.has(c))) throw err;
+      if (!wasConnectionCut(err)) throw err;
       return this.probe();
     }
   }
@@ -165,7 +177,7 @@ class Breaker {
         this.close();
         return true;
       } catch (err) {
-        if (err instanceof DatabaseUnavailableError && this.state === "up" && this.answered > answeredBefore) {
+        if (timedOut(err) && this.state === "up" && this.answered > answeredBefore) {
           this.lastOkAt = Date.now();
           return false;
         }

@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "@/db/sql";
 import { relaxedDb } from "@/db/client";
-import { DatabaseUnavailableError, isConnectionError } from "@/db/resilience";
+import { DatabaseUnavailableError, isConnectionError, wasConnectionCut } from "@/db/resilience";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
@@ -224,12 +224,11 @@ function leaseSize(amount: number, unreservedMicro: number): number {
  * reserve and insert the lease. (One statement that sized the lease in a FOR UPDATE CTE and
  * applied it in an UPDATE CTE broke the reserved ≤ balance CHECK when two servers opened leases
  * at once on PostgreSQL 18: the size was not recomputed for the row the UPDATE finally changed.)
- * @throws insufficient_balance (402) when the unreserved balance cannot cover `amount`.
+ * @returns the micro-credits held, 0 when the unreserved balance cannot cover `amount`.
  */
-async function openLease(companyId: string, amount: number): Promise<Lease> {
-  const id = newId("reservation");
+function reserveLease(id: string, companyId: string, amount: number): Promise<number> {
   const owner = formatLeaseOwner(currentLeaseOwner());
-  const held = await relaxedDb.transaction(async (tx) => {
+  return relaxedDb.transaction(async (tx) => {
     const [co] = (await tx.execute(sql`
       SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${companyId} FOR UPDATE`)) as unknown as {
       unreserved: string;
@@ -242,6 +241,21 @@ async function openLease(companyId: string, amount: number): Promise<Lease> {
       INSERT INTO reservations (id, company_id, amount_micro, reference_id, owner, expires_at)
       SELECT ${id}, c.id, ${granted}, 'lease', ${owner}, now() + make_interval(secs => ${LEASE_TTL_S}) FROM c`);
     return granted;
+  });
+}
+
+/**
+ * Opens a lease. A transaction whose connection was cut is tried once more under a new id: cut
+ * before its COMMIT it rolled back; cut during it, the first lease may stand unused until it
+ * expires and the reconciler gives its credit back. Either beats answering the call 503.
+ * @throws insufficient_balance (402) when the unreserved balance cannot cover `amount`.
+ */
+async function openLease(companyId: string, amount: number): Promise<Lease> {
+  let id = newId("reservation");
+  const held = await reserveLease(id, companyId, amount).catch((err: unknown) => {
+    if (!wasConnectionCut(err)) throw err;
+    id = newId("reservation");
+    return reserveLease(id, companyId, amount);
   });
   if (held === 0) throw insufficientBalance(amount);
   const now = Date.now();

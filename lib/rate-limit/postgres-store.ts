@@ -4,6 +4,7 @@ import { RateLimiterRes, type IRateLimiterStoreOptions } from "rate-limiter-flex
 // The store base class is not re-exported from the package index; it is the documented way to
 // write a custom store (every bundled store extends it).
 import RateLimiterStoreAbstract from "rate-limiter-flexible/lib/RateLimiterStoreAbstract";
+import { wasConnectionCut } from "@/db/resilience";
 import { log } from "@/lib/log";
 
 /** @internal */
@@ -44,9 +45,15 @@ export class RateLimiterPostgresJs extends RateLimiterStoreAbstract {
     return this.sql.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<T[]>;
   }
 
+  // A count whose connection was cut is sent once more: it may then count twice, a slack of one
+  // grant that beats answering the call 503.
   async _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<Row> {
-    const ms = msDuration > 0 ? msDuration : null;
-    const [row] = await this.query<Row>(forceExpire ? UPSERT_FORCE : UPSERT, [key, points, ms]);
+    const text = forceExpire ? UPSERT_FORCE : UPSERT;
+    const params = [key, points, msDuration > 0 ? msDuration : null];
+    const [row] = await this.query<Row>(text, params).catch((err: unknown) => {
+      if (!wasConnectionCut(err)) throw err;
+      return this.query<Row>(text, params);
+    });
     return row!;
   }
 

@@ -33,6 +33,19 @@ describe("the database breaker under overload", () => {
     expect(dbState()).toBe("up");
   });
 
+  it("a probe whose connection timed out (connect_timeout) is a timeout too: closed while queries are answered, open when none is", async () => {
+    const connectTimedOut = (answerMeanwhile: boolean) => async () => {
+      if (answerMeanwhile) await db.execute(sql`SELECT 1`);
+      throw new Error("wrapped", { cause: failing("CONNECT_TIMEOUT") });
+    };
+    setDatabaseProbe(connectTimedOut(true));
+    expect(await checkDatabase()).toBe(false);
+    expect(dbState()).toBe("up");
+    setDatabaseProbe(connectTimedOut(false));
+    expect(await checkDatabase()).toBe(false);
+    expect(dbState()).toBe("down");
+  });
+
   it("a probe that times out while nothing is answered opens it; a probe that answers closes it", async () => {
     setDatabaseProbe(hangingProbe);
     expect(await checkDatabase()).toBe(false);
