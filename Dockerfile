@@ -45,4 +45,4 @@ EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/api/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--heap-growing-percent=30", "--max-semi-space-size=12", "scripts/server/main.mjs"]
+CMD ["node", "--heap-growing-percent=30", "--max-semi-space-size=12", "--no-concurrent-sweeping", "scripts/server/main.mjs"]
