@@ -7,22 +7,16 @@ import { signInWithPassword } from "@/lib/panel/sign-in";
 import { runCli } from "../support/run-cli";
 
 const tag = () => randomBytes(4).toString("hex");
+/** `user create` with the password flag(s) as given: `--password`, P apart or `--password=P`. */
+const createUser = (companyId: string, email: string, ...password: string[]) =>
+  runCli(["user", "create", "--company", companyId, "--email", email, ...password]);
 
 describe("operator CLI: company list, user list, user password", () => {
   it("company list shows every company with its balance; user list a company's users", async () => {
     const company = runCli(["company", "create", "--name", `List Co ${tag()}`]).json as Record<string, string>;
     runCli(["credits", "grant", "--company", company.company_id!, "--amount", "12.5"]);
     const email = `list-${tag()}@example.test`;
-    const user = runCli([
-      "user",
-      "create",
-      "--company",
-      company.company_id!,
-      "--email",
-      email,
-      "--password",
-      "pw-12345678",
-    ]);
+    const user = createUser(company.company_id!, email, "--password", "pw-12345678");
 
     const companies = runCli(["company", "list"]);
     expect(companies.code).toBe(0);
@@ -45,16 +39,7 @@ describe("operator CLI: company list, user list, user password", () => {
   it("user password replaces the password and lifts the sign-in lockout, for a server process too", async () => {
     const company = runCli(["company", "create", "--name", `Reset Co ${tag()}`]).json as Record<string, string>;
     const email = `reset-${tag()}@example.test`;
-    const created = runCli([
-      "user",
-      "create",
-      "--company",
-      company.company_id!,
-      "--email",
-      email,
-      "--password",
-      "old-password-1",
-    ]);
+    const created = createUser(company.company_id!, email, "--password", "old-password-1");
     const address = `test-${tag()}`;
     for (let i = 0; i < MAX_FAILURES_PER_EMAIL_AND_ADDRESS; i++)
       expect(await signInWithPassword(db, { email, password: `wrong-${i}`, address })).toBeNull();
@@ -78,28 +63,11 @@ describe("operator CLI: company list, user list, user password", () => {
   it("takes a password that begins with a dash in the --password= form, and says so when it is apart", async () => {
     const company = runCli(["company", "create", "--name", `Dash Co ${tag()}`]).json as Record<string, string>;
     const email = `dash-${tag()}@example.test`;
-    const apart = runCli([
-      "user",
-      "create",
-      "--company",
-      company.company_id!,
-      "--email",
-      email,
-      "--password",
-      "-U-dash-1",
-    ]);
+    const apart = createUser(company.company_id!, email, "--password", "-U-dash-1");
     expect(apart.code).toBe(1);
     expect(apart.json.error).toContain("--password=-XYZ");
 
-    const created = runCli([
-      "user",
-      "create",
-      "--company",
-      company.company_id!,
-      "--email",
-      email,
-      "--password=-U-dash-1",
-    ]);
+    const created = createUser(company.company_id!, email, "--password=-U-dash-1");
     expect(created.code).toBe(0);
     const address = `test-${tag()}`;
     expect((await signInWithPassword(db, { email, password: "-U-dash-1", address }))?.id).toBe(created.json.user_id);
