@@ -55,11 +55,23 @@ const CUT_CODES = new Set([...LOST_CODES, ...[...RETRYABLE_CODES].filter((c) => 
 
 /**
  * The server was reached, but this connection was cut under the statement (terminated, reset or
- * closed): a new connection will likely answer. A write may have committed; only callers whose
- * second run is harmless try again.
+ * closed): a new connection will likely answer.
  */
-export function wasConnectionCut(err: unknown): boolean {
+function wasConnectionCut(err: unknown): boolean {
   return codesOf(err).some((c) => CUT_CODES.has(c));
+}
+
+/**
+ * Runs `attempt`, and once more when its connection was cut. A write may have committed before the
+ * cut, so only work whose second run is harmless goes through here.
+ */
+export async function retryOnceIfCut<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!wasConnectionCut(err)) throw err;
+    return attempt();
+  }
 }
 
 /** The probe's own deadline, or its connection's (connect_timeout): on a busy host both can pass while queries are answered. */
@@ -148,15 +160,6 @@ class Breaker {
     this.abandoned = false;
   }
 
-  private async probeTwiceIfCut(): Promise<unknown> {
-    try {
-      return await this.probe();
-    } catch (err) {
-      if (!wasConnectionCut(err)) throw err;
-      return this.probe();
-    }
-  }
-
   /**
    * Runs one probe at a time; true when the server answered in time. A timeout while other queries
    * were answered means a slow server, not a gone one: the breaker stays closed, since 503s would
@@ -168,7 +171,7 @@ class Breaker {
       const answeredBefore = this.answered;
       try {
         await Promise.race([
-          this.probeTwiceIfCut(),
+          retryOnceIfCut(() => this.probe()),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new DatabaseUnavailableError("probe timed out")), PROBE_TIMEOUT_MS);
           }),

@@ -104,10 +104,13 @@ function redisReachable(): Promise<boolean> {
   });
 }
 
-/** `docker args…`: its stdout, or throws with its stderr. Never blocks: the fake upstream lives in this process. */
+/** `docker args…`: its stdout, or throws with its stderr and stdout. Never blocks: the fake upstream lives in this process. */
 async function docker(args: string[], timeoutMs?: number): Promise<string> {
   const res = await dockerAsync(args, timeoutMs);
-  if (res.code !== 0) throw new Error(`docker ${args.join(" ")} failed (${res.code}): ${res.stderr}${res.stdout}`);
+  if (res.code !== 0)
+    throw new Error(
+      `docker ${args.join(" ")} failed (${res.code}): ${[res.stderr, res.stdout].filter(Boolean).join("\n")}`,
+    );
   return res.stdout;
 }
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "@/db/sql";
 import { relaxedDb } from "@/db/client";
-import { DatabaseUnavailableError, isConnectionError, wasConnectionCut } from "@/db/resilience";
+import { DatabaseUnavailableError, isConnectionError, retryOnceIfCut } from "@/db/resilience";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
@@ -224,11 +224,13 @@ function leaseSize(amount: number, unreservedMicro: number): number {
  * reserve and insert the lease. (One statement that sized the lease in a FOR UPDATE CTE and
  * applied it in an UPDATE CTE broke the reserved ≤ balance CHECK when two servers opened leases
  * at once on PostgreSQL 18: the size was not recomputed for the row the UPDATE finally changed.)
- * @returns the micro-credits held, 0 when the unreserved balance cannot cover `amount`.
+ * @returns the lease's id and the micro-credits it holds: 0 when the unreserved balance cannot
+ *   cover `amount`.
  */
-function reserveLease(id: string, companyId: string, amount: number): Promise<number> {
+async function reserveLease(companyId: string, amount: number): Promise<{ id: string; held: number }> {
+  const id = newId("reservation");
   const owner = formatLeaseOwner(currentLeaseOwner());
-  return relaxedDb.transaction(async (tx) => {
+  const held = await relaxedDb.transaction(async (tx) => {
     const [co] = (await tx.execute(sql`
       SELECT balance_micro - reserved_micro AS unreserved FROM companies WHERE id = ${companyId} FOR UPDATE`)) as unknown as {
       unreserved: string;
@@ -242,6 +244,7 @@ function reserveLease(id: string, companyId: string, amount: number): Promise<nu
       SELECT ${id}, c.id, ${granted}, 'lease', ${owner}, now() + make_interval(secs => ${LEASE_TTL_S}) FROM c`);
     return granted;
   });
+  return { id, held };
 }
 
 /**
@@ -251,12 +254,7 @@ function reserveLease(id: string, companyId: string, amount: number): Promise<nu
  * @throws insufficient_balance (402) when the unreserved balance cannot cover `amount`.
  */
 async function openLease(companyId: string, amount: number): Promise<Lease> {
-  let id = newId("reservation");
-  const held = await reserveLease(id, companyId, amount).catch((err: unknown) => {
-    if (!wasConnectionCut(err)) throw err;
-    id = newId("reservation");
-    return reserveLease(id, companyId, amount);
-  });
+  const { id, held } = await retryOnceIfCut(() => reserveLease(companyId, amount));
   if (held === 0) throw insufficientBalance(amount);
   const now = Date.now();
   const lease: Lease = {

@@ -4,7 +4,7 @@ import { RateLimiterRes, type IRateLimiterStoreOptions } from "rate-limiter-flex
 // The store base class is not re-exported from the package index; it is the documented way to
 // write a custom store (every bundled store extends it).
 import RateLimiterStoreAbstract from "rate-limiter-flexible/lib/RateLimiterStoreAbstract";
-import { wasConnectionCut } from "@/db/resilience";
+import { retryOnceIfCut } from "@/db/resilience";
 import { log } from "@/lib/log";
 
 /** @internal */
@@ -50,10 +50,7 @@ export class RateLimiterPostgresJs extends RateLimiterStoreAbstract {
   async _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<Row> {
     const text = forceExpire ? UPSERT_FORCE : UPSERT;
     const params = [key, points, msDuration > 0 ? msDuration : null];
-    const [row] = await this.query<Row>(text, params).catch((err: unknown) => {
-      if (!wasConnectionCut(err)) throw err;
-      return this.query<Row>(text, params);
-    });
+    const [row] = await retryOnceIfCut(() => this.query<Row>(text, params));
     return row!;
   }
 
