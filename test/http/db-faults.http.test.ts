@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/db/client";
+import { chunkFor } from "@/lib/rate-limit/grant-policy";
 import { makeCompany, makeKey } from "../support/factories";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream";
 import { startNextServer, type RunningServer } from "../support/next-server";
@@ -38,6 +39,8 @@ beforeAll(async () => {
     OPENAI_BASE_URL: upstream.openaiBase,
     OPENAI_API_KEY: "sk-up",
     UPSTREAM_RETRIES: "0",
+    // Rate limits counted in PostgreSQL, through the proxy.
+    REDIS_URL: "",
     LOG_LEVEL: "warn",
   };
   server = await startNextServer(serverEnv);
@@ -297,6 +300,49 @@ describe("the acknowledgement of a commit is lost", () => {
     expect(bills).toHaveLength(13);
     expect(new Set(bills).size).toBe(13);
     for (const a of answers) expect(bills).toContain(a.id);
+  });
+});
+
+describe("a statement before the upstream call whose connection is cut is sent again", () => {
+  const cutWithin = (cut: Promise<void>) =>
+    expect(
+      Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))]),
+    ).resolves.toBe("cut");
+
+  it("a lease whose COMMIT is not acknowledged: opened again, the call 200 and billed once", async () => {
+    const { companyId, key } = await tenant();
+    // A fresh company has no lease: its first call opens one (lib/billing/lease.ts), the first
+    // transaction naming the company.
+    const cut = proxy.loseReplyAfter((chunk) => chunk.includes(companyId), { commit: true });
+    const answer = await call(key, false, "lease");
+    await cutWithin(cut);
+    expect(answer.status, answer.body).toBe(200);
+    expect(await billsSettled(companyId, 1)).toEqual([answer.id]);
+    // The unacknowledged lease committed and stays held until it expires; no credit is reserved
+    // that no reservation row accounts for.
+    const [row] = (await db.execute(sql`
+      SELECT c.reserved_micro::bigint AS reserved,
+        (SELECT coalesce(sum(amount_micro), 0)::bigint FROM reservations r
+          WHERE r.company_id = c.id AND r.status = 'held') AS held,
+        (SELECT count(*)::int FROM reservations r WHERE r.company_id = c.id AND r.reference_id = 'lease') AS leases
+      FROM companies c WHERE c.id = ${companyId}`)) as unknown as { reserved: string; held: string; leases: number }[];
+    expect(row!.reserved).toBe(row!.held);
+    expect(row!.leases).toBe(2);
+  });
+
+  it("a rate-limit count whose reply never comes back: counted again, the call 200", async () => {
+    const company = await makeCompany(db, { creditsOt: 1_000_000 });
+    const { key, secret } = await makeKey(db, { companyId: company.id, rateLimitPerMinute: 100_000 });
+    // The PostgreSQL store's upsert names the limiter's key (lib/rate-limit/postgres-store.ts).
+    const cut = proxy.loseReplyAfter((chunk) => chunk.includes(`rl:key:${key.id}`));
+    const answer = await call(secret, false, "rate limit");
+    await cutWithin(cut);
+    expect(answer.status, answer.body).toBe(200);
+    const [row] = (await db.execute(
+      sql`SELECT points FROM rate_limits WHERE key = ${`rl:key:${key.id}`}`,
+    )) as unknown as { points: number }[];
+    // Counted twice: the first count committed before its reply was lost.
+    expect(row!.points).toBe(2 * chunkFor(100_000));
   });
 });
 
