@@ -54,9 +54,15 @@ afterAll(async () => {
 
 async function tenant() {
   const company = await makeCompany(db, { creditsOt: 1_000_000 });
-  const { secret } = await makeKey(db, { companyId: company.id, rateLimitPerMinute: 100_000 });
-  return { companyId: company.id, key: secret };
+  const { key, secret } = await makeKey(db, { companyId: company.id, rateLimitPerMinute: 100_000 });
+  return { companyId: company.id, key: secret, keyId: key.id };
 }
+
+/** The proxy's cut (loseReplyAfter) happened within 5 s. */
+const cutWithin = (cut: Promise<void>) =>
+  expect(Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))])).resolves.toBe(
+    "cut",
+  );
 
 interface Answer {
   status: number;
@@ -232,9 +238,7 @@ describe("the acknowledgement of a commit is lost", () => {
     const marker = `lostack-${randomBytes(6).toString("hex")}`;
     const cut = proxy.loseReplyAfter((chunk) => chunk.includes(marker));
     const answer = await call(key, false, marker);
-    await expect(
-      Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))]),
-    ).resolves.toBe("cut");
+    await cutWithin(cut);
     expect(answer.status).toBe(200);
     const bills = await billsSettled(companyId, 2);
     expect(bills.filter((id) => id === answer.id)).toHaveLength(1);
@@ -256,9 +260,7 @@ describe("the acknowledgement of a commit is lost", () => {
     const cut = proxy.loseReplyAfter((chunk) => chunk.includes(thread.id));
     const started = Date.now();
     const lost = await post(`/v1/threads/${thread.id}/runs`, { model: "gpt-4.1-mini" });
-    await expect(
-      Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))]),
-    ).resolves.toBe("cut");
+    await cutWithin(cut);
     expect(lost.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(2_000);
     // Its claim committed: released by the failed run, the next run is accepted within seconds.
@@ -292,9 +294,7 @@ describe("the acknowledgement of a commit is lost", () => {
     const marker = `lostcommit-${randomBytes(6).toString("hex")}`;
     const cut = proxy.loseReplyAfter((chunk) => chunk.includes(marker), { commit: true });
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => call(key, false, `${marker} ${i}`)));
-    await expect(
-      Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))]),
-    ).resolves.toBe("cut");
+    await cutWithin(cut);
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
     const bills = await billsSettled(companyId, 13);
     expect(bills).toHaveLength(13);
@@ -304,11 +304,6 @@ describe("the acknowledgement of a commit is lost", () => {
 });
 
 describe("a statement before the upstream call whose connection is cut is sent again", () => {
-  const cutWithin = (cut: Promise<void>) =>
-    expect(
-      Promise.race([cut.then(() => "cut"), new Promise((r) => setTimeout(() => r("no cut"), 5_000))]),
-    ).resolves.toBe("cut");
-
   it("a lease whose COMMIT is not acknowledged: opened again, the call 200 and billed once", async () => {
     const { companyId, key } = await tenant();
     // A fresh company has no lease: its first call opens one (lib/billing/lease.ts), the first
@@ -331,16 +326,16 @@ describe("a statement before the upstream call whose connection is cut is sent a
   });
 
   it("a rate-limit count whose reply never comes back: counted again, the call 200", async () => {
-    const company = await makeCompany(db, { creditsOt: 1_000_000 });
-    const { key, secret } = await makeKey(db, { companyId: company.id, rateLimitPerMinute: 100_000 });
+    const { key, keyId } = await tenant();
     // The PostgreSQL store's upsert names the limiter's key (lib/rate-limit/postgres-store.ts).
-    const cut = proxy.loseReplyAfter((chunk) => chunk.includes(`rl:key:${key.id}`));
-    const answer = await call(secret, false, "rate limit");
+    const limiterKey = `rl:key:${keyId}`;
+    const cut = proxy.loseReplyAfter((chunk) => chunk.includes(limiterKey));
+    const answer = await call(key, false, "rate limit");
     await cutWithin(cut);
     expect(answer.status, answer.body).toBe(200);
-    const [row] = (await db.execute(
-      sql`SELECT points FROM rate_limits WHERE key = ${`rl:key:${key.id}`}`,
-    )) as unknown as { points: number }[];
+    const [row] = (await db.execute(sql`SELECT points FROM rate_limits WHERE key = ${limiterKey}`)) as unknown as {
+      points: number;
+    }[];
     // Counted twice: the first count committed before its reply was lost.
     expect(row!.points).toBe(2 * chunkFor(100_000));
   });
